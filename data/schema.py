@@ -1,0 +1,133 @@
+"""The canonical tables every part of JudgeScope shares (see ../shared/DESIGN.md).
+
+Five long-format pandas tables travel together in a :class:`Dataset`. Column specs live
+here once; validation (``data.validate``) and the readers/writers check against them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+# Column kinds: "id" (string identifier), "text" (string), "float", "int", "verdict".
+# Each spec: column -> (kind, required). Optional columns may be absent from a table.
+TABLES: dict[str, dict[str, tuple[str, bool]]] = {
+    "contexts": {
+        "context_id": ("id", True),
+        "text": ("text", True),
+    },
+    "candidates": {
+        "context_id": ("id", True),
+        "candidate_id": ("id", True),
+        "system": ("id", False),
+        "text": ("text", True),
+    },
+    "human_scores": {
+        "context_id": ("id", True),
+        "candidate_id": ("id", True),
+        "attribute": ("id", True),
+        "annotator": ("id", True),
+        "score": ("float", True),
+    },
+    "comparisons": {
+        "context_id": ("id", True),
+        "attribute": ("id", True),
+        "judge": ("id", True),
+        "first_id": ("id", True),
+        "second_id": ("id", True),
+        "p_first": ("float", True),  # NaN when the answer could not be parsed
+        "verdict": ("verdict", False),  # "A", "B", "tie" or missing
+        "sample": ("int", True),
+        "raw": ("text", False),
+    },
+    "ratings": {
+        "context_id": ("id", True),
+        "candidate_id": ("id", True),
+        "attribute": ("id", True),
+        "judge": ("id", True),
+        "prompt_id": ("id", True),
+        "sample": ("int", True),
+        "score": ("float", True),  # NaN when the answer could not be parsed
+        "raw": ("text", False),
+    },
+}
+
+TABLE_NAMES = tuple(TABLES)
+VERDICTS = ("A", "B", "tie")
+
+
+class DataError(ValueError):
+    """A problem with user or benchmark data.
+
+    The message names the file (or table), the row and the column of every problem found and
+    says what to do; ``problems`` keeps them as a list of strings for display.
+    """
+
+    def __init__(self, message: str, problems: list[str] | None = None):
+        self.problems = problems or [message]
+        super().__init__(message)
+
+
+def empty_table(name: str) -> pd.DataFrame:
+    """An empty table with the canonical columns and dtypes of ``name``."""
+    spec = TABLES[name]
+    cols = {}
+    for col, (kind, _required) in spec.items():
+        if kind == "float":
+            cols[col] = pd.Series(dtype="float64")
+        elif kind == "int":
+            cols[col] = pd.Series(dtype="int64")
+        else:
+            cols[col] = pd.Series(dtype="object")
+    return pd.DataFrame(cols)
+
+
+@dataclass
+class Dataset:
+    """Contexts, candidates, human scores and judge outputs of one evaluation set.
+
+    Any table may be empty. ``scales`` maps an attribute to its (low, high) human score
+    range; ``description`` and ``source`` are shown to the user.
+    """
+
+    name: str
+    contexts: pd.DataFrame = field(default_factory=lambda: empty_table("contexts"))
+    candidates: pd.DataFrame = field(default_factory=lambda: empty_table("candidates"))
+    human_scores: pd.DataFrame = field(default_factory=lambda: empty_table("human_scores"))
+    comparisons: pd.DataFrame = field(default_factory=lambda: empty_table("comparisons"))
+    ratings: pd.DataFrame = field(default_factory=lambda: empty_table("ratings"))
+    scales: dict[str, tuple[float, float]] = field(default_factory=dict)
+    description: str = ""
+    source: str = ""
+
+    def table(self, name: str) -> pd.DataFrame:
+        return getattr(self, name)
+
+    @property
+    def attributes(self) -> list[str]:
+        """Attributes that appear in human scores, comparisons or ratings, sorted."""
+        found: set[str] = set()
+        for name in ("human_scores", "comparisons", "ratings"):
+            t = self.table(name)
+            if len(t):
+                found.update(t["attribute"].astype(str).unique())
+        return sorted(found)
+
+    @property
+    def judges(self) -> list[str]:
+        found: set[str] = set()
+        for name in ("comparisons", "ratings"):
+            t = self.table(name)
+            if len(t):
+                found.update(t["judge"].astype(str).unique())
+        return sorted(found)
+
+    def counts(self) -> dict[str, int]:
+        """Row counts of each table plus distinct contexts / candidates / annotators."""
+        out = {name: len(self.table(name)) for name in TABLE_NAMES}
+        out["n_contexts"] = int(self.candidates["context_id"].nunique()) if len(self.candidates) else 0
+        out["n_annotators"] = (
+            int(self.human_scores["annotator"].nunique()) if len(self.human_scores) else 0
+        )
+        return out

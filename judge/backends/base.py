@@ -1,0 +1,102 @@
+"""One small batched interface that every judge backend implements.
+
+Requests go in as a list and results come back as a list of the same length and order
+(lm-evaluation-harness style). A backend imports its heavy library (torch, openai) only
+when it is constructed, so importing ``judge`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+
+class BackendError(RuntimeError):
+    """A backend cannot do what was asked (model not loadable, endpoint down, bad label word).
+
+    Raised before any paid work is spent where that can be checked up front.
+    """
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """Sampling settings; part of the run-store key."""
+
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_new_tokens: int = 64
+    seed: int | None = 0
+
+
+@dataclass(frozen=True)
+class LabelRequest:
+    """Ask for the probabilities of ``labels`` as the next token after ``prompt``.
+
+    ``prefix`` is the part of the prompt shared with other requests (the context and often
+    the first candidate); backends that can reuse a key/value cache use it, others simply
+    prepend it. The full prompt is ``prefix + prompt``. ``decoder_prefix`` primes the
+    decoder of seq2seq models (FlanT5: "Summary"); causal models ignore it.
+    """
+
+    prompt: str
+    labels: tuple[str, ...] = ("A", "B")
+    prefix: str = ""
+    decoder_prefix: str = ""
+
+
+@dataclass
+class LabelResult:
+    """Normalised probabilities over the labels (sum to 1) and raw log-probabilities.
+
+    ``probs`` is empty and ``error`` says why when the backend could not score the request.
+    """
+
+    probs: dict[str, float] = field(default_factory=dict)
+    logprobs: dict[str, float] = field(default_factory=dict)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    """Sample one free-text answer to ``prompt`` (``sample`` indexes repeated draws)."""
+
+    prompt: str
+    decoding: Decoding = Decoding()
+    sample: int = 0
+    system: str | None = None
+
+
+@dataclass
+class GenerateResult:
+    text: str | None
+    error: str | None = None  # refusal, timeout, server error after retries, ...
+    n_prompt_tokens: int | None = None
+    n_completion_tokens: int | None = None
+
+
+Progress = Callable[[int], None]  # called with the number of requests just finished
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What runners need from a model. Results keep the order of the requests."""
+
+    #: short stable identifier written into the run-store key and the ``judge`` column
+    model_id: str
+
+    def describe(self) -> dict:
+        """Settings that identify this backend in a cache key (no secrets, no batch size)."""
+        ...
+
+    def label_probs(
+        self, requests: Sequence[LabelRequest], progress: Progress | None = None
+    ) -> list[LabelResult]: ...
+
+    def generate(
+        self, requests: Sequence[GenerateRequest], progress: Progress | None = None
+    ) -> list[GenerateResult]: ...
+
+    def count_tokens(self, text: str) -> int:
+        """Token count used by the estimate (approximate for API models)."""
+        ...
