@@ -1,0 +1,406 @@
+"""From canonical tables to the numpy arrays the ranking engine works on.
+
+``ranking`` sees no pandas: it gets ``P`` of shape (n_contexts, N_max, N_max) with
+``P[c, i, j]`` = mean p_first over the samples where candidate i was shown first and j
+second (NaN where the pair was not compared and in padding), score matrices of shape
+(n_contexts, N_max), or flat index arrays for one large item set (Bradley–Terry over
+systems). The ids that give rows and columns their meaning travel beside the arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from data.schema import DataError
+
+
+@dataclass
+class PMatrix:
+    """Pairwise preference probabilities of one attribute and one judge.
+
+    Attributes
+    ----------
+    P : ndarray of float64, shape (n_contexts, N_max, N_max)
+        ``P[c, i, j]`` = mean p_first over samples for candidate i first, j second; NaN
+        where not compared (or every sample unparsed), on the diagonal and in padding.
+    context_ids : list of str
+        Context of each first-axis entry.
+    candidate_ids : list of list of str
+        Candidate of each row/column per context (``len(candidate_ids[c])`` <= N_max; the
+        rest is padding).
+    counts : ndarray of int64, same shape as ``P``
+        Number of parsed samples averaged into each cell.
+    attribute, judge : str or None
+        The selection the matrix was built from.
+    """
+
+    P: np.ndarray
+    context_ids: list[str]
+    candidate_ids: list[list[str]]
+    counts: np.ndarray
+    attribute: str | None = None
+    judge: str | None = None
+
+    @property
+    def n_candidates(self) -> np.ndarray:
+        """Number of real (non-padding) candidates per context, int64."""
+        return np.array([len(c) for c in self.candidate_ids], dtype=np.int64)
+
+
+class FlatComparisons(NamedTuple):
+    """Comparisons over one item set: ``first[k]`` was shown before ``second[k]``."""
+
+    first: np.ndarray  # int64 index into items
+    second: np.ndarray  # int64 index into items
+    p: np.ndarray  # float64 p_first
+    items: list[str]
+
+
+def _need_columns(table: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    missing = [c for c in cols if c not in table.columns]
+    if missing:
+        raise DataError(
+            f"{what}: column(s) {', '.join(missing)} missing (columns: "
+            f"{', '.join(map(str, table.columns))}); pass a canonical table"
+        )
+
+
+def _select(table: pd.DataFrame, column: str, value, what: str, arg: str) -> pd.DataFrame:
+    """Rows of ``table`` with ``column == value``; with ``value`` None there must be one choice."""
+    if column not in table.columns:
+        return table
+    present = sorted(table[column].dropna().astype(str).unique())
+    if value is None:
+        if len(present) > 1:
+            shown = ", ".join(repr(v) for v in present[:12]) + (" ..." if len(present) > 12 else "")
+            raise DataError(
+                f"{what} holds several {column} values ({shown}); choose one with {arg}=..."
+            )
+        return table
+    if str(value) not in present:
+        shown = ", ".join(repr(v) for v in present[:12]) or "none"
+        raise DataError(f"{what} has no rows with {column} = {value!r}; available: {shown}")
+    return table[table[column].astype(str) == str(value)]
+
+
+def _single(table: pd.DataFrame, column: str) -> str | None:
+    if column not in table.columns or not len(table):
+        return None
+    vals = table[column].dropna().unique()
+    return str(vals[0]) if len(vals) == 1 else None
+
+
+def _order_from_candidates(candidates) -> dict[str, list[str]]:
+    """context -> candidate ids in table order, from a candidates table or a mapping."""
+    if isinstance(candidates, Mapping):
+        return {str(k): [str(x) for x in v] for k, v in candidates.items()}
+    _need_columns(candidates, ["context_id", "candidate_id"], "candidates")
+    order: dict[str, list[str]] = {}
+    for ctx, cand in zip(
+        candidates["context_id"].astype(str), candidates["candidate_id"].astype(str), strict=True
+    ):
+        lst = order.setdefault(ctx, [])
+        lst.append(cand)
+    return {k: list(dict.fromkeys(v)) for k, v in order.items()}
+
+
+def _positions(context_ids: Sequence[str], candidate_ids: Sequence[Sequence[str]]) -> pd.DataFrame:
+    """Lookup table (context_id, candidate_id) -> (c, i)."""
+    ctx, cand, c_idx, i_idx = [], [], [], []
+    for c, (cid, cands) in enumerate(zip(context_ids, candidate_ids, strict=True)):
+        ctx.extend([str(cid)] * len(cands))
+        cand.extend(str(x) for x in cands)
+        c_idx.extend([c] * len(cands))
+        i_idx.extend(range(len(cands)))
+    return pd.DataFrame(
+        {
+            "context_id": pd.Series(ctx, dtype="str"),
+            "candidate_id": pd.Series(cand, dtype="str"),
+            "_c": np.asarray(c_idx, dtype=np.int64),
+            "_i": np.asarray(i_idx, dtype=np.int64),
+        }
+    )
+
+
+def _lookup(keys: pd.DataFrame, pos: pd.DataFrame, ctx_col: str, cand_col: str):
+    """(c, i) for each row of ``keys``; -1 where the pair is not in ``pos``."""
+    probe = pd.DataFrame(
+        {
+            "context_id": keys[ctx_col].astype(str).to_numpy(),
+            "candidate_id": keys[cand_col].astype(str).to_numpy(),
+        }
+    )
+    merged = probe.merge(pos, on=["context_id", "candidate_id"], how="left", sort=False)
+    c = merged["_c"].fillna(-1).to_numpy(dtype=np.int64)
+    i = merged["_i"].fillna(-1).to_numpy(dtype=np.int64)
+    return c, i
+
+
+def comparisons_to_P(
+    comparisons: pd.DataFrame,
+    *,
+    attribute: str | None = None,
+    judge: str | None = None,
+    candidates: pd.DataFrame | Mapping[str, Sequence[str]] | None = None,
+) -> PMatrix:
+    """Average the comparisons of one attribute and judge into a P array.
+
+    Parameters
+    ----------
+    comparisons : pandas.DataFrame
+        Canonical comparisons table.
+    attribute, judge : str, optional
+        Selection; may be omitted only when the table holds a single one.
+    candidates : DataFrame or mapping of context to candidate ids, optional
+        Fixes the order of rows per context (table order) and includes candidates that
+        were never compared. Without it, candidates per context are the compared ones,
+        sorted. Contexts are those with at least one selected comparison, in the order of
+        ``candidates`` when given, else sorted.
+
+    Returns
+    -------
+    PMatrix
+
+    Raises
+    ------
+    DataError
+        Ambiguous or unknown attribute/judge, no comparisons, a candidate compared with
+        itself, a comparison naming a candidate or context missing from ``candidates``.
+    """
+    what = "comparisons"
+    _need_columns(
+        comparisons, ["context_id", "attribute", "judge", "first_id", "second_id", "p_first"], what
+    )
+    table = _select(comparisons, "attribute", attribute, what, "attribute")
+    table = _select(table, "judge", judge, what, "judge")
+    if not len(table):
+        raise DataError(f"{what}: no comparisons to build P from")
+    ctx = table["context_id"].astype(str)
+    first = table["first_id"].astype(str)
+    second = table["second_id"].astype(str)
+    same = (first == second).to_numpy()
+    if same.any():
+        k = int(np.flatnonzero(same)[0])
+        raise DataError(
+            f"{what}: {int(same.sum())} row(s) compare a candidate with itself (e.g. context "
+            f"{ctx.iloc[k]!r}, candidate {first.iloc[k]!r}); validate the table first"
+        )
+
+    if candidates is not None:
+        order = _order_from_candidates(candidates)
+        present = set(ctx.unique())
+        missing_ctx = sorted(present - set(order))
+        if missing_ctx:
+            raise DataError(
+                f"{what}: context(s) {', '.join(map(repr, missing_ctx[:10]))} are not in the "
+                "candidates table; add their candidates or drop those comparisons"
+            )
+        context_ids = [c for c in order if c in present]
+        candidate_ids = [order[c] for c in context_ids]
+    else:
+        both = pd.DataFrame(
+            {"context_id": pd.concat([ctx, ctx]), "candidate_id": pd.concat([first, second])}
+        ).drop_duplicates()
+        grouped = both.groupby("context_id", sort=True)["candidate_id"]
+        context_ids = [str(k) for k in grouped.groups]
+        candidate_ids = [sorted(grouped.get_group(k).tolist()) for k in context_ids]
+
+    pos = _positions(context_ids, candidate_ids)
+    keys = pd.DataFrame({"context_id": ctx, "first_id": first, "second_id": second})
+    c1, i = _lookup(keys, pos, "context_id", "first_id")
+    c2, j = _lookup(keys, pos, "context_id", "second_id")
+    unknown = (c1 < 0) | (c2 < 0)
+    if unknown.any():
+        k = int(np.flatnonzero(unknown)[0])
+        bad = first.iloc[k] if c1[k] < 0 else second.iloc[k]
+        raise DataError(
+            f"{what}: {int(unknown.sum())} row(s) name a candidate missing from the candidates "
+            f"table (e.g. {bad!r} in context {ctx.iloc[k]!r}); validate the dataset first"
+        )
+
+    n_contexts = len(context_ids)
+    n_max = max(len(cands) for cands in candidate_ids)
+    p = table["p_first"].to_numpy(dtype=np.float64)
+    valid = np.isfinite(p)
+    flat = (c1 * n_max + i) * n_max + j
+    size = n_contexts * n_max * n_max
+    sums = np.bincount(flat[valid], weights=p[valid], minlength=size)
+    counts = np.bincount(flat[valid], minlength=size).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        P = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return PMatrix(
+        P=P.reshape(n_contexts, n_max, n_max),
+        context_ids=context_ids,
+        candidate_ids=candidate_ids,
+        counts=counts.reshape(n_contexts, n_max, n_max),
+        attribute=attribute if attribute is not None else _single(table, "attribute"),
+        judge=judge if judge is not None else _single(table, "judge"),
+    )
+
+
+def scores_to_matrix(
+    table: pd.DataFrame,
+    ids: PMatrix | tuple[Sequence[str], Sequence[Sequence[str]]],
+    *,
+    attribute: str | None = None,
+    annotators: Sequence[str] | None = None,
+    judge: str | None = None,
+    prompt_id: str | None = None,
+    value: str = "score",
+) -> np.ndarray:
+    """Mean score per (context, candidate), laid out like a :class:`PMatrix`.
+
+    Works for human_scores (mean over annotators) and ratings (mean over samples).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        human_scores or ratings (canonical).
+    ids : PMatrix or (context_ids, candidate_ids)
+        The layout of the result.
+    attribute : str, optional
+        May be omitted only when the table holds a single attribute.
+    annotators : sequence of str, optional
+        Keep only these annotators (human_scores).
+    judge, prompt_id : str, optional
+        Selection for ratings; required when the table holds several.
+    value : str
+        The column to average.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_contexts, N_max)
+        NaN-aware mean; NaN where nothing was scored and in padding. Rows of ``table``
+        outside the layout are ignored.
+    """
+    if isinstance(ids, PMatrix):
+        context_ids, candidate_ids = ids.context_ids, ids.candidate_ids
+        n_max = ids.P.shape[1]
+    else:
+        context_ids, candidate_ids = ids
+        n_max = max((len(c) for c in candidate_ids), default=0)
+    what = "scores table"
+    _need_columns(table, ["context_id", "candidate_id", value], what)
+    sel = _select(table, "attribute", attribute, what, "attribute")
+    sel = _select(sel, "judge", judge, what, "judge")
+    sel = _select(sel, "prompt_id", prompt_id, what, "prompt_id")
+    if annotators is not None:
+        _need_columns(sel, ["annotator"], what)
+        wanted = [str(a) for a in annotators]
+        known = set(sel["annotator"].astype(str).unique())
+        unknown = [a for a in wanted if a not in known]
+        if unknown:
+            raise DataError(
+                f"{what}: annotator(s) {', '.join(map(repr, unknown))} not found; available: "
+                f"{', '.join(map(repr, sorted(known)))}"
+            )
+        sel = sel[sel["annotator"].astype(str).isin(wanted)]
+    n_contexts = len(context_ids)
+    out = np.full((n_contexts, n_max), np.nan)
+    if not len(sel) or n_contexts == 0 or n_max == 0:
+        return out
+    pos = _positions(context_ids, candidate_ids)
+    c, i = _lookup(sel, pos, "context_id", "candidate_id")
+    vals = pd.to_numeric(sel[value], errors="coerce").to_numpy(dtype=np.float64)
+    keep = (c >= 0) & np.isfinite(vals)
+    flat = c[keep] * n_max + i[keep]
+    sums = np.bincount(flat, weights=vals[keep], minlength=n_contexts * n_max)
+    counts = np.bincount(flat, minlength=n_contexts * n_max)
+    has = counts > 0
+    out.reshape(-1)[has] = sums[has] / counts[has]
+    return out
+
+
+def flat_comparisons(
+    comparisons: pd.DataFrame,
+    *,
+    attribute: str | None = None,
+    judge: str | None = None,
+    item: str = "candidate",
+    candidates: pd.DataFrame | None = None,
+    items: Sequence[str] | None = None,
+) -> FlatComparisons:
+    """Comparisons of all contexts as index pairs over one item set (for Bradley–Terry).
+
+    Parameters
+    ----------
+    comparisons : pandas.DataFrame
+        Canonical comparisons table.
+    attribute, judge : str, optional
+        Selection; may be omitted only when the table holds a single one.
+    item : {"candidate", "system"}
+        What the items are: candidate ids pooled across contexts (right when candidate ids
+        name models, as in arena-style data), or the systems of the candidates (needs
+        ``candidates`` with a ``system`` column).
+    candidates : pandas.DataFrame, optional
+        Candidates table; required for ``item="system"``.
+    items : sequence of str, optional
+        Item order of the result; default sorted names. Every compared item must be in it.
+
+    Returns
+    -------
+    FlatComparisons
+        One entry per comparison row (each sample separately), rows with NaN p_first and
+        comparisons between two candidates of the same system left out (they carry no
+        information about the order of items).
+    """
+    what = "comparisons"
+    _need_columns(comparisons, ["context_id", "first_id", "second_id", "p_first"], what)
+    table = _select(comparisons, "attribute", attribute, what, "attribute")
+    table = _select(table, "judge", judge, what, "judge")
+    p = table["p_first"].to_numpy(dtype=np.float64)
+    if item == "candidate":
+        a = table["first_id"].astype(str).to_numpy()
+        b = table["second_id"].astype(str).to_numpy()
+    elif item == "system":
+        if candidates is None or "system" not in candidates.columns:
+            raise DataError("item='system' needs the candidates table with a 'system' column")
+        lut = candidates.drop_duplicates(["context_id", "candidate_id"])
+        sys_of = pd.MultiIndex.from_arrays(
+            [lut["context_id"].astype(str).to_numpy(), lut["candidate_id"].astype(str).to_numpy()]
+        )
+        system = lut["system"].to_numpy(dtype=object)
+
+        def to_system(col):
+            keys = pd.MultiIndex.from_arrays(
+                [table["context_id"].astype(str).to_numpy(), table[col].astype(str).to_numpy()]
+            )
+            idx = sys_of.get_indexer(keys)
+            ok = idx >= 0
+            ok[ok] = pd.notna(system[idx[ok]])
+            if not ok.all():
+                k = int(np.flatnonzero(~ok)[0])
+                raise DataError(
+                    f"{what}: {int((~ok).sum())} row(s) name a candidate without a system "
+                    f"(e.g. {table[col].iloc[k]!r} in context {table['context_id'].iloc[k]!r}); "
+                    "fill the 'system' column of the candidates table"
+                )
+            return system[idx].astype(str)
+
+        a, b = to_system("first_id"), to_system("second_id")
+    else:
+        raise ValueError(f"item must be 'candidate' or 'system', got {item!r}")
+
+    keep = np.isfinite(p) & (a != b)
+    a, b, p = a[keep], b[keep], p[keep]
+    if items is None:
+        names = sorted(set(a.tolist()) | set(b.tolist()))
+    else:
+        names = [str(x) for x in items]
+        extra = sorted((set(a.tolist()) | set(b.tolist())) - set(names))
+        if extra:
+            raise DataError(
+                f"{what}: compared item(s) {', '.join(map(repr, extra[:10]))} are not in items"
+            )
+    index = pd.Index(names)
+    return FlatComparisons(
+        first=index.get_indexer(a).astype(np.int64),
+        second=index.get_indexer(b).astype(np.int64),
+        p=p.astype(np.float64),
+        items=names,
+    )

@@ -1,0 +1,278 @@
+"""One test per validation failure class: each asserts the message names file, row and column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from data import validate
+from data.io import read_upload
+from data.schema import TABLES, DataError, Dataset, empty_table
+from data.validate import MAX_LISTED, validate_dataset, validate_table
+
+
+def human(**overrides) -> pd.DataFrame:
+    cols = {
+        "context_id": ["d1", "d1", "d2"],
+        "candidate_id": ["a", "b", "a"],
+        "attribute": ["coherence"] * 3,
+        "annotator": ["x", "x", "y"],
+        "score": [1, 4, 5],
+    }
+    cols.update(overrides)
+    return pd.DataFrame(cols)
+
+
+def comparisons(**overrides) -> pd.DataFrame:
+    cols = {
+        "context_id": ["d1", "d1", "d1"],
+        "attribute": ["coherence"] * 3,
+        "judge": ["j"] * 3,
+        "first_id": ["a", "b", "a"],
+        "second_id": ["b", "a", "b"],
+        "p_first": [0.7, 0.2, np.nan],
+        "verdict": ["A", "B", None],
+        "sample": [0, 0, 1],
+    }
+    cols.update(overrides)
+    return pd.DataFrame(cols)
+
+
+def problem_lines(err: pytest.ExceptionInfo) -> list[str]:
+    return err.value.problems
+
+
+def test_valid_table_is_coerced_to_canonical_dtypes():
+    df = human(context_id=[1, 1, 2], score=["1", " 4 ", "5.5"], annotator=["x", "x", " y "])
+    out = validate_table(df, "human_scores")
+    assert list(out.columns) == list(TABLES["human_scores"])
+    assert out["context_id"].tolist() == ["1", "1", "2"]
+    assert out["annotator"].tolist() == ["x", "x", "y"]  # ids are stripped
+    assert out["score"].dtype == np.float64
+    assert out["score"].tolist() == [1.0, 4.0, 5.5]
+    assert str(out["context_id"].dtype) == "str"
+
+
+def test_optional_columns_are_added_and_sample_is_int():
+    out = validate_table(comparisons().drop(columns=["verdict"]), "comparisons")
+    assert list(out.columns) == list(TABLES["comparisons"])
+    assert out["verdict"].isna().all()
+    assert (out["raw"] == "").all()
+    assert out["sample"].dtype == np.int64
+    assert out["verdict"].dtype == "str"
+
+
+def test_header_case_and_spaces_are_accepted_and_extras_kept():
+    df = human().rename(columns={"context_id": "Context ID", "score": " Score"})
+    df["comment"] = ["ok", "", "late"]
+    out = validate_table(df, "human_scores")
+    assert list(out.columns) == [*TABLES["human_scores"], "comment"]
+    assert out["comment"].tolist() == ["ok", "", "late"]
+
+
+def test_empty_table_is_valid():
+    out = validate_table(empty_table("ratings"), "ratings")
+    assert len(out) == 0 and list(out.columns) == list(TABLES["ratings"])
+
+
+def test_missing_column():
+    with pytest.raises(DataError) as err:
+        validate_table(human().drop(columns=["annotator"]), "human_scores", "scores.csv")
+    msg = str(err.value)
+    assert "scores.csv, column 'annotator'" in msg
+    assert "required column is missing" in msg
+
+
+def test_misspelled_column_suggests_closest_name():
+    with pytest.raises(DataError) as err:
+        validate_table(human().rename(columns={"score": "scroe"}), "human_scores", "s.csv")
+    (line,) = problem_lines(err)
+    assert "s.csv, column 'scroe'" in line
+    assert "did you mean 'score'?" in line
+
+
+def test_misspelled_optional_column_is_reported():
+    cand = pd.DataFrame({"context_id": ["d"], "candidate_id": ["a"], "sytem": ["s"], "text": ["t"]})
+    with pytest.raises(DataError, match=r"column 'sytem'.*did you mean 'system'"):
+        validate_table(cand, "candidates", "cands.csv")
+
+
+def test_wrong_type_names_row_and_column():
+    df = human(score=["1", "abc", "5"])
+    with pytest.raises(DataError) as err:
+        validate_table(df, "human_scores", "scores.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("scores.csv, row 2, column 'score'")
+    assert "'abc' is not a number" in line
+
+
+def test_wrong_type_sample_not_whole_number():
+    with pytest.raises(DataError, match=r"row 3, column 'sample': 1.5 is not a whole number"):
+        validate_table(comparisons(sample=[0, 0, 1.5]), "comparisons", "c.csv")
+
+
+def test_empty_id_cell():
+    with pytest.raises(DataError, match=r"c.csv, row 2, column 'first_id': the cell is empty"):
+        validate_table(comparisons(first_id=["a", "  ", "a"]), "comparisons", "c.csv")
+
+
+def test_score_outside_scale():
+    with pytest.raises(DataError) as err:
+        validate_table(human(score=[1, 7, 5]), "human_scores", "s.csv", {"coherence": (1, 5)})
+    (line,) = problem_lines(err)
+    assert line.startswith("s.csv, row 2, column 'score'")
+    assert "outside the scale of 'coherence' (1 to 5)" in line
+
+
+def test_scale_only_applies_to_its_attribute():
+    out = validate_table(human(score=[1, 7, 5]), "human_scores", scale={"fluency": (1, 5)})
+    assert out["score"].tolist() == [1.0, 7.0, 5.0]
+
+
+def test_duplicate_candidate():
+    cand = pd.DataFrame(
+        {
+            "context_id": ["d1", "d1", "d2", "d1"],
+            "candidate_id": ["a", "b", "a", "a"],
+            "text": ["x", "y", "z", "w"],
+        }
+    )
+    with pytest.raises(DataError) as err:
+        validate_table(cand, "candidates", "cands.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("cands.csv, rows 1, 4, column 'candidate_id'")
+    assert "context_id='d1', candidate_id='a'" in line
+
+
+def test_candidate_compared_with_itself():
+    with pytest.raises(DataError) as err:
+        validate_table(comparisons(second_id=["b", "b", "b"]), "comparisons", "c.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("c.csv, row 2, column 'second_id'")
+    assert "compared with itself" in line
+
+
+def test_p_first_outside_unit_interval():
+    with pytest.raises(DataError) as err:
+        validate_table(comparisons(p_first=[0.5, 1.5, -0.1]), "comparisons", "c.csv")
+    lines = problem_lines(err)
+    assert lines[0].startswith("c.csv, row 2, column 'p_first': 1.5 is outside [0, 1]")
+    assert lines[1].startswith("c.csv, row 3, column 'p_first': -0.1 is outside [0, 1]")
+
+
+def test_verdict_not_a_b_tie():
+    df = comparisons(verdict=["a", "TIE", "maybe"])
+    with pytest.raises(DataError) as err:
+        validate_table(df, "comparisons", "c.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("c.csv, row 3, column 'verdict'")
+    assert "'maybe' is not one of A, B, tie" in line
+    ok = validate_table(comparisons(verdict=["a", "TIE", ""]), "comparisons")
+    assert ok["verdict"].tolist()[:2] == ["A", "tie"] and pd.isna(ok["verdict"].iloc[2])
+
+
+def test_unknown_candidate_across_tables():
+    cand = pd.DataFrame({"context_id": ["d1", "d1"], "candidate_id": ["a", "b"], "text": ["", ""]})
+    comp = comparisons(second_id=["b", "a", "zz"])
+    ds = Dataset("mine", candidates=cand, comparisons=comp, human_scores=human().iloc[:2])
+    with pytest.raises(DataError) as err:
+        validate_dataset(ds, sources={"comparisons": "pairs.csv"})
+    (line,) = problem_lines(err)
+    assert line.startswith("pairs.csv, row 3, column 'second_id': unknown candidate 'zz'")
+
+
+def test_unknown_candidate_in_scores_and_context():
+    contexts = pd.DataFrame({"context_id": ["d1"], "text": ["t"]})
+    cand = pd.DataFrame({"context_id": ["d1", "d9"], "candidate_id": ["a", "b"], "text": ["", ""]})
+    ds = Dataset("mine", contexts=contexts, candidates=cand, human_scores=human())
+    with pytest.raises(DataError) as err:
+        validate_dataset(ds)
+    lines = problem_lines(err)
+    assert any(
+        line.startswith("mine: candidates, row 2, column 'context_id': context 'd9'")
+        for line in lines
+    )
+    assert any(
+        line.startswith("mine: human_scores, row 2, column 'candidate_id': unknown candidate 'b'")
+        for line in lines
+    )
+
+
+def test_every_problem_is_listed_across_tables():
+    ds = Dataset(
+        "mine",
+        human_scores=human(score=["x", 2, 3]),
+        comparisons=comparisons(p_first=[2.0, 0.1, 0.2]),
+    )
+    with pytest.raises(DataError) as err:
+        validate_dataset(ds)
+    msg = str(err.value)
+    assert msg.startswith("2 problem(s) found in mine")
+    assert "mine: human_scores, row 1, column 'score'" in msg
+    assert "mine: comparisons, row 1, column 'p_first'" in msg
+
+
+def test_long_problem_lists_are_capped():
+    n = 100
+    df = human(
+        context_id=["d"] * n,
+        candidate_id=[f"c{k}" for k in range(n)],
+        attribute=["q"] * n,
+        annotator=["x"] * n,
+        score=["bad"] * n,
+    )
+    with pytest.raises(DataError) as err:
+        validate_table(df, "human_scores", "big.csv")
+    msg = str(err.value)
+    assert msg.startswith("100 problem(s)")
+    assert len(err.value.problems) == MAX_LISTED + 1
+    assert f"and {n - MAX_LISTED} more" in msg
+
+
+def test_bad_scales_reported():
+    with pytest.raises(DataError, match=r"scale of 'q'.*low < high"):
+        validate_dataset(Dataset("x", scales={"q": (5, 1)}))
+
+
+def test_validate_dataset_returns_canonical_copy():
+    ds = Dataset("x", human_scores=human(score=["1", "2", "3"]), scales={"coherence": [1, 5]})
+    out = validate_dataset(ds)
+    assert out.human_scores["score"].tolist() == [1.0, 2.0, 3.0]
+    assert out.scales == {"coherence": (1.0, 5.0)}
+    assert ds.human_scores["score"].tolist() == ["1", "2", "3"]  # input untouched
+
+
+# --- file-level classes go through the upload reader, which the app uses
+
+
+def test_empty_file():
+    with pytest.raises(DataError, match=r"scores.csv: the file is empty \(0 bytes"):
+        read_upload("scores.csv", b"")
+    with pytest.raises(DataError, match=r"scores.csv: the file has no data rows"):
+        read_upload("scores.csv", b"context_id,candidate_id,attribute,annotator,score\n")
+
+
+def test_non_utf8_file_names_byte_offset():
+    data = "context_id,text\nd1,caf\u00e9\n".encode("latin-1")
+    with pytest.raises(DataError) as err:
+        read_upload("contexts.csv", data)
+    msg = str(err.value)
+    offset = data.index(b"\xe9")
+    assert "contexts.csv, line 2: the file is not UTF-8" in msg
+    assert f"byte offset {offset}" in msg
+    assert "re-save the file with UTF-8" in msg
+
+
+def test_file_too_large_states_limit(monkeypatch):
+    monkeypatch.setattr(validate, "MAX_UPLOAD_BYTES", 100)
+    data = b"context_id,text\n" + b"d1,hello\n" * 20
+    with pytest.raises(DataError) as err:
+        read_upload("contexts.csv", data)
+    msg = str(err.value)
+    assert "contexts.csv" in msg and "more than the limit" in msg
+    assert "100 bytes, MAX_UPLOAD_BYTES" in msg
+
+
+def test_default_upload_limit_is_200_mb():
+    assert validate.MAX_UPLOAD_BYTES == 200 * 1024 * 1024
