@@ -53,15 +53,20 @@ def active() -> Dataset:
 def sidebar() -> None:
     """The dataset switcher shown on every page."""
     names = list(datasets())
+    current = active_name()
     with st.sidebar:
-        st.selectbox(
+        # The key carries the active name so that a dataset activated elsewhere (Data page)
+        # shows here at once; the widget's own choice is copied back to the state.
+        choice = st.selectbox(
             "Dataset",
             names,
-            index=names.index(active_name()),
-            key="app.switch",
-            on_change=lambda: st.session_state.__setitem__(ACTIVE, st.session_state["app.switch"]),
+            index=names.index(current),
+            key=f"app.switch.{current}",
             help="Every page analyses this dataset. Load more on the Data page.",
         )
+        if choice != current:
+            st.session_state[ACTIVE] = choice
+            st.rerun()
         ds = active()
         c = ds.counts()
         st.caption(
