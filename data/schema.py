@@ -55,6 +55,8 @@ TABLES: dict[str, dict[str, tuple[str, bool]]] = {
 
 TABLE_NAMES = tuple(TABLES)
 VERDICTS = ("A", "B", "tie")
+# Comparisons whose judge starts with this prefix are human annotators ("human:annotator1").
+HUMAN_JUDGE_PREFIX = "human:"
 
 
 class DataError(ValueError):

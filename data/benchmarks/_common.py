@@ -1,0 +1,138 @@
+"""Small helpers shared by the benchmark loaders: reading files, building canonical tables,
+parsing judge answers in bulk."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from data.schema import TABLES, DataError, empty_table
+
+# p_first of each verdict: the first-shown candidate wins, loses, or it is a tie.
+P_FIRST = {"A": 1.0, "B": 0.0, "tie": 0.5}
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file, with a DataError naming the file and position when it is malformed."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg}); "
+            f"the file may be truncated: delete it so that it is fetched again"
+        ) from exc
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """A JSON-lines file (blank lines skipped), errors naming the file and line."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for n_line, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"{path}, line {n_line}: not valid JSON ({exc.msg}); the file may be "
+                    f"truncated: delete it so that it is fetched again"
+                ) from exc
+    return rows
+
+
+class _NoClassesUnpickler(pickle.Unpickler):
+    """Reads pickles of plain containers only: every class lookup is refused, so a pickle
+    cannot run code while loading."""
+
+    def find_class(self, module: str, name: str):  # noqa: D401 - pickle API
+        raise DataError(
+            f"refused to load {module}.{name} from a pickle: benchmark pickles may hold only "
+            f"plain dict/list/str/float data"
+        )
+
+
+def load_plain_pickle(path: Path) -> Any:
+    """Unpickle a file that holds only built-in containers (see :class:`_NoClassesUnpickler`)."""
+    with open(path, "rb") as f:
+        try:
+            return _NoClassesUnpickler(f).load()
+        except DataError as exc:
+            raise DataError(f"{path}: {exc}") from exc
+        except (pickle.UnpicklingError, EOFError) as exc:
+            raise DataError(f"{path}: not a readable pickle ({exc})") from exc
+
+
+def table(name: str, columns: Mapping[str, Sequence[Any] | np.ndarray]) -> pd.DataFrame:
+    """A canonical table from column arrays: canonical column order and dtypes.
+
+    Optional columns not given are left out; ids and texts become strings, ``sample`` int64,
+    scores and probabilities float64.
+    """
+    spec = TABLES[name]
+    unknown = set(columns) - set(spec)
+    if unknown:
+        raise ValueError(f"table {name!r} has no column(s) {sorted(unknown)}")
+    lengths = {len(v) for v in columns.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"table {name!r}: columns have different lengths {sorted(lengths)}")
+    if lengths == {0}:
+        return empty_table(name)
+    out = {}
+    for col, (kind, required) in spec.items():
+        if col not in columns:
+            if required:
+                raise ValueError(f"table {name!r} needs column {col!r}")
+            continue
+        values = columns[col]
+        if kind == "float":
+            out[col] = np.asarray(values, dtype=np.float64)
+        elif kind == "int":
+            out[col] = np.asarray(values, dtype=np.int64)
+        elif kind == "verdict":
+            out[col] = pd.array(list(values), dtype="str")
+        else:
+            out[col] = pd.array([str(v) for v in values], dtype="str")
+    return pd.DataFrame(out)
+
+
+def parse_all(
+    parse: Callable[[str], Any], texts: Iterable[str]
+) -> tuple[list[Any], list[str | None]]:
+    """Apply a :mod:`data.parsing` function to many answers, once per distinct answer.
+
+    Returns
+    -------
+    (values, reasons)
+        ``values[i]`` is None where ``reasons[i]`` says why the answer did not parse.
+    """
+    memo: dict[str, Any] = {}
+    values: list[Any] = []
+    reasons: list[str | None] = []
+    for text in texts:
+        hit = memo.get(text)
+        if hit is None:
+            hit = memo[text] = parse(text)
+        values.append(hit.value)
+        reasons.append(hit.reason)
+    return values, reasons
+
+
+def verdict_columns(verdicts: Sequence[str | None]) -> tuple[np.ndarray, list[str | None]]:
+    """(p_first, verdict) columns from parsed verdicts; None stays NaN / missing."""
+    p = np.array([P_FIRST[v] if v is not None else np.nan for v in verdicts], dtype=np.float64)
+    return p, list(verdicts)
+
+
+def concat(name: str, frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate canonical tables of one kind (an empty table when there are none)."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_table(name)
+    return pd.concat(frames, ignore_index=True)
