@@ -1,0 +1,289 @@
+"""Position bias of a pairwise judge: measure it, check swap consistency, correct it.
+
+An unbiased judge shown every pair in both orders wins half of its comparisons in the first
+position. ``position_bias`` measures that share, ``balanced_threshold`` finds the decision
+threshold tau that brings it back to 0.5, and ``debias`` applies the equivalent weight
+alpha to the probabilities themselves: p' = alpha p / (alpha p + 1 - p), so that p' > 0.5
+exactly when p > tau for alpha = (1 - tau) / tau (Liusie, Manakul, Gales 2024).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ranking._checks import as_P
+from ranking._numba import njit
+from ranking.scores import _check_tau, _decide
+
+
+@njit
+def _position_bias_kernel(P, tau):
+    n_contexts, n_items, _ = P.shape
+    firsts = np.zeros(n_contexts)
+    counts = np.zeros(n_contexts)
+    for c in range(n_contexts):
+        for i in range(n_items):
+            for j in range(n_items):
+                p = P[c, i, j]
+                if i != j and math.isfinite(p):
+                    firsts[c] += _decide(p, tau)
+                    counts[c] += 1.0
+    return firsts, counts
+
+
+@njit
+def _swap_consistency_kernel(P, tau):
+    n_contexts, n_items, _ = P.shape
+    agree = np.zeros(n_contexts)
+    counts = np.zeros(n_contexts)
+    for c in range(n_contexts):
+        for i in range(n_items):
+            for j in range(i + 1, n_items):
+                p_ij = P[c, i, j]
+                p_ji = P[c, j, i]
+                if not (math.isfinite(p_ij) and math.isfinite(p_ji)):
+                    continue
+                # Chance that i beats j in each order; a tie is a coin flip (0.5), so the
+                # two decisions agree with probability d1 e + (1 - d1)(1 - e).
+                d1 = _decide(p_ij, tau)
+                e = 1.0 - _decide(p_ji, tau)
+                agree[c] += d1 * e + (1.0 - d1) * (1.0 - e)
+                counts[c] += 1.0
+    return agree, counts
+
+
+@njit
+def _balanced_from_sorted(v):
+    """Balanced threshold of the sorted present values ``v`` (see ``balanced_threshold``)."""
+    n = v.shape[0]
+    if n % 2 == 0:
+        lo = v[n // 2 - 1]
+        hi = v[n // 2]
+        if lo != hi:
+            return 0.5 * (lo + hi)
+        t = lo
+    else:
+        t = v[n // 2]
+    # t is a present value: it wins half for each value equal to it. Compare it with the
+    # midpoints to the neighbouring distinct values and keep whichever is closest to a
+    # balanced split, measured in half comparisons (2 * first-position wins - n).
+    n_above = n - np.searchsorted(v, t, side="right")
+    n_below = np.searchsorted(v, t, side="left")
+    n_equal = n - n_above - n_below
+    best = t
+    err = abs(2 * n_above + n_equal - n)
+    if n_above > 0:
+        e_up = abs(2 * n_above - n)
+        if e_up < err:
+            best = 0.5 * (t + v[n - n_above])
+            err = e_up
+    if n_below > 0:
+        e_dn = abs(2 * (n_above + n_equal) - n)
+        if e_dn < err:
+            best = 0.5 * (v[n_below - 1] + t)
+            err = e_dn
+    return best
+
+
+@njit
+def _balanced_threshold_kernel(P, per_context):
+    n_contexts, n_items, _ = P.shape
+    vals = np.empty(n_contexts * n_items * n_items)
+    out = np.empty(n_contexts if per_context else 1)
+    m = 0
+    for c in range(n_contexts):
+        if per_context:
+            m = 0
+        for i in range(n_items):
+            for j in range(n_items):
+                p = P[c, i, j]
+                if i != j and math.isfinite(p):
+                    vals[m] = p
+                    m += 1
+        if per_context:
+            out[c] = _balanced_from_sorted(np.sort(vals[:m]))
+    if not per_context:
+        out[0] = _balanced_from_sorted(np.sort(vals[:m]))
+    return out
+
+
+def _pooled_or_per_context(num, den, per_context, what):
+    if per_context:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.maximum(den, 1.0), np.nan)
+    total = den.sum()
+    if total == 0:
+        raise ValueError(what)
+    return float(num.sum() / total)
+
+
+def position_bias(P, tau=0.5, per_context=False):
+    """Share of present comparisons won by the candidate shown first.
+
+    Parameters
+    ----------
+    P : array_like, shape (n_contexts, N, N) or (N, N)
+        P[c, i, j] = probability that i (shown first) beats j (shown second); NaN where not
+        compared.
+    tau : float, default 0.5
+        Decision threshold: the first candidate wins if p > tau; a tie (p == tau) counts half.
+    per_context : bool, default False
+        Return one share per context instead of the share pooled over all comparisons.
+
+    Returns
+    -------
+    float or ndarray of shape (n_contexts,)
+        P(A). An unbiased judge on a symmetric comparison set gives 0.5.
+    """
+    P = as_P(P)
+    firsts, counts = _position_bias_kernel(P, _check_tau(tau))
+    return _pooled_or_per_context(firsts, counts, per_context, "P has no comparison")
+
+
+def swap_consistency(P, tau=0.5, per_context=False):
+    """Share of pairs judged in both orders whose two decisions agree.
+
+    A pair {i, j} counts when both P[c, i, j] and P[c, j, i] are present. The decisions agree
+    when i beats j in both orders or j beats i in both (hard decisions at ``tau``). A tie
+    (p == tau) is treated as a coin flip, so a pair with a tie in either order counts as half
+    an agreement: the agreement of a pair is d e + (1 - d)(1 - e) with d, e in {0, 0.5, 1}
+    the chances that i wins in each order.
+
+    Parameters
+    ----------
+    P : array_like, shape (n_contexts, N, N) or (N, N)
+        Pairwise probabilities, NaN where not compared.
+    tau : float, default 0.5
+        Decision threshold.
+    per_context : bool, default False
+        One share per context (NaN for a context without any pair judged in both orders).
+
+    Returns
+    -------
+    float or ndarray of shape (n_contexts,)
+
+    Raises
+    ------
+    ValueError
+        Bad P, or (pooled) no pair at all was judged in both orders.
+    """
+    P = as_P(P)
+    agree, counts = _swap_consistency_kernel(P, _check_tau(tau))
+    return _pooled_or_per_context(
+        agree,
+        counts,
+        per_context,
+        "swap_consistency needs pairs judged in both orders; P has none "
+        "(use a 'symmetric' or 'all' comparison set)",
+    )
+
+
+def balanced_threshold(P, per_context=False):
+    """The decision threshold tau that makes ``position_bias`` 0.5.
+
+    The present probabilities are sorted and tau is taken between the order statistics
+    around the median: the midpoint of the two middle values for an even count, the middle
+    value itself for an odd count (a comparison exactly at tau counts half). With distinct
+    values this balances the first-position wins exactly: position_bias(P, tau) == 0.5.
+
+    Ties at the median (typical of hard verdicts, where p is 0, 0.5 or 1) can make exact
+    balance impossible. Then tau is the median value or the midpoint to the next distinct
+    value above or below it, whichever gives the share closest to 0.5 (the median value on
+    a draw); the share is then off by at most half the number of comparisons tied at the
+    median value.
+
+    Parameters
+    ----------
+    P : array_like, shape (n_contexts, N, N) or (N, N)
+        Pairwise probabilities, NaN where not compared.
+    per_context : bool, default False
+        One threshold per context instead of one over all comparisons.
+
+    Returns
+    -------
+    float or ndarray of shape (n_contexts,)
+    """
+    P = as_P(P)
+    out = _balanced_threshold_kernel(P, bool(per_context))
+    return out if per_context else float(out[0])
+
+
+def alpha_for_tau(tau):
+    """The debiasing weight alpha equivalent to the threshold ``tau``.
+
+    alpha = (1 - tau) / tau, so that ``debias(p, alpha) > 0.5`` exactly when p > tau.
+
+    Parameters
+    ----------
+    tau : float or array_like
+        Threshold(s) strictly between 0 and 1.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    t = np.asarray(tau, dtype=np.float64)
+    if t.size == 0:
+        raise ValueError("tau is empty")
+    if not np.all((t > 0.0) & (t < 1.0)):
+        raise ValueError(
+            "alpha_for_tau needs 0 < tau < 1 (tau = 0 or 1 has no finite positive alpha); "
+            f"got {tau!r}"
+        )
+    alpha = (1.0 - t) / t
+    return float(alpha) if alpha.ndim == 0 else alpha
+
+
+def debias(P, alpha):
+    """Reweight pairwise probabilities against position bias: p' = alpha p / (alpha p + 1 - p).
+
+    alpha < 1 shrinks the first candidate's chances (a judge that favours the first
+    position), alpha > 1 raises them; alpha = 1 leaves P unchanged. ``alpha_for_tau(tau)``
+    gives the weight for which a 0.5 threshold on p' takes the same decisions as ``tau`` on p
+    (up to rounding for p exactly equal to tau).
+
+    Parameters
+    ----------
+    P : array_like of float
+        Probabilities in [0, 1], NaN where not compared: any shape (a flat array of p values,
+        an (N, N) matrix or (n_contexts, N, N)).
+    alpha : float or array_like
+        Positive, finite weight: a scalar, or one per context (shape (n_contexts,)) for a 3-D
+        P, or any array broadcastable to P.
+
+    Returns
+    -------
+    ndarray
+        p' with the shape of P; NaN stays NaN.
+    """
+    p = np.asarray(P, dtype=np.float64)
+    if p.size == 0:
+        raise ValueError(f"P is empty (shape {p.shape})")
+    finite = np.isfinite(p)
+    if np.isinf(p).any():
+        raise ValueError("P contains infinite values; use NaN for pairs not compared")
+    if (finite & ((p < 0.0) | (p > 1.0))).any():
+        raise ValueError("P holds probabilities, so values must lie in [0, 1]")
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.size == 0:
+        raise ValueError("alpha is empty")
+    if not np.all(np.isfinite(a) & (a > 0.0)):
+        raise ValueError(f"alpha must be positive and finite; got {alpha!r}")
+    if a.ndim == 1 and p.ndim == 3:
+        if a.shape[0] != p.shape[0]:
+            raise ValueError(
+                f"alpha of shape {a.shape} does not fit P of shape {p.shape}: pass a scalar "
+                f"or one alpha per context ({p.shape[0]})"
+            )
+        a = a[:, None, None]
+    try:
+        a = np.broadcast_to(a, p.shape)
+    except ValueError as err:
+        raise ValueError(
+            f"alpha of shape {np.shape(alpha)} does not fit P of shape {p.shape}: pass a "
+            "scalar or one alpha per context"
+        ) from err
+    num = a * p
+    return num / (num + (1.0 - p))

@@ -1,0 +1,399 @@
+"""Rank correlations and pairwise accuracy against a reference, row-wise and NaN-aware.
+
+These are the numbers the budget and agreement loops compute millions of times, so the
+row kernels are numba functions that the other kernels call inline; the public wrappers
+check shapes and carry the documentation.
+
+Conventions shared by every function here:
+
+* only positions finite in *both* arrays take part (NaN marks a missing score);
+* ties get average ranks (as ``scipy.stats.rankdata(method="average")``);
+* the result is NaN when fewer than two positions are valid or when either valid row is
+  constant, because no correlation is defined there (scipy returns NaN in the same cases).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ranking._checks import as_P
+from ranking._numba import njit
+from ranking.scores import _check_tau
+
+# Below this many valid positions average ranks are counted pairwise (branch-free, faster
+# than a sort for the N = 16-ish rows of the budget loops); above it we sort.
+_SMALL_N = 48
+
+
+@njit
+def _avg_ranks(x, out):
+    """Average ranks (1-based) of the n values in ``x`` written into ``out[:n]``."""
+    n = x.shape[0]
+    if n <= _SMALL_N:
+        for i in range(n):
+            less = 0.0
+            same = 0.0
+            xi = x[i]
+            for j in range(n):
+                xj = x[j]
+                if xj < xi:
+                    less += 1.0
+                elif xj == xi:
+                    same += 1.0
+            out[i] = less + 0.5 * (same + 1.0)
+        return
+    order = np.argsort(x, kind="mergesort")
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and x[order[j + 1]] == x[order[i]]:
+            j += 1
+        r = 0.5 * (i + j) + 1.0
+        for k in range(i, j + 1):
+            out[order[k]] = r
+        i = j + 1
+
+
+@njit
+def _pearson(x, y, n):
+    """Pearson correlation of x[:n], y[:n]; NaN when either is constant or n < 2."""
+    if n < 2:
+        return np.nan
+    mx = 0.0
+    my = 0.0
+    for k in range(n):
+        mx += x[k]
+        my += y[k]
+    mx /= n
+    my /= n
+    sxy = 0.0
+    sxx = 0.0
+    syy = 0.0
+    for k in range(n):
+        dx = x[k] - mx
+        dy = y[k] - my
+        sxy += dx * dy
+        sxx += dx * dx
+        syy += dy * dy
+    if sxx <= 0.0 or syy <= 0.0:
+        return np.nan
+    r = sxy / math.sqrt(sxx * syy)
+    # Rounding can push |r| a hair above 1 for identical rankings.
+    if r > 1.0:
+        return 1.0
+    if r < -1.0:
+        return -1.0
+    return r
+
+
+@njit
+def _spearman_row(a, b):
+    """Spearman rho of two 1-D rows over positions finite in both (NaN if undefined)."""
+    n_all = a.shape[0]
+    xa = np.empty(n_all)
+    xb = np.empty(n_all)
+    n = 0
+    for k in range(n_all):
+        if math.isfinite(a[k]) and math.isfinite(b[k]):
+            xa[n] = a[k]
+            xb[n] = b[k]
+            n += 1
+    if n < 2:
+        return np.nan
+    ra = np.empty(n)
+    rb = np.empty(n)
+    _avg_ranks(xa[:n], ra)
+    _avg_ranks(xb[:n], rb)
+    return _pearson(ra, rb, n)
+
+
+@njit
+def _doubled_centred_ranks(x, n, out):
+    """2 * (average rank - mean rank) of x[:n] as integers: exact, no sort, no allocation."""
+    for a in range(n):
+        xa = x[a]
+        acc = 0
+        for b in range(n):
+            xb = x[b]
+            acc += 2 * (xb < xa) + (xb == xa)
+        # 2 * rank = 2 * (number below) + (number equal, self included) + 1; mean rank (n+1)/2
+        out[a] = acc - n
+
+
+@njit
+def _spearman_preranked(x, n, ref_rc, ref_ss):
+    """Spearman rho of x[:n] against a reference given as ``_doubled_centred_ranks``.
+
+    ``ref_ss`` is the sum of squares of ``ref_rc``; NaN when x is constant or ref_ss is 0.
+    """
+    num = 0
+    ss = 0
+    for a in range(n):
+        xa = x[a]
+        acc = 0
+        for b in range(n):
+            xb = x[b]
+            acc += 2 * (xb < xa) + (xb == xa)
+        r = acc - n
+        num += r * ref_rc[a]
+        ss += r * r
+    if ss == 0 or ref_ss == 0:
+        return np.nan
+    rho = num / math.sqrt(float(ss) * float(ref_ss))
+    if rho > 1.0:
+        return 1.0
+    if rho < -1.0:
+        return -1.0
+    return rho
+
+
+@njit
+def _kendall_counts(x, y, n):
+    """(concordant - discordant, pairs tied in x, pairs tied in y, total pairs) of x[:n], y[:n]."""
+    s = 0.0
+    tx = 0.0
+    ty = 0.0
+    for i in range(n):
+        xi = x[i]
+        yi = y[i]
+        for j in range(i + 1, n):
+            dx = xi - x[j]
+            dy = yi - y[j]
+            if dx == 0.0:
+                tx += 1.0
+            if dy == 0.0:
+                ty += 1.0
+            if dx != 0.0 and dy != 0.0:
+                if (dx > 0.0) == (dy > 0.0):
+                    s += 1.0
+                else:
+                    s -= 1.0
+    return s, tx, ty, 0.5 * n * (n - 1.0)
+
+
+@njit
+def _n_distinct(x, n):
+    v = np.sort(x[:n])
+    m = 1
+    for k in range(1, n):
+        if v[k] != v[k - 1]:
+            m += 1
+    return m
+
+
+@njit
+def _kendall_compact(x, y, n, variant_c):
+    if n < 2:
+        return np.nan
+    s, tx, ty, tot = _kendall_counts(x, y, n)
+    if tx == tot or ty == tot:
+        return np.nan
+    if variant_c:
+        m = min(_n_distinct(x, n), _n_distinct(y, n))
+        return 2.0 * s / (n * n * (m - 1.0) / m)
+    return s / math.sqrt((tot - tx) * (tot - ty))
+
+
+@njit
+def _kendall_row(a, b, variant_c):
+    """Kendall tau-b (or tau-c) of two rows over positions finite in both (NaN if undefined)."""
+    n_all = a.shape[0]
+    xa = np.empty(n_all)
+    xb = np.empty(n_all)
+    n = 0
+    for k in range(n_all):
+        if math.isfinite(a[k]) and math.isfinite(b[k]):
+            xa[n] = a[k]
+            xb[n] = b[k]
+            n += 1
+    return _kendall_compact(xa, xb, n, variant_c)
+
+
+@njit
+def _spearman_rows(a, b):
+    out = np.empty(a.shape[0])
+    for r in range(a.shape[0]):
+        out[r] = _spearman_row(a[r], b[r])
+    return out
+
+
+@njit
+def _kendall_rows(a, b, variant_c):
+    out = np.empty(a.shape[0])
+    for r in range(a.shape[0]):
+        out[r] = _kendall_row(a[r], b[r], variant_c)
+    return out
+
+
+def _rows(a, b, axis):
+    """Move ``axis`` last and flatten the rest: returns (a2, b2, leading shape)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape; got {a.shape} and {b.shape}")
+    if a.ndim == 0:
+        raise ValueError("a and b must have at least one dimension (the ranked positions)")
+    if a.size == 0:
+        raise ValueError(f"a and b are empty (shape {a.shape})")
+    try:
+        a = np.moveaxis(a, axis, -1)
+        b = np.moveaxis(b, axis, -1)
+    except np.exceptions.AxisError as err:
+        raise ValueError(f"axis={axis} is out of range for arrays of shape {a.shape}") from err
+    lead = a.shape[:-1]
+    n = a.shape[-1]
+    return (
+        np.ascontiguousarray(a.reshape(-1, n)),
+        np.ascontiguousarray(b.reshape(-1, n)),
+        lead,
+    )
+
+
+def _shape_out(values, lead):
+    if len(lead) == 0:
+        return float(values[0])
+    return values.reshape(lead)
+
+
+def spearman(a, b, axis=-1):
+    """Spearman rank correlation of ``a`` and ``b`` along ``axis``, row by row.
+
+    Parameters
+    ----------
+    a, b : array_like of float, same shape
+        Scores, e.g. (n_contexts, N) predicted and reference scores. NaN marks a missing
+        score; only positions finite in both arrays take part.
+    axis : int, default -1
+        The axis holding the ranked items.
+
+    Returns
+    -------
+    float or ndarray
+        One correlation per row (the shape of ``a`` without ``axis``); a float for 1-D input.
+        Ties get average ranks, as in ``scipy.stats.spearmanr``. NaN where fewer than two
+        positions are valid or where either row is constant over the valid positions.
+    """
+    a2, b2, lead = _rows(a, b, axis)
+    return _shape_out(_spearman_rows(a2, b2), lead)
+
+
+def kendall(a, b, variant="b", axis=-1):
+    """Kendall rank correlation (tau-b or tau-c) of ``a`` and ``b`` along ``axis``, row by row.
+
+    Parameters
+    ----------
+    a, b : array_like of float, same shape
+        Scores; NaN marks a missing score and only positions finite in both take part.
+    variant : {"b", "c"}, default "b"
+        tau-b (adjusted for ties, as ``scipy.stats.kendalltau(variant="b")``) or tau-c
+        (Stuart's, for rectangular tables, as ``variant="c"``).
+    axis : int, default -1
+        The axis holding the ranked items.
+
+    Returns
+    -------
+    float or ndarray
+        One correlation per row; a float for 1-D input. NaN where fewer than two positions
+        are valid or where either row is constant over them. The pair count is O(n^2) per
+        row, which is fine up to a few thousand items per row.
+    """
+    if variant not in ("b", "c"):
+        raise ValueError(f"variant must be 'b' or 'c'; got {variant!r}")
+    a2, b2, lead = _rows(a, b, axis)
+    return _shape_out(_kendall_rows(a2, b2, variant == "c"), lead)
+
+
+# ---------------------------------------------------------------------------------------
+# Pairwise accuracy against reference scores
+# ---------------------------------------------------------------------------------------
+
+
+@njit
+def _pairwise_accuracy_kernel(P, ref, tau):
+    """Per context: (sum of agreement, number of pairs) over present pairs with differing refs."""
+    n_contexts, n_items, _ = P.shape
+    hits = np.zeros(n_contexts)
+    counts = np.zeros(n_contexts)
+    for c in range(n_contexts):
+        for i in range(n_items):
+            ri = ref[c, i]
+            if not math.isfinite(ri):
+                continue
+            for j in range(n_items):
+                p = P[c, i, j]
+                rj = ref[c, j]
+                if i == j or not math.isfinite(p) or not math.isfinite(rj) or ri == rj:
+                    continue
+                if p > tau:
+                    d = 1.0
+                elif p < tau:
+                    d = 0.0
+                else:
+                    d = 0.5
+                hits[c] += d if ri > rj else 1.0 - d
+                counts[c] += 1.0
+    return hits, counts
+
+
+def as_reference(reference, n_contexts, n_items, *, name="reference"):
+    """Return reference scores as float64 (n_contexts, N); a 1-D row is one context."""
+    ref = np.asarray(reference, dtype=np.float64)
+    if ref.ndim == 1:
+        ref = ref[None]
+    if ref.shape != (n_contexts, n_items):
+        raise ValueError(
+            f"{name} must have shape (n_contexts, N) = ({n_contexts}, {n_items}) to match P; "
+            f"got shape {np.shape(reference)}"
+        )
+    if np.isinf(ref).any():
+        raise ValueError(f"{name} contains infinite values; use NaN for a missing score")
+    return np.ascontiguousarray(ref)
+
+
+def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
+    """Share of judged pairs whose decision agrees with the order of the reference scores.
+
+    Over every present comparison (i shown first, j second) whose reference scores are both
+    finite and differ, the decision 1[p_ij > tau] (a tie p_ij == tau counts half) is compared
+    with 1[ref_i > ref_j]. Both presentation orders of a pair count as separate comparisons.
+
+    Parameters
+    ----------
+    P : array_like, shape (n_contexts, N, N) or (N, N)
+        P[c, i, j] = probability that i (shown first) beats j (shown second); NaN if not
+        compared.
+    reference : array_like, shape (n_contexts, N) or (N,)
+        Reference (e.g. human) scores; NaN where missing. Higher is better.
+    tau : float, default 0.5
+        Decision threshold.
+    per_context : bool, default False
+        Return one accuracy per context instead of the pooled share.
+
+    Returns
+    -------
+    float or ndarray of shape (n_contexts,)
+        Pooled accuracy over all qualifying comparisons, or per context (NaN for a context
+        without any qualifying comparison).
+
+    Raises
+    ------
+    ValueError
+        Bad P or reference (see ``ranking._checks.as_P``), or, for the pooled value, when no
+        comparison qualifies (every reference tie or missing).
+    """
+    P = as_P(P)
+    ref = as_reference(reference, P.shape[0], P.shape[1])
+    tau = _check_tau(tau)
+    hits, counts = _pairwise_accuracy_kernel(P, ref, tau)
+    if per_context:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, hits / np.maximum(counts, 1.0), np.nan)
+    total = counts.sum()
+    if total == 0:
+        raise ValueError(
+            "pairwise_accuracy: no comparison has two different, finite reference scores; "
+            "the accuracy is undefined"
+        )
+    return float(hits.sum() / total)

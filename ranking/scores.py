@@ -1,0 +1,93 @@
+"""Win-ratio scores from pairwise judgements (Liusie, Manakul, Gales 2024).
+
+For a context with candidates 1..N the judge gives p_ij = P(i shown first beats j shown
+second). The win-ratio of item i is its wins over its comparisons, counting every present
+comparison it took part in, as the first or as the second candidate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ranking._checks import as_P
+from ranking._numba import njit
+
+
+@njit
+def _decide(p, tau):
+    """Hard decision for the first candidate: 1 if p > tau, 0 if p < tau, 0.5 on a tie."""
+    if p > tau:
+        return 1.0
+    if p < tau:
+        return 0.0
+    return 0.5
+
+
+@njit
+def _win_ratio_kernel(P, tau, soft):
+    n_contexts, n_items, _ = P.shape
+    out = np.empty((n_contexts, n_items))
+    wins = np.empty(n_items)
+    counts = np.empty(n_items)
+    for c in range(n_contexts):
+        wins[:] = 0.0
+        counts[:] = 0.0
+        for i in range(n_items):
+            for j in range(n_items):
+                p = P[c, i, j]
+                if i == j or not math.isfinite(p):
+                    continue
+                d = p if soft else _decide(p, tau)
+                wins[i] += d
+                wins[j] += 1.0 - d
+                counts[i] += 1.0
+                counts[j] += 1.0
+        for i in range(n_items):
+            out[c, i] = wins[i] / counts[i] if counts[i] > 0.0 else np.nan
+    return out
+
+
+def _check_tau(tau):
+    tau = float(tau)
+    if not (0.0 <= tau <= 1.0):
+        raise ValueError(f"tau is a probability threshold and must lie in [0, 1]; got {tau!r}")
+    return tau
+
+
+def win_ratio(P, tau=0.5, soft=False):
+    """Win-ratio score of every candidate in every context.
+
+    Parameters
+    ----------
+    P : array_like, shape (n_contexts, N, N) or (N, N)
+        P[c, i, j] = probability that candidate i, shown first, beats j, shown second; NaN
+        where the pair was not compared in that order (and for padding candidates).
+    tau : float, default 0.5
+        Decision threshold for hard wins: the first candidate wins if p > tau, loses if
+        p < tau, and a tie (p == tau) gives each side half a win. Ignored when ``soft``.
+    soft : bool, default False
+        Count p as the first candidate's (fractional) win and 1 - p as the second's.
+
+    Returns
+    -------
+    ndarray, shape (n_contexts, N)
+        wins / comparisons over every present comparison the candidate took part in, first or
+        second; NaN for a candidate without any comparison (e.g. padding).
+
+    Raises
+    ------
+    ValueError
+        Wrong shape, N < 2, values outside [0, 1], an all-NaN context, or tau outside [0, 1].
+
+    Examples
+    --------
+    A 3-cycle (a beats b beats c beats a) gives every candidate the same score.
+
+    >>> P = np.full((3, 3), np.nan); P[0, 1] = P[1, 2] = P[2, 0] = 0.9
+    >>> win_ratio(P)
+    array([[0.5, 0.5, 0.5]])
+    """
+    P = as_P(P)
+    return _win_ratio_kernel(P, _check_tau(tau), bool(soft))

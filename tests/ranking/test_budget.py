@@ -1,0 +1,262 @@
+"""Budget curves: the numba grid against a loop-and-scipy twin, end points, adaptive curve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ranking._checks import as_P
+from ranking.bias import balanced_threshold
+from ranking.budget import _strategy_orders, budget_curves, comparisons_needed
+from ranking.metrics import kendall, spearman
+from ranking.scores import win_ratio
+from tests.ranking import naive
+
+STATIC = ("random", "no-repeat", "symmetric")
+
+
+def simulate(rng, n_contexts, n_items, bias=0.6, noise=1.0, grid=None):
+    truth = rng.normal(size=(n_contexts, n_items))
+    logit = (
+        truth[:, :, None]
+        - truth[:, None, :]
+        + bias
+        + noise * rng.normal(size=(n_contexts, n_items, n_items))
+    )
+    P = 1 / (1 + np.exp(-logit))
+    if grid is not None:
+        P = np.round(P * grid) / grid
+    idx = np.arange(n_items)
+    P[:, idx, idx] = np.nan
+    return truth, P
+
+
+def _awkward_case(seed, grid=None):
+    """Padding, missing pairs, a missing reference score and a tied reference."""
+    rng = np.random.default_rng(seed)
+    ref, P = simulate(rng, 4, 5, grid=grid)
+    P[1, 4, :] = np.nan  # context 1 has 4 candidates
+    P[1, :, 4] = np.nan
+    P[2][rng.random((5, 5)) < 0.3] = np.nan  # some pairs never judged
+    P[2, 0, 1] = 0.6
+    ref[3, 2] = np.nan
+    ref[0, 1] = ref[0, 3]
+    return P, ref
+
+
+@pytest.mark.parametrize("soft", [False, True])
+@pytest.mark.parametrize("correlation", ["spearman", "kendall"])
+@pytest.mark.parametrize("unseen", ["neutral", "omit"])
+@pytest.mark.parametrize("grid", [None, 4])
+def test_grid_matches_naive(soft, correlation, unseen, grid):
+    P, ref = _awkward_case(1 + (grid or 0), grid=grid)
+    n_draws = 2
+    curves = budget_curves(
+        P,
+        ref,
+        strategies=STATIC,
+        n_draws=n_draws,
+        method="soft_win_ratio" if soft else "win_ratio",
+        correlation=correlation,
+        unseen=unseen,
+        random_state=42,
+    )
+    seqs = _strategy_orders(as_P(P), STATIC, n_draws, np.random.default_rng(42), 0.1)
+    for si, strategy in enumerate(STATIC):
+        orders, n_avail = seqs[si]
+        for bi, deb in enumerate((False, True)):
+            want, taus = naive.naive_budget_grid(
+                P,
+                ref,
+                orders,
+                n_avail,
+                curves.budgets,
+                strategy,
+                deb,
+                soft=soft,
+                correlation=correlation,
+                unseen=unseen,
+            )
+            np.testing.assert_allclose(
+                curves.values[si, bi],
+                want,
+                atol=1e-12,
+                equal_nan=True,
+                err_msg=f"{strategy} debias={deb}",
+            )
+            got_tau = curves.tau[si]
+            both = np.isfinite(got_tau) & np.isfinite(taus)
+            np.testing.assert_array_equal(got_tau[both], taus[both])
+            assert both.sum() > 0.8 * np.isfinite(taus).sum()
+
+
+def test_end_point_equals_ranking_all_comparisons():
+    rng = np.random.default_rng(3)
+    truth, P = simulate(rng, 12, 6)
+    n_ord = 30
+    curves = budget_curves(P, truth, n_draws=4, budgets=[1, 2, 3, 15, 16, n_ord], random_state=1)
+    full = np.mean(spearman(win_ratio(P), truth))
+    t = balanced_threshold(P)
+    full_debiased = np.mean(spearman(win_ratio(P, tau=t), truth))
+    for s in ("random", "symmetric"):
+        si = curves.strategies.index(s)
+        np.testing.assert_allclose(curves.values[si, 0, :, -1], full, atol=1e-12)
+        np.testing.assert_allclose(curves.values[si, 1, :, -1], full_debiased, atol=1e-12)
+        np.testing.assert_array_equal(curves.tau[si, :, -1], t)
+        assert curves.std[si, 0, -1] == pytest.approx(0.0, abs=1e-12)
+    nr = curves.strategies.index("no-repeat")
+    assert np.isnan(curves.mean[nr, :, -2:]).all()  # beyond N(N-1)/2 = 15
+    assert np.isfinite(curves.mean[nr, :, :4]).all()
+    sy = curves.strategies.index("symmetric")
+    # an odd budget spends one comparison less; budget 1 spends none (all tied: no value)
+    np.testing.assert_array_equal(curves.values[sy, :, :, 2], curves.values[sy, :, :, 1])
+    assert np.isnan(curves.mean[sy, :, 0]).all()
+    assert (curves.frac_defined[sy, :, 0] == 0).all()
+    assert curves.mean[0, 0, -1] > curves.mean[0, 0, 0] + 0.3
+
+
+def test_summary_statistics_over_draws():
+    rng = np.random.default_rng(4)
+    truth, P = simulate(rng, 10, 5)
+    c = budget_curves(P, truth, n_draws=7, strategies=("random",), debias=(False,))
+    v = c.values[0, 0]
+    np.testing.assert_allclose(c.mean[0, 0], v.mean(axis=0))
+    np.testing.assert_allclose(c.std[0, 0], v.std(axis=0, ddof=1))
+    np.testing.assert_allclose(c.p10[0, 0], np.percentile(v, 10, axis=0))
+    np.testing.assert_allclose(c.p90[0, 0], np.percentile(v, 90, axis=0))
+    m, s, lo, hi = c.curve("random", False)
+    np.testing.assert_array_equal(m, c.mean[0, 0])
+    np.testing.assert_array_equal(c.budgets, np.arange(1, 21))
+
+
+def test_kendall_end_point():
+    rng = np.random.default_rng(6)
+    truth, P = simulate(rng, 8, 6)
+    c = budget_curves(
+        P,
+        truth,
+        n_draws=2,
+        correlation="kendall",
+        budgets=[30],
+        strategies=("random",),
+        debias=(False,),
+    )
+    assert c.mean[0, 0, 0] == pytest.approx(np.mean(kendall(win_ratio(P), truth)))
+
+
+def test_poe_method_matches_naive_posterior():
+    P, ref = _awkward_case(9)
+    n_draws = 2
+    c = budget_curves(
+        P, ref, method="poe", n_draws=n_draws, random_state=5, strategies=("random", "symmetric")
+    )
+    seqs = _strategy_orders(
+        as_P(P), ("random", "symmetric"), n_draws, np.random.default_rng(5), 0.1
+    )
+    Pc = as_P(P)
+    ok = (np.isfinite(Pc).any(axis=2) | np.isfinite(Pc).any(axis=1)) & np.isfinite(ref)
+    for si, strategy in enumerate(("random", "symmetric")):
+        orders, n_avail = seqs[si]
+        for bi, deb in enumerate((False, True)):
+            for d in range(n_draws):
+                for k, R in enumerate(c.budgets):
+                    r = R - R % 2 if strategy == "symmetric" else R
+                    rhos = []
+                    for ctx in range(4):
+                        codes = orders[d, ctx, : min(r, n_avail[ctx])]
+                        pairs = [(int(x) // 5, int(x) % 5) for x in codes]
+                        s = naive.naive_poe_scores(Pc[ctx], pairs, 0.1, deb)
+                        rho = naive.naive_spearman(
+                            np.where(ok[ctx], s, np.nan), np.where(ok[ctx], ref[ctx], np.nan)
+                        )[0]
+                        if np.isfinite(rho):
+                            rhos.append(rho)
+                    want = np.mean(rhos) if rhos else np.nan
+                    np.testing.assert_allclose(c.values[si, bi, d, k], want, atol=1e-7)
+
+
+def test_bradley_terry_method_end_point():
+    from ranking.bradley_terry import bradley_terry
+
+    rng = np.random.default_rng(2)
+    truth, P = simulate(rng, 6, 5)
+    c = budget_curves(
+        P, truth, method="bradley_terry", n_draws=2, budgets=[4, 10, 20], strategies=("random",)
+    )
+    full = np.mean(spearman(bradley_terry(P=P).scores, truth))
+    np.testing.assert_allclose(c.values[0, 0, :, -1], full, atol=1e-9)
+    assert np.isfinite(c.mean).all()
+
+
+def test_adaptive_curve_beats_no_repeat():
+    """At equal budget (averaged over contexts and draws) PoE max-info beats no-repeat."""
+    rng = np.random.default_rng(0)
+    truth, P = simulate(rng, 30, 16, bias=0.5)
+    budgets = np.arange(16, 49, 8)  # 1 to 3 comparisons per candidate
+    for method in ("win_ratio", "poe"):
+        c = budget_curves(
+            P,
+            truth,
+            budgets=budgets,
+            n_draws=4,
+            method=method,
+            strategies=("no-repeat", "poe-max-info"),
+            debias=(False,),
+            random_state=0,
+        )
+        gain = c.mean[1, 0] - c.mean[0, 0]
+        assert gain.mean() > 0.015, (method, gain)
+        assert (gain > 0).all(), (method, gain)
+
+
+def test_comparisons_needed():
+    rng = np.random.default_rng(5)
+    truth, P = simulate(rng, 20, 6, noise=0.3)
+    c = budget_curves(P, truth, n_draws=5)
+    need = comparisons_needed(c, 0.6)
+    for (s, deb), budget in need.items():
+        si, bi = c.strategies.index(s), c.debias.index(deb)
+        assert budget is not None
+        k = int(np.flatnonzero(c.budgets == budget)[0])
+        assert c.mean[si, bi, k] >= 0.6
+        assert not (c.mean[si, bi, :k] >= 0.6).any()
+    assert comparisons_needed(c, -1.0)[("random", False)] == 1
+    with pytest.raises(ValueError, match="correlation"):
+        comparisons_needed(c, 2.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(strategies=("all",)), "end point"),
+        (dict(strategies=("sorted",)), "unknown strategy"),
+        (dict(strategies=()), "empty"),
+        (dict(method="elo"), "unknown method"),
+        (dict(correlation="pearson"), "unknown correlation"),
+        (dict(budgets=[0, 3]), "between 1"),
+        (dict(budgets=[31]), "between 1"),
+        (dict(budgets=[1.5]), "integers"),
+        (dict(n_draws=0), "n_draws"),
+        (dict(debias=("yes",)), "booleans"),
+        (dict(unseen="zero"), "unseen"),
+        (dict(tau=2.0), "tau"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    rng = np.random.default_rng(0)
+    truth, P = simulate(rng, 3, 6)
+    with pytest.raises(ValueError, match=match):
+        budget_curves(P, truth, **kwargs)
+
+
+def test_bad_arrays():
+    rng = np.random.default_rng(0)
+    truth, P = simulate(rng, 3, 4)
+    with pytest.raises(ValueError, match="shape"):
+        budget_curves(P, truth[:, :3])
+    with pytest.raises(ValueError, match="no context has two"):
+        budget_curves(P, np.full_like(truth, np.nan))
+    with pytest.raises(ValueError, match="no comparison"):
+        budget_curves(np.full((2, 3, 3), np.nan), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="at least 2"):
+        budget_curves(np.zeros((2, 1, 1)), np.ones((2, 1)))
