@@ -467,7 +467,7 @@ def validate_dataset(ds: Dataset, sources: Mapping[str, str] | None = None) -> D
     """
     sources = dict(sources or {})
     problems = Problems()
-    label = ds.name or "dataset"
+    label = ds.source or ds.name or "dataset"
     src = {t: sources.get(t, f"{label}: {t}") for t in TABLE_NAMES}
     scales = _check_scales(ds.scales, problems, label)
 

@@ -6,6 +6,10 @@ Benchmarks are loaded once per server (``st.cache_resource``) and treated as rea
 
 from __future__ import annotations
 
+import threading
+import uuid
+import weakref
+
 import streamlit as st
 
 import data
@@ -13,7 +17,14 @@ from data.schema import Dataset
 
 DATASETS = "app.datasets"
 ACTIVE = "app.active"
+VERSIONS = "app.versions"
 DEMO = "demo"
+
+# Server-wide token per live Dataset object: cached results are keyed by it, so two sessions
+# that load the same (cache_resource'd) benchmark share them, and two uploads that happen to
+# have the same file name never do. Weak references: a dead object's id may be reused.
+_tokens: dict[int, tuple[weakref.ref, str]] = {}
+_tokens_lock = threading.Lock()
 
 
 @st.cache_resource(show_spinner="Loading benchmark…")
@@ -36,8 +47,38 @@ def datasets() -> dict[str, Dataset]:
 def add(name: str, ds: Dataset, *, activate: bool = True) -> None:
     """Register ``ds`` under ``name`` (replacing an older one of that name)."""
     datasets()[name] = ds
+    changed(name)
     if activate:
         st.session_state[ACTIVE] = name
+
+
+def changed(name: str) -> None:
+    """Say that the dataset ``name`` was modified in place, so cached results are dropped."""
+    versions = st.session_state.setdefault(VERSIONS, {})
+    versions[name] = versions.get(name, 0) + 1
+
+
+def _token(ds: Dataset) -> str:
+    with _tokens_lock:
+        entry = _tokens.get(id(ds))
+        if entry is not None and entry[0]() is ds:
+            return entry[1]
+        for k in [k for k, (ref, _) in _tokens.items() if ref() is None]:
+            del _tokens[k]
+        token = uuid.uuid4().hex[:12]
+        _tokens[id(ds)] = (weakref.ref(ds), token)
+        return token
+
+
+def key(name: str | None = None) -> str:
+    """A string that identifies the content of a dataset (default: the active one).
+
+    It changes when another dataset becomes active, when a dataset is (re)added under a
+    name and after :func:`changed`; the cached service layer keys its results by it.
+    """
+    name = active_name() if name is None else name
+    version = st.session_state.get(VERSIONS, {}).get(name, 0)
+    return f"{name}|{_token(datasets()[name])}|{version}"
 
 
 def active_name() -> str:

@@ -96,6 +96,19 @@ def guard(what: str):
         show_error(err, what=what)
 
 
+def select(label: str, options, *, key: str, index: int = 0, **kwargs):
+    """A selectbox that forgets a remembered choice no longer among ``options``.
+
+    After switching datasets a page's attribute or judge may not exist any more; the widget
+    then starts again from ``index`` instead of failing.
+    """
+    options = list(options)
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+    return st.selectbox(label, options, index=min(index, max(len(options) - 1, 0)), key=key,
+                        **kwargs)
+
+
 def need(condition: bool, message: str) -> None:
     """Stop the page with a friendly note when the data cannot support it."""
     if not condition:
