@@ -1,0 +1,436 @@
+"""A small local server speaking the OpenAI chat-completions API, for tests (no network).
+
+``FakeOpenAI`` listens on 127.0.0.1 at a random port and serves ``POST /v1/chat/completions``,
+``GET /v1/models`` and ``GET /v1/models/{id}`` with scripted, deterministic behaviour:
+
+- label answers with ``logprobs``/``top_logprobs`` derived from the prompt (``label_logprobs``),
+  so a test can compute the expected probability itself;
+- sampled text answers derived from (prompt, seed, choice index) (``sampled_answer``);
+- scripted failures for the next calls (``fail_next``): 429 with Retry-After, 500s, slow replies
+  that trip the client's timeout;
+- refusals: a prompt containing ``REFUSE`` gets ``message.refusal``; ``FILTER`` gets
+  ``finish_reason="content_filter"``; ``EMPTY`` gets an empty answer;
+- ``stall_after``: answer that many completions, then hold every further request until
+  ``release()`` (used to kill a client mid-run at a known point);
+- it counts every call it got (``n_chat_calls``, ``prompts``) and the answers it sent
+  (``n_answered``, ``answered_prompts`` without the backend's probes).
+
+Run ``python tests/judge/fake_openai.py`` to serve it by hand (prints the base URL).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+PROBE_MARK = "judgescope-probe"  # prompts of OpenAIBackend.check() contain this
+
+
+def _unit(*parts) -> float:
+    """A number in [0, 1) fixed by ``parts`` (stable across processes, unlike hash())."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def label_logprobs(prompt: str) -> dict[str, float]:
+    """The first-token log-probabilities the fake model gives after ``prompt``.
+
+    "A" appears twice (" A" and "A") so clients must merge tokens whose stripped text matches.
+    The digits "1".."5" carry a score distribution for G-Eval style requests.
+    """
+    u = _unit("label", prompt)
+    p_a = 0.05 + 0.9 * u  # total mass of " A" + "A"
+    p_b = (1.0 - p_a) * 0.8
+    out = {
+        " A": math.log(p_a * 0.7),
+        "A": math.log(p_a * 0.3),
+        " B": math.log(p_b),
+        "Summary": math.log((1.0 - p_a) * 0.1),
+        " tie": math.log((1.0 - p_a) * 0.05),
+    }
+    # scores: a peaked distribution around a prompt-dependent centre
+    centre = 1 + 4 * _unit("score", prompt)
+    weights = {s: math.exp(-((s - centre) ** 2)) for s in range(1, 6)}
+    total = sum(weights.values())
+    for s, w in weights.items():
+        out[str(s)] = math.log(0.04 * (1.0 - p_a) * w / total)
+    return out
+
+
+def expected_p_first(prompt: str) -> float:
+    """P(A) / (P(A) + P(B)) implied by :func:`label_logprobs` (the value a client must find)."""
+    lp = label_logprobs(prompt)
+    p_a = math.exp(lp[" A"]) + math.exp(lp["A"])
+    p_b = math.exp(lp[" B"])
+    return p_a / (p_a + p_b)
+
+
+def expected_score(prompt: str, scale=(1, 5)) -> float:
+    """Expected score over the score tokens implied by :func:`label_logprobs`."""
+    lp = label_logprobs(prompt)
+    probs = {s: math.exp(lp[str(s)]) for s in range(scale[0], scale[1] + 1)}
+    total = sum(probs.values())
+    return sum(s * p for s, p in probs.items()) / total
+
+
+def sampled_answer(prompt: str, seed, index: int) -> str:
+    """The text the fake model samples: a verdict for pairwise prompts, a score otherwise."""
+    u = _unit("sample", prompt, seed, index)
+    if "scale of 1" in prompt or "score" in prompt.lower():
+        return ["1", "2", "3 out of 5", "Score: 4", "5", "4.5"][int(u * 6)]
+    return ["A", "B", "Summary A", "Summary B is more coherent.", "tie", "I cannot decide."][
+        int(u * 6)
+    ]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    server: _Server
+
+    def log_message(self, format, *args):  # keep test output clean
+        return
+
+    # -- helpers -------------------------------------------------------------------------
+    def _send(self, status: int, payload: dict, headers: dict | None = None) -> bool:
+        body = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # the client gave up (timeout test) or was killed: nothing to answer to
+            self.close_connection = True
+            return False
+        return True
+
+    def _error(self, status: int, message: str, code: str | None = None, headers=None) -> None:
+        self._send(
+            status,
+            {"error": {"message": message, "type": "invalid_request_error", "code": code}},
+            headers,
+        )
+
+    def _authorised(self) -> bool:
+        fake = self.server.fake
+        if fake.api_key is None:
+            return True
+        if self.headers.get("Authorization") == f"Bearer {fake.api_key}":
+            return True
+        self._error(401, "Incorrect API key provided.", "invalid_api_key")
+        return False
+
+    # -- routes --------------------------------------------------------------------------
+    def do_GET(self):
+        fake = self.server.fake
+        if not self._authorised():
+            return
+        if not fake.serve_models:
+            self._error(404, "Not Found")
+            return
+        if self.path.rstrip("/") == "/v1/models":
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in fake.models
+            ]
+            self._send(200, {"object": "list", "data": data})
+            return
+        if self.path.startswith("/v1/models/"):
+            model = self.path[len("/v1/models/") :]
+            if model in fake.models:
+                self._send(200, {"id": model, "object": "model", "created": 0, "owned_by": "fake"})
+            else:
+                self._error(404, f"The model `{model}` does not exist", "model_not_found")
+            return
+        self._error(404, "Not Found")
+
+    def do_POST(self):
+        fake = self.server.fake
+        length = int(self.headers.get("Content-Length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._error(404, "Not Found")
+            return
+        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        fake._record(body, prompt)
+        with fake._lock:
+            fake._in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake._in_flight)
+        try:
+            self._chat(fake, body, prompt)
+        finally:
+            with fake._lock:
+                fake._in_flight -= 1
+
+    def _chat(self, fake: FakeOpenAI, body: dict, prompt: str) -> None:
+        if not self._authorised():
+            return
+        if body.get("model") not in fake.models:
+            self._error(404, f"The model `{body.get('model')}` does not exist", "model_not_found")
+            return
+        action = fake._next_action(prompt)
+        if action is not None:
+            kind = action["kind"]
+            if kind == "status":
+                headers = {}
+                if action.get("retry_after") is not None:
+                    headers["Retry-After"] = str(action["retry_after"])
+                if action.get("retry_after_ms") is not None:
+                    headers["retry-after-ms"] = str(action["retry_after_ms"])
+                self._error(
+                    action["status"], action.get("message", "scripted failure"), headers=headers
+                )
+                return
+            if kind == "slow":
+                time.sleep(action["seconds"])
+        if fake.stall_after is not None and PROBE_MARK not in prompt:
+            with fake._lock:
+                # count admissions (not answers) so concurrent requests cannot overshoot
+                stall = fake._n_admitted >= fake.stall_after
+                if stall:
+                    fake.n_stalled += 1
+                else:
+                    fake._n_admitted += 1
+            if stall:
+                fake._release.wait()
+                if fake._stopping or fake._abandon:
+                    self.close_connection = True  # hang up without an answer
+                    return
+        if body.get("logprobs") and fake.reject_logprobs:
+            self._error(400, "logprobs are not supported by this server", "unsupported_parameter")
+            return
+        sent = self._send(200, fake._completion(body, prompt))
+        with fake._lock:
+            fake.n_answered += 1
+            if sent and PROBE_MARK not in prompt:
+                fake.answered_prompts.append(prompt)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    fake: FakeOpenAI
+
+    def handle_error(self, request, client_address):  # clients hang up on purpose in tests
+        return
+
+
+class FakeOpenAI:
+    """Scripted chat-completions server. Use as a context manager or via the fixture.
+
+    Parameters
+    ----------
+    models : models the server knows; requests for others get 404 ``model_not_found``.
+    api_key : when set, requests must carry ``Authorization: Bearer <api_key>`` (else 401).
+    offer_logprobs : False answers without ``logprobs`` even when asked (as some servers do).
+    reject_logprobs : True answers 400 to any request asking for logprobs.
+    support_n : False returns one choice whatever ``n`` says.
+    """
+
+    def __init__(
+        self,
+        models=("fake-model",),
+        *,
+        api_key: str | None = None,
+        offer_logprobs: bool = True,
+        reject_logprobs: bool = False,
+        support_n: bool = True,
+        serve_models: bool = True,
+        stall_after: int | None = None,
+    ):
+        self.models = list(models)
+        self.api_key = api_key
+        self.offer_logprobs = offer_logprobs
+        self.reject_logprobs = reject_logprobs
+        self.support_n = support_n
+        self.serve_models = serve_models
+        self.stall_after = stall_after
+        self.bodies: list[dict] = []
+        self.prompts: list[str] = []
+        self.n_answered = 0
+        self._n_admitted = 0
+        self.n_stalled = 0
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._script: deque[dict] = deque()
+        self._lock = threading.Lock()
+        self.answered_prompts: list[str] = []
+        self._release = threading.Event()
+        self._stopping = False
+        self._abandon = False
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> FakeOpenAI:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = self
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def release(self) -> None:
+        """Let stalled requests through and stop stalling."""
+        self.stall_after = None
+        self._release.set()
+
+    def abandon_stalled(self) -> None:
+        """Hang up on stalled requests without answering, and stop stalling."""
+        self._abandon = True
+        self.stall_after = None
+        self._release.set()
+
+    # -- scripting -----------------------------------------------------------------------
+    def fail_next(
+        self,
+        status: int,
+        times: int = 1,
+        *,
+        retry_after=None,
+        retry_after_ms=None,
+        message: str = "scripted failure",
+    ) -> None:
+        """Answer the next ``times`` chat calls with HTTP ``status`` (and Retry-After headers)."""
+        for _ in range(times):
+            self._script.append(
+                {
+                    "kind": "status",
+                    "status": status,
+                    "retry_after": retry_after,
+                    "retry_after_ms": retry_after_ms,
+                    "message": message,
+                }
+            )
+
+    def slow_next(self, seconds: float, times: int = 1) -> None:
+        """Delay the next ``times`` chat calls by ``seconds`` before answering."""
+        for _ in range(times):
+            self._script.append({"kind": "slow", "seconds": seconds})
+
+    # -- counts --------------------------------------------------------------------------
+    @property
+    def n_chat_calls(self) -> int:
+        """Chat-completion requests received (including ones answered with an error)."""
+        return len(self.bodies)
+
+    @property
+    def work_prompts(self) -> list[str]:
+        """Prompts received, leaving out the backend's one-token probes."""
+        with self._lock:
+            return [p for p in self.prompts if PROBE_MARK not in p]
+
+    def _record(self, body: dict, prompt: str) -> None:
+        with self._lock:
+            self.bodies.append(body)
+            self.prompts.append(prompt)
+
+    def _next_action(self, prompt: str) -> dict | None:
+        with self._lock:
+            if self._script and PROBE_MARK not in prompt:
+                return self._script.popleft()
+        return None
+
+    # -- answers -------------------------------------------------------------------------
+    def _completion(self, body: dict, prompt: str) -> dict:
+        n = int(body.get("n") or 1) if self.support_n else 1
+        seed = body.get("seed")
+        max_tokens = body.get("max_tokens") or body.get("max_completion_tokens") or 16
+        want_logprobs = bool(body.get("logprobs")) and self.offer_logprobs
+        top_k = int(body.get("top_logprobs") or 0)
+        choices = []
+        for i in range(n):
+            message = {"role": "assistant", "content": None, "refusal": None}
+            finish = "stop"
+            logprobs = None
+            if "REFUSE" in prompt:
+                message["refusal"] = "I'm sorry, I can't help with that."
+            elif "FILTER" in prompt:
+                message["content"] = ""
+                finish = "content_filter"
+            elif "EMPTY" in prompt:
+                message["content"] = ""
+            elif want_logprobs:
+                lps = sorted(label_logprobs(prompt).items(), key=lambda kv: -kv[1])
+                chosen, chosen_lp = lps[0]
+                message["content"] = chosen
+                finish = "length" if max_tokens <= 1 else "stop"
+                top = [
+                    {"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in lps[:top_k]
+                ]
+                logprobs = {
+                    "content": [
+                        {
+                            "token": chosen,
+                            "logprob": chosen_lp,
+                            "bytes": list(chosen.encode()),
+                            "top_logprobs": top,
+                        }
+                    ],
+                    "refusal": None,
+                }
+            else:
+                message["content"] = sampled_answer(prompt, seed, i)
+            choices.append(
+                {"index": i, "message": message, "finish_reason": finish, "logprobs": logprobs}
+            )
+        n_prompt = max(1, len(prompt) // 4)
+        n_completion = sum(max(1, len(c["message"]["content"] or "") // 4) for c in choices)
+        return {
+            "id": f"chatcmpl-{len(self.bodies)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model"),
+            "choices": choices,
+            "usage": {
+                "prompt_tokens": n_prompt,
+                "completion_tokens": n_completion,
+                "total_tokens": n_prompt + n_completion,
+            },
+        }
+
+
+@pytest.fixture(name="fake_openai")
+def fake_openai_fixture():
+    """A started :class:`FakeOpenAI` (default settings), stopped after the test.
+
+    Import ``fake_openai_fixture`` into a test module to use the ``fake_openai`` fixture
+    (the different name keeps test arguments from shadowing the import).
+    """
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+if __name__ == "__main__":  # serve by hand: python tests/judge/fake_openai.py
+    with FakeOpenAI() as fake:
+        print(fake.base_url, flush=True)
+        threading.Event().wait()

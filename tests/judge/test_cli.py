@@ -1,0 +1,333 @@
+"""``python -m judge run|estimate`` as a user runs it: subprocesses against the fake server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from data.io import read_table, save_dataset
+from data.paths import data_dirs
+from data.schema import Dataset
+from judge.cli import main
+from tests.judge.fake_openai import FakeOpenAI, expected_p_first
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def tiny_dataset() -> Dataset:
+    ctx = pd.DataFrame({"context_id": ["d0", "d1"], "text": ["First article.", "Second article."]})
+    cands = pd.DataFrame(
+        {
+            "context_id": ["d0", "d0", "d0", "d1", "d1", "d1"],
+            "candidate_id": ["x", "y", "z", "x", "y", "z"],
+            "text": ["Short one.", "A longer summary.", "Another.", "Fine.", "Bad.", "Okay-ish."],
+        }
+    )
+    return Dataset(name="tiny", contexts=ctx, candidates=cands)
+
+
+@pytest.fixture
+def env(tmp_path):
+    out = {**os.environ, "JUDGESCOPE_CACHE": str(tmp_path / "cache"), "PYTHONPATH": str(REPO)}
+    out.pop("OPENAI_API_KEY", None)
+    out.pop("OPENAI_BASE_URL", None)
+    return out
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return save_dataset(tiny_dataset(), tmp_path / "tiny")
+
+
+def cli(args, env, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "judge", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_one_line_error(proc, pattern):
+    assert proc.returncode == 2, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert pattern in lines[0], lines[0]
+
+
+def test_run_writes_comparisons_and_resumes(folder, tmp_path, env):
+    out = tmp_path / "comparisons.csv"
+    with FakeOpenAI() as fake:
+        args = [
+            "run",
+            "--dataset",
+            str(folder),
+            "--attribute",
+            "coherence",
+            "--template",
+            "liusie-c1",
+            "--backend",
+            "openai",
+            "--model",
+            "fake-model",
+            "--base-url",
+            fake.base_url,
+            "--out",
+            str(out),
+        ]
+        proc = cli(args, env)
+        assert proc.returncode == 0, proc.stderr
+        assert "12 new" in proc.stderr and "fake-model/liusie-c1" in proc.stderr
+        assert "12/12" in proc.stderr  # tqdm bar on stderr
+        df = read_table(out, "comparisons")
+        assert len(df) == 12 and df["p_first"].notna().all()
+        spec = __import__("judge.templates", fromlist=["x"]).builtin_templates()["liusie-c1"]
+        spec = spec.for_attribute("coherence")
+        ds = tiny_dataset()
+        text = {(r.context_id, r.candidate_id): r.text for r in ds.candidates.itertuples()}
+        ctx = dict(zip(ds.contexts["context_id"], ds.contexts["text"], strict=True))
+        for r in df.itertuples():
+            prompt = spec.render(
+                context=ctx[r.context_id],
+                a=text[(r.context_id, r.first_id)],
+                b=text[(r.context_id, r.second_id)],
+            )
+            assert r.p_first == pytest.approx(expected_p_first(prompt), abs=1e-9)
+        n_calls = fake.n_chat_calls
+        # the store is the default one under JUDGESCOPE_CACHE: same command, nothing asked
+        again = cli(args + ["--quiet"], env)
+        assert again.returncode == 0, again.stderr
+        assert "12 from the store, 0 new" in again.stderr
+        assert fake.n_chat_calls == n_calls
+        # estimate now sees every call cached
+        est = cli(
+            [
+                "estimate",
+                "--dataset",
+                str(folder),
+                "--attribute",
+                "coherence",
+                "--template",
+                "liusie-c1",
+                "--model",
+                "fake-model",
+                "--base-url",
+                fake.base_url,
+                "--json",
+            ],
+            env,
+        )
+        assert est.returncode == 0, est.stderr
+        got = json.loads(est.stdout)
+        assert got["n_prompts"] == 12 and got["n_cached"] == 12 and got["prompt_tokens"] == 0
+        assert got["price_usd"] is None  # not in the price table
+    assert (tmp_path / "cache" / "runs.sqlite").exists()
+
+
+def test_run_samples_and_absolute(folder, tmp_path, env):
+    with FakeOpenAI() as fake:
+        base = [
+            "--dataset",
+            str(folder),
+            "--attribute",
+            "coherence",
+            "--model",
+            "fake-model",
+            "--base-url",
+            fake.base_url,
+            "-q",
+        ]
+        out = tmp_path / "c.parquet"
+        proc = cli(
+            [
+                "run",
+                "--template",
+                "summeval-abc",
+                "--selection",
+                "no-repeat",
+                "--budget",
+                "2",
+                "--samples",
+                "3",
+                "--temperature",
+                "0.7",
+                "--out",
+                str(out),
+                *base,
+            ],
+            env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        df = read_table(out, "comparisons")
+        assert len(df) == 2 * 2 * 3 and set(df["judge"]) == {"fake-model/summeval-abc/t0.7-p1"}
+        out = tmp_path / "r.csv"
+        proc = cli(
+            ["run", "--template", "geval", "--mode", "expected", "--out", str(out), *base], env
+        )
+        assert proc.returncode == 0, proc.stderr
+        ratings = read_table(out, "ratings")
+        assert len(ratings) == 6 and ratings["score"].between(1, 5).all()
+
+
+def test_estimate_prints_price(folder, env, tmp_path):
+    prices = tmp_path / "prices.csv"
+    prices.write_text("# mine\nmodel,input_usd_per_1m,output_usd_per_1m\nfake-model,1000,2000\n")
+    proc = cli(
+        [
+            "estimate",
+            "--dataset",
+            str(folder),
+            "--attribute",
+            "coherence",
+            "--template",
+            "liusie-c2",
+            "--model",
+            "fake-model",
+            "--prices",
+            str(prices),
+            "--json",
+        ],
+        env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["n_prompts"] == 12 and got["n_cached"] == 0 and got["output_tokens"] == 12
+    want = (got["prompt_tokens"] * 1000 + 12 * 2000) / 1e6
+    assert got["price_usd"] == pytest.approx(want)
+    text = cli(
+        [
+            "estimate",
+            "--dataset",
+            str(folder),
+            "--attribute",
+            "coherence",
+            "--template",
+            "liusie-c2",
+            "--model",
+            "gpt-4o-mini",
+        ],
+        env,
+    )
+    assert text.returncode == 0 and "approximate" in text.stdout and "$" in text.stdout
+
+
+# ---------------------------------------------------------------------------------------
+# bad input: one line, exit code 2, nothing spent
+# ---------------------------------------------------------------------------------------
+def test_bad_input_subprocess(folder, tmp_path, env):
+    out = str(tmp_path / "o.csv")
+    with FakeOpenAI() as fake:
+        base = [
+            "run",
+            "--dataset",
+            str(folder),
+            "--attribute",
+            "coherence",
+            "--backend",
+            "openai",
+            "--base-url",
+            fake.base_url,
+            "--out",
+            out,
+        ]
+        assert_one_line_error(
+            cli([*base, "--template", "liusie-c3", "--model", "fake-model"], env),
+            "unknown template 'liusie-c3'; did you mean liusie-c",
+        )
+        assert_one_line_error(
+            cli([*base, "--template", "liusie-c2", "--model", "gpt-nope"], env),
+            "'gpt-nope' is not served",
+        )
+        assert_one_line_error(
+            cli(
+                [*base, "--template", "hanna-ep4", "--model", "fake-model", "--domain", "story"],
+                env,
+            ),
+            "{reference}",
+        )
+        assert fake.n_chat_calls == 0
+    # the server is gone now
+    assert_one_line_error(
+        cli([*base, "--template", "liusie-c2", "--model", "fake-model"], env),
+        "cannot reach the endpoint",
+    )
+    assert not Path(out).exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--dataset", "/nonexistent/folder"], "no such folder"),
+        (["--benchmark", "no-such-benchmark"], "no-such-benchmark"),
+        (["--selection", "no-repeat", "--budget", "99"], "context 'd0' (3 candidates)"),
+        (["--selection", "random"], "budget"),
+        (["--contexts", "nope"], "not in dataset"),
+    ],
+)
+def test_bad_input_in_process(args, message, folder, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    full = [
+        "estimate",
+        "--attribute",
+        "coherence",
+        "--template",
+        "liusie-c2",
+        "--model",
+        "m",
+        "--no-store",
+    ]
+    if not any(a in ("--dataset", "--benchmark") for a in args):
+        full += ["--dataset", str(folder)]
+    code = main(full + args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_missing_required_option_is_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--dataset", "x", "--attribute", "a", "--template", "t", "--model", "m"])
+    assert info.value.code == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_estimate_real_summeval_when_present(capsys, monkeypatch, tmp_path):
+    """The brief's example on the real SummEval data (runs whenever ../shared/data has it)."""
+    if not any((d / "summeval_bartscore").is_dir() for d in data_dirs()):
+        pytest.skip("SummEval data not available")
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    code = main(
+        [
+            "estimate",
+            "--benchmark",
+            "summeval",
+            "--attribute",
+            "coherence",
+            "--template",
+            "liusie-c2",
+            "--model",
+            "gpt-4o-mini",
+            "--selection",
+            "no-repeat",
+            "--budget",
+            "40",
+            "--json",
+        ]
+    )
+    got = json.loads(capsys.readouterr().out)
+    assert code == 0
+    # 100 documents x 40 comparisons, less a few pairs of identical summaries (same prompt)
+    assert 3900 <= got["n_prompts"] <= 4000 and got["n_cached"] == 0
+    assert got["output_tokens"] == got["n_prompts"]
+    assert got["price_usd"] == pytest.approx(
+        (got["prompt_tokens"] * 0.15 + got["output_tokens"] * 0.60) / 1e6
+    )
