@@ -276,6 +276,8 @@ def plan_pairwise(
                     labels=label_set,
                     prefix=prefix,
                     decoder_prefix=template.decoder_prefix or "",
+                    system=template.system,
+                    answer_prefix=template.answer_prefix or None,
                 )
                 key = key_from_base(
                     base, prompt_hash(rest, prefix=prefix, decoder_prefix=req.decoder_prefix)
@@ -380,6 +382,8 @@ def plan_absolute(
                     labels=score_labels,
                     prefix=prefix,
                     decoder_prefix=template.decoder_prefix or "",
+                    system=template.system,
+                    answer_prefix=template.answer_prefix or None,
                 )
                 key = key_from_base(
                     base, prompt_hash(rest, prefix=prefix, decoder_prefix=req.decoder_prefix)

@@ -43,6 +43,11 @@ class LabelRequest:
     labels: tuple[str, ...] = ("A", "B")
     prefix: str = ""
     decoder_prefix: str = ""
+    #: the template's system message (None: the backend's own default)
+    system: str | None = None
+    #: text after the prompt before the label is read, e.g. "Answer:" for causal models
+    #: (None: the backend's default; chat APIs answer in their own turn and ignore it)
+    answer_prefix: str | None = None
 
 
 @dataclass
@@ -100,3 +105,10 @@ class Backend(Protocol):
     def count_tokens(self, text: str) -> int:
         """Token count used by the estimate (approximate for API models)."""
         ...
+
+
+# Optional extras a backend may offer; the runners use them when present:
+#   check() -> None                      fail fast (endpoint down, unknown model) before any work
+#   iter_label_probs(requests, cancel)   yield (index, LabelResult) as each answer arrives, so the
+#   iter_generate(requests, cancel)      run store keeps it at once (a kill loses nothing done)
+#   supports_logprobs: bool              False when the server offers no label probabilities

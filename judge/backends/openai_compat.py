@@ -556,7 +556,7 @@ class OpenAIBackend:
             attempt += 1
 
     def _label_unit(self, req: LabelRequest) -> OpenAILabelResult:
-        params = self._base_params(req.prefix + req.prompt, None)
+        params = self._base_params(req.prefix + req.prompt, req.system)
         params.update({self._token_param: 1, "logprobs": True, "top_logprobs": self.top_logprobs})
         resp, error = self._call(params)
         if error is not None:
