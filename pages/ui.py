@@ -30,9 +30,9 @@ pio.templates.default = "plotly_white+judgescope"
 REPORT = "app.report"
 
 
-def metric(label: str, value, help_line: str, *, delta=None) -> None:
+def metric(label: str, value, help_line: str, *, delta=None, delta_color="normal") -> None:
     """A metric with one line underneath saying what it means."""
-    st.metric(label, value, delta=delta)
+    st.metric(label, value, delta=delta, delta_color=delta_color)
     st.caption(help_line)
 
 

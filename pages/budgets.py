@@ -1,0 +1,194 @@
+"""Comparison budgets: how well the judge ranks with R comparisons per context, for each way of
+choosing the comparisons, with and without debiasing."""
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages import services, state, ui
+
+PAGE = "Comparison budgets"
+BANDS = {"p10_p90": "10–90 % of draws", "sd": "±1 sd"}
+DEFAULT_STRATEGIES = ["random", "no-repeat", "symmetric", "poe-max-info"]
+
+st.title("Comparison budgets")
+st.caption(
+    "Each curve: draw R comparisons per context with a strategy, rank, correlate with the "
+    "humans per context, average over contexts; repeated over seeded draws (band)."
+)
+
+key = services.dataset_key()
+attributes = services.comparison_attributes(key)
+ui.need(
+    bool(attributes),
+    f"**{state.active_name()}** has no pairwise comparisons to subsample. Run a pairwise judge "
+    "on the **Judge** page, or load the demo, SummEval (ChatGPT verdicts) or PandaLM on the "
+    "**Data** page.",
+)
+
+left, right = st.columns(2)
+with left:
+    attribute = ui.select("Attribute", attributes, key="budget.attribute")
+with right:
+    judge = ui.select("Judge", services.judge_options(key, attribute), key="budget.judge")
+
+with ui.guard("Computing the budget curves"):
+    ref = services.human_reference(key, attribute, judge)
+    ui.need(
+        ref is not None,
+        f"No human reference for **{attribute}** in this dataset, so the curves have nothing "
+        "to correlate with. Load a dataset with human scores or human verdicts (the demo, "
+        "SummEval, PandaLM) on the **Data** page.",
+    )
+    st.caption(f"Reference: {ref.source}.")
+
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        strategies = st.multiselect(
+            "Strategies",
+            list(services.STRATEGIES),
+            default=DEFAULT_STRATEGIES,
+            format_func=services.STRATEGIES.get,
+            key="budget.strategies",
+            help="random: any ordered pair; no-repeat: never both orders of a pair; symmetric: "
+            "always both orders; adaptive: the next comparison is chosen from the answers so far.",
+        )
+        debias_shown = st.multiselect(
+            "Debiasing",
+            ["raw", "debiased"],
+            default=["raw", "debiased"],
+            key="budget.debias",
+            help="debiased: the threshold is re-balanced (first-position win rate 0.5) from the "
+            "comparisons drawn so far.",
+        )
+    with c2:
+        method = ui.select(
+            "Ranking method",
+            list(services.BUDGET_METHODS),
+            format_func=services.BUDGET_METHODS.get,
+            key="budget.method",
+        )
+        correlation = st.radio(
+            "Correlation",
+            ["spearman", "kendall"],
+            horizontal=True,
+            format_func=str.capitalize,
+            key="budget.correlation",
+        )
+    with c3:
+        n_draws = st.number_input(
+            "Draws",
+            2,
+            200,
+            20,
+            key="budget.draws",
+            help="seeded repetitions per strategy; the band spans them",
+        )
+        seed = st.number_input("Seed", 0, 2**31 - 1, 0, key="budget.seed")
+        band = st.radio(
+            "Band", list(BANDS), format_func=BANDS.get, horizontal=True, key="budget.band"
+        )
+    if method == "bradley_terry":
+        st.caption(
+            "Bradley–Terry refits once per draw and budget: expect a minute or more on "
+            "SummEval-size data."
+        )
+    ui.need(
+        bool(strategies) and bool(debias_shown),
+        "Pick at least one strategy and one debiasing setting.",
+    )
+    ui.settings(
+        PAGE,
+        {
+            "dataset": state.active_name(),
+            "attribute": attribute,
+            "judge": judge,
+            "method": services.BUDGET_METHODS[method],
+            "correlation": correlation,
+            "draws": int(n_draws),
+            "seed": int(seed),
+            "strategies": ", ".join(services.STRATEGIES[s] for s in strategies),
+        },
+    )
+
+    progress = st.progress(0.0, text="Computing budget curves…")
+    curves = []
+    for k, strategy in enumerate(strategies):
+        progress.progress(
+            k / len(strategies),
+            text=f"Budget curves: {services.STRATEGIES[strategy]} ({k + 1}/{len(strategies)})",
+        )
+        curves.append(
+            services.budget(
+                key, attribute, judge, strategy, method, correlation, int(n_draws), int(seed)
+            )
+        )
+    progress.empty()
+
+    frame = services.budget_frame(curves)
+    frame = frame[frame["debiasing"].isin(debias_shown)]
+    if band == "sd":
+        frame = frame.assign(lower=frame["mean"] - frame["std"], upper=frame["mean"] + frame["std"])
+    else:
+        frame = frame.assign(lower=frame["p10"], upper=frame["p90"])
+
+    fig = go.Figure()
+    names = list(services.STRATEGIES.values())
+    for (strategy, debiasing), sub in frame.groupby(["strategy", "debiasing"], sort=False):
+        colour = ui.PALETTE[names.index(strategy) % len(ui.PALETTE)]
+        label = f"{strategy}, {debiasing}"
+        sub = sub.dropna(subset=["mean"])
+        fig.add_trace(
+            go.Scatter(
+                x=list(sub["budget"]) + list(sub["budget"])[::-1],
+                y=list(sub["upper"]) + list(sub["lower"])[::-1],
+                fill="toself",
+                fillcolor=colour,
+                opacity=0.15,
+                line=dict(width=0),
+                hoverinfo="skip",
+                showlegend=False,
+                legendgroup=label,
+            )
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=sub["budget"],
+                y=sub["mean"],
+                name=label,
+                legendgroup=label,
+                mode="lines",
+                line=dict(color=colour, dash="dot" if debiasing == "debiased" else "solid"),
+            )
+        )
+    fig.update_layout(
+        xaxis_title="comparisons per context",
+        height=460,
+        yaxis_title=f"{correlation.capitalize()} with humans (mean over contexts)",
+    )
+    ui.figure(
+        fig, f"{correlation.capitalize()} against the number of comparisons", page=PAGE, data=frame
+    )
+
+    st.subheader("Comparisons needed")
+    rho = st.number_input(
+        f"Target {correlation.capitalize()} rho",
+        -1.0,
+        1.0,
+        services.default_target(frame),
+        0.01,
+        key=f"budget.rho|{key}|{attribute}|{judge}|{correlation}",
+        help="default: 90 % of the best mean value on the curves",
+    )
+    n_available = services.available_comparisons(services.pmatrix(key, attribute, judge).P)
+    needed = services.needed_frame(curves, rho, n_available)
+    needed = needed[needed["debiasing"].isin(debias_shown)]
+    ui.table(
+        needed,
+        f"Comparisons per context needed to reach rho = {rho:.2f}",
+        page=PAGE,
+        hide_index=True,
+    )
+    st.caption(
+        f"None: the mean curve never reaches rho. At most {n_available} comparisons per "
+        "context exist for this judge and attribute."
+    )

@@ -1,0 +1,223 @@
+"""Rankings: the judge's probability matrix per context, rankings by win-ratio, maximum
+likelihood and Bradley–Terry beside the human ranking, and Bradley–Terry over systems."""
+
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages import services, state, ui
+
+PAGE = "Rankings"
+
+st.title("Rankings")
+st.caption(
+    "How the judge's pairwise answers become rankings, and how close those come to the humans'."
+)
+
+key = services.dataset_key()
+attributes = services.comparison_attributes(key)
+ui.need(
+    bool(attributes),
+    f"**{state.active_name()}** has no pairwise comparisons to rank. Run a pairwise judge on "
+    "the **Judge** page, or load the demo, SummEval (ChatGPT verdicts), PandaLM or LLMFAO on "
+    "the **Data** page.",
+)
+
+left, right = st.columns(2)
+with left:
+    attribute = ui.select("Attribute", attributes, key="rank.attribute")
+with right:
+    judge = ui.select(
+        "Judge",
+        services.judge_options(key, attribute),
+        key="rank.judge",
+        help="The model (and template) whose comparisons are ranked; human annotators' "
+        "verdicts can be ranked too.",
+    )
+
+with ui.guard("Ranking the candidates"):
+    pm = services.pmatrix(key, attribute, judge)
+    ref = services.human_reference(key, attribute, judge)
+    rk = services.rankings(key, attribute, judge)
+
+    st.subheader("Agreement with humans")
+    if ref is None:
+        st.info(
+            f"No human reference for **{attribute}** in this dataset (no human scores and no "
+            "human verdicts), so agreement cannot be measured. The rankings are shown below; "
+            "load a dataset with human scores (e.g. SummEval or the demo) to compare."
+        )
+    else:
+        st.caption(f"Reference: {ref.source}.")
+        if ref.same_as_judge:
+            st.warning(
+                "The judge is the human annotators themselves: agreement measures how well each "
+                "method recovers the win-ratio of the same verdicts, not an independent check."
+            )
+        agree = rk.agreement.set_index("method")
+        cols = st.columns(len(services.METHODS) + 1)
+        for col, method in zip(cols, services.METHODS, strict=False):
+            row = agree.loc[method]
+            with col:
+                st.markdown(f"**{method}**")
+                ui.metric(
+                    "Spearman",
+                    services.fmt(row["spearman"]),
+                    f"rank correlation with the humans per context, mean over "
+                    f"{int(row['n_contexts'])} contexts",
+                )
+                ui.metric(
+                    "Pairwise accuracy",
+                    services.fmt(row["pairwise_accuracy"]),
+                    "share of candidate pairs with different human scores that this "
+                    "ranking orders as the humans do",
+                )
+        with cols[-1]:
+            st.markdown("**judge comparisons**")
+            raw = agree.loc["judge comparisons (tau = 0.5)", "pairwise_accuracy"]
+            ui.metric(
+                "Pairwise accuracy",
+                services.fmt(raw),
+                "share of the judge's single comparisons (p > 0.5 = first wins) that "
+                "agree with the human order",
+            )
+    for note in rk.notes:
+        st.caption(f"ℹ️ {note}")
+
+    st.subheader("One context")
+    c_left, c_right = st.columns(2)
+    with c_left:
+        contexts = list(range(len(pm.context_ids)))
+        c = ui.select(
+            "Context",
+            contexts,
+            key="rank.context",
+            format_func=lambda k: f"{pm.context_ids[k]} ({len(pm.candidate_ids[k])} candidates)",
+        )
+    with c_right:
+        method = ui.select(
+            "Ranking method",
+            list(services.METHODS),
+            key="rank.method",
+            help="Win-ratio: share of comparisons won (p > 0.5). Maximum likelihood: the order "
+            "that best explains all comparisons. Bradley–Terry: fitted strengths.",
+        )
+    ui.settings(
+        PAGE,
+        {
+            "dataset": state.active_name(),
+            "attribute": attribute,
+            "judge": judge,
+            "context": pm.context_ids[c],
+            "ranking method": method,
+        },
+    )
+
+    ids, block, counts, long = services.matrix_view(pm, c)
+    heat = go.Figure(
+        go.Heatmap(
+            z=block,
+            x=ids,
+            y=ids,
+            customdata=counts,
+            zmin=0.0,
+            zmax=1.0,
+            zmid=0.5,
+            colorscale=ui.DIVERGING,
+            colorbar=dict(title="p(first wins)"),
+            hovertemplate="shown first: %{y}<br>shown second: %{x}<br>"
+            "p(first wins) = %{z:.3f}<br>samples: %{customdata}<extra></extra>",
+        )
+    )
+    heat.update_layout(
+        xaxis_title="shown second",
+        yaxis_title="shown first",
+        yaxis_autorange="reversed",
+        height=480,
+    )
+    frame = services.context_frame(state.active(), pm, rk, ref, c, method)
+    bump = services.bump_frame(frame)
+    order = (["human"] if ref is not None else []) + list(services.METHODS)
+    slope = px.line(
+        bump,
+        x="method",
+        y="rank",
+        color="candidate",
+        markers=True,
+        category_orders={"method": order},
+    )
+    slope.update_layout(
+        yaxis_autorange="reversed", yaxis_dtick=1, height=480, yaxis_title="rank (1 = best)"
+    )
+    h_left, h_right = st.columns(2)
+    with h_left:
+        ui.figure(heat, f"Probability matrix, context {pm.context_ids[c]}", page=PAGE, data=long)
+    with h_right:
+        ui.figure(slope, f"Ranks by method, context {pm.context_ids[c]}", page=PAGE, data=bump)
+    ui.table(frame, f"Ranking by {method}, context {pm.context_ids[c]}", page=PAGE, hide_index=True)
+
+with ui.guard("Ranking the systems"):
+    st.subheader("Systems")
+    boot = st.toggle(
+        "Bootstrap intervals",
+        key="rank.bootstrap",
+        help="Percentile intervals from 200 refits on resampled comparisons (slow on large "
+        "sets). Off: intervals from the Fisher information.",
+    )
+    result = services.system_ranking(key, attribute, judge, "bootstrap" if boot else "fisher")
+    if result is None:
+        st.caption(
+            "No system-level ranking: the candidates have no systems that recur across contexts."
+        )
+    else:
+        table, rho, notes = result
+        fig = go.Figure(
+            go.Scatter(
+                x=table["system"],
+                y=table["bt_score"],
+                mode="markers",
+                name="Bradley–Terry",
+                marker=dict(size=10, color=ui.PALETTE[0]),
+                error_y=dict(
+                    type="data",
+                    symmetric=False,
+                    array=table["upper"] - table["bt_score"],
+                    arrayminus=table["bt_score"] - table["lower"],
+                ),
+            )
+        )
+        if "human_mean" in table:
+            fig.add_trace(
+                go.Scatter(
+                    x=table["system"],
+                    y=table["human_mean"],
+                    mode="markers",
+                    name="human mean (right axis)",
+                    yaxis="y2",
+                    marker=dict(symbol="diamond", size=9, color=ui.PALETTE[1]),
+                )
+            )
+            fig.update_layout(
+                yaxis2=dict(title="human mean", overlaying="y", side="right", showgrid=False)
+            )
+        fig.update_layout(
+            yaxis_title="Bradley–Terry score (log-strength)",
+            height=420,
+            legend=dict(orientation="h", y=1.1),
+        )
+        s_left, s_right = st.columns([3, 1])
+        with s_left:
+            level = "bootstrap" if boot else "Fisher"
+            ui.figure(
+                fig, f"Systems by Bradley–Terry with 95% {level} intervals", page=PAGE, data=table
+            )
+        with s_right:
+            ui.metric(
+                "System-level Spearman",
+                services.fmt(rho),
+                "rank correlation between the systems' Bradley–Terry scores and their "
+                "mean human reference",
+            )
+            ui.metric("Systems", len(table), "systems compared across all contexts")
+        for note in notes:
+            st.caption(f"ℹ️ {note}")

@@ -1,0 +1,77 @@
+"""Shared set-up for the AppTests of the analysis pages (Rankings, Position bias, Budgets).
+
+The pages run inside the real app (``app.py`` with ``st.navigation``): the session's
+datasets are put into session state before the first run, then the test switches page.
+Real benchmarks are read from ``data.paths.data_dirs()``; tests that need one run whenever
+its files are there.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import data
+from data.benchmarks import benchmark_info
+from data.paths import data_dirs
+from data.schema import Dataset
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+# Generous: the first page run compiles (or loads) numba kernels on a slow, shared machine.
+TIMEOUT = 600
+
+
+def have(name: str) -> bool:
+    """Whether the files of benchmark ``name`` are in the data folder (no download)."""
+    folder = data_dirs()[0]
+    return all((folder / rel).is_file() for rel in benchmark_info(name).files)
+
+
+def need(name: str):
+    return pytest.mark.skipif(not have(name), reason=f"files of {name!r} not in {data_dirs()[0]}")
+
+
+def open_page(page: str, dataset: str | Dataset = "demo") -> AppTest:
+    """Run the app with ``dataset`` active and switch to ``page`` (e.g. "pages/rankings.py").
+
+    ``dataset``: "demo", a benchmark name, or a :class:`Dataset` (made active as its name).
+    """
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if isinstance(dataset, Dataset) or dataset != "demo":
+        ds = dataset if isinstance(dataset, Dataset) else data.load_benchmark(dataset)
+        at.session_state["app.datasets"] = {"demo": data.demo_dataset(), ds.name: ds}
+        at.session_state["app.active"] = ds.name
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    """Metric label -> shown value (the last one of a label wins)."""
+    return {m.label: m.value for m in at.metric}
+
+
+def charts(at: AppTest) -> list[dict]:
+    """The plotly figures on the page, as JSON dicts."""
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def chart_titles(at: AppTest) -> list[str]:
+    return [fig["layout"]["title"]["text"] for fig in charts(at)]
+
+
+def array(value) -> np.ndarray:
+    """A plotly JSON array: a list, or the binary {"dtype", "bdata", "shape"} encoding."""
+    if isinstance(value, dict) and "bdata" in value:
+        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            out = out.reshape([int(x) for x in str(shape).split(",")])
+        return out
+    return np.asarray(value, dtype=float)

@@ -1,0 +1,103 @@
+"""AppTest of the Comparison budgets page: curves with bands for every strategy, raw and
+debiased; the "comparisons needed" table follows the target; plain notes when the data has no
+comparisons or no human reference; the real SummEval verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import data
+from data.schema import Dataset, empty_table
+from tests.pages._analysis_apptest import array, charts, need, open_page
+
+PAGE = "pages/budgets.py"
+
+
+def _curve_figure(at):
+    return next(
+        f for f in charts(at) if "against the number of comparisons" in f["layout"]["title"]["text"]
+    )
+
+
+def test_demo_curves_for_every_strategy_raw_and_debiased():
+    at = open_page(PAGE)
+    assert [t.value for t in at.title] == ["Comparison budgets"]
+    fig = _curve_figure(at)
+    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    bands = [t for t in fig["data"] if t.get("fill") == "toself"]
+    # 4 default strategies x (raw, debiased), each a mean line with its band
+    assert len(lines) == 8 and len(bands) == 8
+    names = {t["name"] for t in lines}
+    assert "adaptive (PoE max-info), debiased" in names and "random, raw" in names
+    for line in lines:
+        y = array(line["y"])
+        assert np.all((y >= -1) & (y <= 1))
+    # with every comparison the demo judge ranks well
+    full = max(array(t["y"])[-1] for t in lines)
+    assert full > 0.8
+    needed = at.dataframe[0].value
+    assert len(needed) == 8
+    assert set(needed["debiasing"]) == {"raw", "debiased"}
+
+
+def test_the_target_drives_the_comparisons_needed():
+    at = open_page(PAGE)
+    rho = next(n for n in at.number_input if n.key.startswith("budget.rho"))
+    rho.set_value(-1.0).run()
+    easy = at.dataframe[0].value
+    # reached at the first budget a strategy can spend (symmetric needs 2: both orders)
+    assert (easy["comparisons_needed"] <= 2).all()
+    assert (easy.loc[easy["strategy"] == "random", "comparisons_needed"] == 1).all()
+    rho = next(n for n in at.number_input if n.key.startswith("budget.rho"))
+    rho.set_value(1.0).run()
+    hard = at.dataframe[0].value
+    assert hard["comparisons_needed"].isna().all()  # a perfect correlation is never reached
+
+
+def test_changing_the_band_and_strategies():
+    at = open_page(PAGE)
+    at.multiselect(key="budget.strategies").set_value(["random"]).run()
+    at.radio(key="budget.band").set_value("sd").run()
+    assert not at.exception
+    fig = _curve_figure(at)
+    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    assert {t["name"] for t in lines} == {"random, raw", "random, debiased"}
+
+
+def test_notes_without_comparisons_or_without_humans():
+    demo = data.demo_dataset()
+    no_comp = Dataset(
+        name="scores only",
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        human_scores=demo.human_scores,
+        comparisons=empty_table("comparisons"),
+    )
+    at = open_page(PAGE, no_comp)
+    assert any("has no pairwise comparisons" in i.value for i in at.info)
+    no_humans = Dataset(
+        name="judge only",
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        comparisons=demo.comparisons,
+    )
+    at = open_page(PAGE, no_humans)
+    assert any("No human reference" in i.value for i in at.info)
+    assert not at.error and not charts(at)
+
+
+@need("summeval")
+def test_real_summeval_verdicts():
+    at = open_page(PAGE, "summeval")
+    assert not at.error
+    fig = _curve_figure(at)
+    lines = [t for t in fig["data"] if t.get("mode") == "lines"]
+    assert len(lines) == 8
+    # 11 adjacent system pairs in both orders per document: 22 comparisons at most
+    assert max(array(t["x"]).max() for t in lines) == 22
+    needed = at.dataframe[0].value
+    assert len(needed) == 8
+    shares = needed["share_of_available"].dropna()
+    assert all(0 < s <= 1 for s in shares) and not any(math.isnan(s) for s in shares)
