@@ -1,0 +1,174 @@
+"""ml_ranking against brute force over permutations, hand-made cases and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ranking.ml import MAX_EXACT_N, ml_ranking
+from tests.ranking import naive
+
+
+def _random_P(rng, n_items, p_missing=0.3, grid=None):
+    P = rng.random((n_items, n_items))
+    if grid is not None:  # coarse values: exact ties in the hard variant
+        P = np.round(P * grid) / grid
+    P[rng.random(P.shape) < p_missing] = np.nan
+    np.fill_diagonal(P, np.nan)
+    P[0, 1] = 0.6  # at least one comparison
+    return P
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_exact_dp_equals_brute_force_up_to_8_items(hard):
+    rng = np.random.default_rng(11 + hard)
+    n_checked = 0
+    for trial in range(30):
+        n = 8 if trial < 2 else int(rng.integers(2, 8))
+        P = _random_P(rng, n, grid=4 if hard else None)
+        res = ml_ranking(P, hard=hard)
+        best, tied = naive.naive_ml_brute(P, hard=hard)
+        order = tuple(int(i) for i in res.order[0] if i >= 0)
+        value = naive.naive_ml_terms(P, hard=hard)(order)
+        np.testing.assert_allclose(value, best, rtol=1e-10, atol=1e-10)
+        assert order in tied
+        if len(tied) == 1:
+            n_checked += 1
+        reported = res.agreement[0] if hard else res.log_likelihood[0]
+        np.testing.assert_allclose(reported, value, rtol=1e-10, atol=1e-10)
+        assert res.method == ("exact-dp",)
+    assert n_checked >= 3  # some cases with a unique optimum (hard grids tie often)
+
+
+def test_batched_contexts_with_padding_and_missing_items():
+    rng = np.random.default_rng(13)
+    P = np.full((3, 7, 7), np.nan)
+    P[0] = _random_P(rng, 7)
+    P[1, :4, :4] = _random_P(rng, 4)  # a context with 4 candidates, padded to 7
+    P[2] = _random_P(rng, 7, p_missing=0.0)
+    P[2, 5, :] = np.nan
+    P[2, :, 5] = np.nan  # item 5 never compared in context 2
+    res = ml_ranking(P)
+    np.testing.assert_array_equal(res.n_present, [7, 4, 6])
+    for c in range(3):
+        best, tied = naive.naive_ml_brute(P[c])
+        order = tuple(int(i) for i in res.order[c] if i >= 0)
+        assert order in tied
+        np.testing.assert_allclose(res.log_likelihood[c], best, rtol=1e-10)
+    np.testing.assert_array_equal(res.order[1, 4:], [-1, -1, -1])
+    assert np.isnan(res.ranks[1, 4:]).all() and np.isnan(res.ranks[2, 5])
+    np.testing.assert_array_equal(np.sort(res.ranks[1, :4]), [1, 2, 3, 4])
+    assert res.scores[1, res.order[1, 0]] == 3 and res.scores[1, res.order[1, 3]] == 0
+
+
+def test_ties_are_broken_deterministically():
+    P = np.full((5, 5), 0.5)
+    np.testing.assert_array_equal(ml_ranking(P).order[0], [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(ml_ranking(P, hard=True).order[0], [0, 1, 2, 3, 4])
+    # 3-cycle: the three rotations tie; the same one comes back every time
+    P = np.full((3, 3), np.nan)
+    P[0, 1] = P[1, 2] = P[2, 0] = 0.9
+    first = ml_ranking(P).order[0].tolist()
+    assert first in ([0, 1, 2], [1, 2, 0], [2, 0, 1])
+    for _ in range(3):
+        assert ml_ranking(P).order[0].tolist() == first
+
+
+def test_clear_order_and_hard_threshold():
+    true = np.array([0.5, 2.0, -1.0, 1.0])
+    P = 1.0 / (1.0 + np.exp(-(true[:, None] - true[None, :])))
+    res = ml_ranking(P)
+    np.testing.assert_array_equal(res.order[0], [1, 3, 0, 2])
+    np.testing.assert_array_equal(res.ranks[0], [3, 1, 4, 2])
+    assert res.agreement[0] == 12  # every one of the 12 ordered comparisons agrees
+    # a threshold above every p makes every first-shown candidate lose: all orders tie at 6
+    res = ml_ranking(P, hard=True, tau=0.99)
+    assert res.agreement[0] == 6
+
+
+def test_heuristic_above_exact_max_n_is_a_local_optimum():
+    rng = np.random.default_rng(17)
+    P = _random_P(rng, 9, p_missing=0.1)
+    res = ml_ranking(P, exact_max_n=4)
+    assert res.method == ("heuristic",)
+    order = [int(i) for i in res.order[0]]
+    value = naive.naive_ml_terms(P)
+    v0 = value(order)
+    # no single-item move improves it
+    for a in range(9):
+        for b in range(9):
+            moved = order.copy()
+            moved.insert(b, moved.pop(a))
+            assert value(moved) <= v0 + 1e-9
+    exact = ml_ranking(P)
+    assert exact.method == ("exact-dp",)
+    np.testing.assert_allclose(res.log_likelihood[0], v0, rtol=1e-10)
+    # with 9 items one block of the heuristic's exact re-ordering step covers the whole order
+    np.testing.assert_allclose(res.log_likelihood[0], exact.log_likelihood[0], rtol=1e-12)
+
+
+def test_heuristic_on_larger_context_is_insertion_optimal_and_below_exact():
+    rng = np.random.default_rng(18)
+    theta = rng.normal(size=18)
+    logits = theta[:, None] - theta[None, :] + 1.5 * rng.normal(size=(18, 18))
+    P = 1.0 / (1.0 + np.exp(-logits))
+    heur = ml_ranking(P, exact_max_n=10)
+    exact = ml_ranking(P)
+    assert heur.method == ("heuristic",) and exact.method == ("exact-dp",)
+    assert heur.log_likelihood[0] <= exact.log_likelihood[0] + 1e-9
+    order = [int(i) for i in heur.order[0]]
+    value = naive.naive_ml_terms(P)
+    v0 = value(order)
+    for a in range(18):
+        for b in range(18):
+            moved = order.copy()
+            moved.insert(b, moved.pop(a))
+            assert value(moved) <= v0 + 1e-9
+
+
+def test_exact_16_items_matches_insertion_optimum_bound():
+    # exactness at the target size: no single move improves the DP order
+    rng = np.random.default_rng(19)
+    P = _random_P(rng, 16, p_missing=0.2)
+    res = ml_ranking(P)
+    order = [int(i) for i in res.order[0]]
+    value = naive.naive_ml_terms(P)
+    v0 = value(order)
+    np.testing.assert_allclose(res.log_likelihood[0], v0, rtol=1e-10)
+    for a in range(16):
+        for b in range(16):
+            moved = order.copy()
+            moved.insert(b, moved.pop(a))
+            assert value(moved) <= v0 + 1e-9
+    heur = ml_ranking(P, exact_max_n=0)
+    assert heur.log_likelihood[0] <= res.log_likelihood[0] + 1e-9
+
+
+def test_certain_probabilities_do_not_make_every_order_equal():
+    # p = 1 against the chain 0 > 1 > 2 plus one contradicting certainty: clipping keeps
+    # orders comparable, and the order breaking the fewest certainties wins
+    P = np.full((3, 3), np.nan)
+    P[0, 1] = P[1, 2] = P[0, 2] = 1.0
+    P[2, 0] = 1.0
+    res = ml_ranking(P)
+    assert np.isfinite(res.log_likelihood[0])
+    assert res.agreement[0] == 3  # one of the four certainties must be broken
+    np.testing.assert_array_equal(res.order[0], [0, 1, 2])
+
+
+@pytest.mark.parametrize(
+    ("P", "kwargs", "match"),
+    [
+        (np.zeros((2, 3)), {}, "shape"),
+        (np.full((2, 2), -0.1), {}, r"\[0, 1\]"),
+        (np.full((1, 3, 3), np.nan), {}, "no comparison"),
+        (np.zeros((1, 1)), {}, "N = 1"),
+        (np.zeros((0, 2, 2)), {}, "no contexts"),
+        (np.full((2, 2), 0.5), {"tau": 2.0}, "tau"),
+        (np.full((2, 2), 0.5), {"exact_max_n": MAX_EXACT_N + 1}, "exact_max_n"),
+        (np.full((2, 2), 0.5), {"exact_max_n": 2.5}, "exact_max_n"),
+    ],
+)
+def test_bad_input_raises(P, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ml_ranking(P, **kwargs)
