@@ -17,8 +17,9 @@ prod over (i, j) in C of p_ij^z_ij (1 - p_ij)^(1 - z_ij), z_ij = 1[i ranked abov
 Probabilities of exactly 0 or 1 would make an order's log-likelihood -inf and all orders that
 contradict one such comparison equal; they are clipped to [``P_CLIP``, 1 - ``P_CLIP``] so those
 orders stay comparable (heavily penalised). Ties between orders with the same objective
-(within 1e-9 relative) are broken deterministically: the DP prefers, at every step, to place
-the highest-index item lowest, which gives the identity order when all orders tie.
+(within 1e-9 relative) are broken towards the soft win-ratio order: the items are relabelled
+best-first by win-ratio before the DP, which at every step prefers to place the highest
+label lowest (so all-tied contexts come out in win-ratio order, equal win-ratios by index).
 """
 
 from __future__ import annotations
@@ -290,6 +291,14 @@ def _order_value(terms, ranks):
     return np.where(above, terms, 0.0).sum(axis=(1, 2))
 
 
+def _by_win_ratio(arr):
+    """Per context, the items sorted by soft win-ratio, best first (uncompared last, stable)."""
+    from .scores import win_ratio
+
+    wr = win_ratio(arr, soft=True)
+    return np.argsort(np.where(np.isfinite(wr), -wr, np.inf), axis=1, kind="stable")
+
+
 def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> MLResult:
     """Maximum-likelihood order of the candidates per context.
 
@@ -333,6 +342,11 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     exact_max_n = int(exact_max_n)
     arr = as_P(P)
     n_ctx, n, _ = arr.shape
+    # Sparse comparison sets leave many orders with the same likelihood, and the DP settles
+    # ties towards the index order. Relabel the items by their soft win-ratio first (best
+    # first, stable), so ties fall to the order the evidence suggests, not to the ids' order.
+    perm = _by_win_ratio(arr)
+    arr = np.take_along_axis(np.take_along_axis(arr, perm[:, :, None], 1), perm[:, None, :], 2)
     finite = np.isfinite(arr)
     present = finite.any(axis=2) | finite.any(axis=1)
     n_present = present.sum(axis=1)
@@ -350,15 +364,22 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     rows = np.repeat(np.arange(n_ctx), n).reshape(n_ctx, n)
     valid = order >= 0
     ranks[rows[valid], order[valid]] = (np.nonzero(valid)[1] + 1).astype(np.float64)
-    scores = n_present[:, None] - ranks
     soft_terms = A if not hard else _pair_terms(arr, False, tau)
     hard_terms = A if hard else _pair_terms(arr, True, tau)
+    log_likelihood = _order_value(soft_terms, ranks)
+    agreement = _order_value(hard_terms, ranks)
+    # back to the caller's item labels
+    order = np.where(order >= 0, np.take_along_axis(perm, np.maximum(order, 0), 1), -1)
+    ranks_out = np.empty_like(ranks)
+    np.put_along_axis(ranks_out, perm, ranks, 1)
+    ranks = ranks_out
+    scores = n_present[:, None] - ranks
     return MLResult(
         order=order,
         ranks=ranks,
         scores=scores,
-        log_likelihood=_order_value(soft_terms, ranks),
-        agreement=_order_value(hard_terms, ranks),
+        log_likelihood=log_likelihood,
+        agreement=agreement,
         n_present=n_present,
         method=tuple("heuristic" if h else "exact-dp" for h in heuristic),
     )

@@ -172,3 +172,15 @@ def test_certain_probabilities_do_not_make_every_order_equal():
 def test_bad_input_raises(P, kwargs, match):
     with pytest.raises(ValueError, match=match):
         ml_ranking(P, **kwargs)
+
+
+def test_equally_likely_orders_fall_to_the_win_ratio_order():
+    # Two disjoint decided pairs (3 beats 0, 2 beats 1): every order keeping both is equally
+    # likely. The tie must go to the evidence (both winners on top), not to the ids' order.
+    P = np.full((4, 4), np.nan)
+    P[3, 0] = 1.0
+    P[2, 1] = 1.0
+    res = ml_ranking(P)
+    ranks = res.ranks[0]
+    assert max(ranks[2], ranks[3]) < min(ranks[0], ranks[1])
+    assert sorted(res.order[0].tolist()) == [0, 1, 2, 3]
