@@ -1,0 +1,74 @@
+"""The numbers side of JudgeScope: pairwise judgements in, rankings and statistics out.
+
+Pure numpy + numba (+ scipy for the statistics): no pandas, torch or streamlit. The input is
+P of shape (n_contexts, N, N) with P[c, i, j] = p_ij, the probability that candidate i shown
+first beats candidate j shown second, NaN where the pair was not compared; one large item set
+may come as flat arrays (first, second, outcome) instead.
+
+The public surface is listed here once.
+"""
+
+from ranking.agreement import (
+    bh_adjust,
+    cohen_kappa,
+    correlation,
+    fleiss_kappa,
+    human_baseline,
+    icc,
+    krippendorff_alpha,
+    permutation_test,
+    self_consistency,
+    share_all_agree,
+    welch_t,
+    williams_matrix,
+    williams_test,
+)
+from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
+from ranking.bradley_terry import BTResult, bradley_terry
+from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
+from ranking.elo import EloResult, elo
+from ranking.metrics import kendall, pairwise_accuracy, spearman
+from ranking.ml import MLResult, ml_ranking
+from ranking.scores import win_ratio
+from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
+
+__all__ = [
+    # rankings from comparisons
+    "win_ratio",
+    "bradley_terry",
+    "BTResult",
+    "ml_ranking",
+    "MLResult",
+    "elo",
+    "EloResult",
+    # position bias
+    "position_bias",
+    "swap_consistency",
+    "balanced_threshold",
+    "debias",
+    "alpha_for_tau",
+    # comparison budgets
+    "select_comparisons",
+    "adaptive_rank",
+    "AdaptiveResult",
+    "budget_curves",
+    "BudgetCurves",
+    "comparisons_needed",
+    # agreement with a reference
+    "pairwise_accuracy",
+    "spearman",
+    "kendall",
+    "correlation",
+    "human_baseline",
+    "icc",
+    "krippendorff_alpha",
+    "share_all_agree",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "self_consistency",
+    "welch_t",
+    "williams_test",
+    "williams_matrix",
+    "bh_adjust",
+    "permutation_test",
+]
