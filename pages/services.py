@@ -904,6 +904,23 @@ BACKENDS = {
 }
 
 
+#: What the custom-template box starts with: a small valid comparative template.
+CUSTOM_TEMPLATE_EXAMPLE = """\
+id: my-pairwise
+version: "1"
+kind: comparative
+text: |
+  {context}
+
+  Response A: {a}
+
+  Response B: {b}
+
+  Which response is better in {attribute}? Answer A or B.
+labels: [A, B]
+"""
+
+
 def read_custom_templates(text: str, fmt: str = "yaml") -> dict:
     """Templates from pasted or uploaded YAML / JSON (``judge.templates.load_templates``).
 
@@ -1166,6 +1183,34 @@ class JudgeJob:
         """Block until the run ends (tests, scripts); True when it did."""
         self._thread.join(timeout)
         return self.finished
+
+    def take_result(self) -> tuple[str, Dataset | None, dict]:
+        """(new dataset name, merged copy of the source or None, summary) of a finished run.
+
+        The outputs go into a copy of the judged dataset named ``"<source> + <judge>"`` (the
+        source name itself when it already ends so: running a judge again replaces its
+        outputs). The summary holds the judge, table, call counts (n_calls, n_cached,
+        n_called), n_rows, cancelled and notes; or only ``error``.
+        """
+        if not self.finished:
+            raise RuntimeError("the judge run has not finished yet")
+        if self.error:
+            return "", None, {"error": self.error}
+        rows = self.result
+        judge = rows.attrs.get("judge", self.settings.model)
+        table = "comparisons" if self.settings.kind == "pairwise" else "ratings"
+        suffix = f" + {judge}"
+        name = self.source_name if self.source_name.endswith(suffix) else (
+            self.source_name + suffix)
+        merged = merge_outputs(self.source, table, rows, name) if len(rows) else None
+        summary = {
+            "judge": judge, "table": table, "dataset": name if merged is not None else "",
+            "n_calls": rows.attrs.get("n_calls", 0), "n_cached": rows.attrs.get("n_cached", 0),
+            "n_called": rows.attrs.get("n_called", 0), "n_rows": len(rows),
+            "cancelled": bool(rows.attrs.get("cancelled", False)),
+            "notes": list(rows.attrs.get("notes", [])) + self.warnings,
+        }
+        return name, merged, summary
 
 
 def _log_error(what: str, err: Exception) -> None:

@@ -1,0 +1,226 @@
+"""The Human agreement page on the demo and on the real benchmarks, plus its pure helpers."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import data
+from data.paths import data_dirs
+from data.schema import Dataset
+from pages import services
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 300
+
+
+def _page(benchmark: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    if benchmark is not None:
+        at.selectbox(key="data.benchmark").set_value(benchmark).run()
+        at.button(key="data.load").click().run()
+    at.switch_page("pages/agreement.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _figures(at: AppTest) -> dict[str, dict]:
+    """Title -> plotly spec of every chart on the page."""
+    out = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        out[spec["layout"]["title"]["text"]] = spec
+    return out
+
+
+def _array(value) -> np.ndarray:
+    """A plotly data array: a list, or plotly's typed-array form {dtype, bdata, shape}."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = value.get("shape")
+        if shape:
+            arr = arr.reshape([int(n) for n in str(shape).split(",")])
+        return arr.astype(float)
+    return np.array(value, dtype=float)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _need(folder: str) -> None:
+    if not (data_dirs()[0] / folder).is_dir():
+        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def test_demo_heatmaps_metrics_and_method_switch():
+    at = _page()
+    figs = _figures(at)
+    for level in ("item", "system", "overall"):
+        spec = figs[f"Kendall tau-b with humans, {level} level"]
+        assert spec["data"][0]["type"] == "heatmap"
+        # rows: judge x prompt, plus the human baseline row; columns: attributes
+        assert spec["data"][0]["x"] == ["consistency", "fluency"]
+        assert "human baseline (annotator vs others)" in spec["data"][0]["y"]
+        z = _array(spec["data"][0]["z"])
+        assert np.isfinite(z).all() and (np.abs(z) <= 1).all()
+    metrics = _metrics(at)
+    assert set(metrics) >= {"Best judge (overall)", "Human baseline (overall)",
+                            "Judges × prompts"}
+    assert metrics["Judges × prompts"] == "2"
+    assert len(at.caption) > 3  # every metric has its help line (and more)
+    # the demo judge follows its humans: a clearly positive correlation
+    assert 0.3 < float(metrics["Best judge (overall)"]) <= 1.0
+    assert "Williams + BH adjusted p: consistency, all prompts" in figs
+    assert "Pairwise accuracy against human scores" in figs
+
+    at.selectbox(key="agreement.method").set_value("Pearson").run()
+    assert not at.exception
+    after = _metrics(at)
+    assert after["Best judge (overall)"] != metrics["Best judge (overall)"]
+    assert "Pearson with humans, overall level" in _figures(at)
+
+
+def test_demo_self_consistency_and_iaa_tables():
+    at = _page()
+    frames = [d.value for d in at.dataframe]
+    iaa = next(f for f in frames if "alpha_interval" in f.columns)
+    assert set(iaa["attribute"]) == {"consistency", "fluency"}
+    assert (iaa["icc2k"] > 0.5).all()  # simulated annotators share the latent quality
+    sc = next(f for f in frames if "share_identical" in f.columns)
+    assert (sc["n_samples"] == 3).all() and sc["icc2k"].between(0, 1).all()
+
+
+def test_page_without_human_data_says_what_to_do():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    csv = (b"context_id,attribute,judge,first_id,second_id,p_first\n"
+           b"c1,quality,j,x,y,0.7\nc1,quality,j,y,x,0.4\n")
+    at.radio(key="data.kind").set_value("pairwise").run()
+    at.file_uploader(key="data.file").upload("pairs.csv", csv, "text/csv").run()
+    at.button(key="data.add").click().run()
+    at.switch_page("pages/agreement.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "no human scores or human verdicts" in at.info[0].value
+    assert not at.get("plotly_chart")
+
+
+@pytest.mark.slow
+def test_hanna_five_judges_four_prompts():
+    _need("hanna")
+    at = _page("hanna")
+    figs = _figures(at)
+    spec = figs["Kendall tau-b with humans, overall level"]["data"][0]
+    assert len(spec["y"]) == 20 + 1  # 5 judges x 4 Eval-Prompts, plus the human baseline
+    assert len(spec["x"]) == 6
+    assert _metrics(at)["Judges × prompts"] == "20"
+    will = [t for t in figs if t.startswith("Williams + BH adjusted p")]
+    assert will and figs[will[0]]["data"][0]["type"] == "heatmap"
+    p = _array(figs[will[0]]["data"][0]["z"])
+    assert p.shape == (5, 5) and np.nanmax(p) <= 1
+
+
+@pytest.mark.slow
+def test_summeval_annotator_groups():
+    _need("summeval_llm_eval")
+    at = _page("summeval_annotators")
+    assert at.selectbox(key="agreement.group").value == "expert"
+    expert = _metrics(at)["Human baseline (overall)"]
+    at.selectbox(key="agreement.group").set_value("crowd").run()
+    assert not at.exception
+    assert _metrics(at)["Human baseline (overall)"] != expert
+    assert "Pairwise accuracy against human scores" in _figures(at)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("benchmark, folder", [("summeval", "summeval_llm_eval"),
+                                               ("topicalchat", "topicalchat_usr")])
+def test_single_reference_benchmarks(benchmark, folder):
+    _need(folder)
+    at = _page(benchmark)
+    figs = _figures(at)
+    assert "Kendall tau-b with humans, system level" in figs
+    assert _metrics(at)["Human baseline (overall)"] == "–"  # one (averaged) annotator
+    assert any("one (already averaged) score" in i.value for i in at.info)
+
+
+@pytest.mark.slow
+def test_pandalm_human_verdicts():
+    _need("pandalm_testset")
+    at = _page("pandalm")
+    figs = _figures(at)
+    spec = figs["Cohen's kappa with the human verdicts"]["data"][0]
+    assert spec["type"] == "heatmap"
+    assert {"gpt-3.5-turbo", "pandalm-7b"} <= set(spec["y"])
+    assert "human majority" in spec["x"]
+
+
+# ----------------------------------------------------------------------------- pure helpers
+
+
+def test_variant_label_and_model_names():
+    assert services.variant_label("ChatGPT/eval_prompt_1", "eval_prompt_1") == (
+        "ChatGPT/eval_prompt_1")
+    assert services.variant_label("demo-judge", "plain") == "demo-judge · plain"
+    assert services.judge_model("gpt-3.5-turbo-0301/altmcq", "altmcq") == (
+        "gpt-3.5-turbo-0301", None)
+    assert services.judge_model("my-model/t0.7-p0.9", "hanna-ep1") == ("my-model", 0.7)
+    assert services.judge_model("plain", "plain") == ("plain", None)
+
+
+def _verdicts(rows) -> Dataset:
+    comps = pd.DataFrame(rows, columns=["context_id", "judge", "first_id", "second_id",
+                                        "p_first", "verdict"])
+    comps = comps.assign(attribute="overall", sample=0)
+    return Dataset(name="v", comparisons=comps)
+
+
+def test_human_verdict_agreement_by_hand():
+    # four pairs; two humans; one model judge that agrees with h1 on 3 of 4
+    rows = []
+    h1 = ["A", "B", "A", "B"]
+    h2 = ["A", "B", "B", "B"]
+    model = ["A", "B", "A", "A"]
+    for k in range(4):
+        for judge, labels in (("human:h1", h1), ("human:h2", h2), ("m", model)):
+            v = labels[k]
+            rows.append((f"c{k}", judge, "x", "y", {"A": 1.0, "B": 0.0}[v], v))
+    out = services.human_verdict_agreement(_verdicts(rows)).set_index(["judge", "annotator"])
+    assert out.loc[("m", "human:h1"), "agreement"] == 0.75
+    assert out.loc[("m", "human:h2"), "agreement"] == 0.5
+    # Cohen's kappa m vs h1: po = 0.75; m has A 3/4, h1 has A 2/4: pe = .75*.5 + .25*.5 = .5
+    assert math.isclose(out.loc[("m", "human:h1"), "cohen_kappa"], 0.5)
+    # majority of two humans: pairs where they disagree (c2) have no majority and are left out
+    assert out.loc[("m", "human majority"), "n_pairs"] == 3
+    assert out.loc[("human:h1", "human:h2"), "agreement"] == 0.75
+
+
+def test_verdicts_read_from_probabilities_when_missing():
+    rows = [("c0", "human:h1", "x", "y", 0.9, None), ("c0", "m", "x", "y", 0.2, None),
+            ("c1", "human:h1", "x", "y", 0.5, None), ("c1", "m", "x", "y", 0.5, None)]
+    out = services.human_verdict_agreement(_verdicts(rows))
+    row = out[(out["judge"] == "m") & (out["annotator"] == "human:h1")].iloc[0]
+    assert row["n_pairs"] == 2 and row["agreement"] == 0.5
+
+
+def test_correlation_heatmap_frames_match_the_table():
+    ds = data.demo_dataset()
+    table = services.correlation_frame(ds, "spearman", "b", None, n_boot=50)
+    values, hover = services.correlation_heatmap_frames(table, "overall")
+    assert list(values.columns) == ["consistency", "fluency"]
+    assert set(values.index) == {"demo-judge (simulated) · explain",
+                                 "demo-judge (simulated) · plain"}
+    row = table[(table["level"] == "overall") & (table["attribute"] == "fluency")
+                & (table["prompt_id"] == "plain")].iloc[0]
+    assert values.loc["demo-judge (simulated) · plain", "fluency"] == row["value"]
+    assert f"[{row['lower']:.3f}, {row['upper']:.3f}]" in hover.loc[
+        "demo-judge (simulated) · plain", "fluency"]

@@ -1,0 +1,246 @@
+"""The Prompt sensitivity page on the demo and the real benchmarks, plus its pure helpers."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from streamlit.testing.v1 import AppTest
+
+import data
+from data.paths import data_dirs
+from data.schema import Dataset
+from pages import services
+from ranking.metrics import kendall
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 300
+
+
+def _page(benchmark: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    if benchmark is not None:
+        at.selectbox(key="data.benchmark").set_value(benchmark).run()
+        at.button(key="data.load").click().run()
+    at.switch_page("pages/prompts.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _figures(at: AppTest) -> dict[str, dict]:
+    out = {}
+    for chart in at.get("plotly_chart"):
+        spec = json.loads(chart.proto.spec)
+        out[spec["layout"]["title"]["text"]] = spec
+    return out
+
+
+def _array(value) -> np.ndarray:
+    """A plotly data array: a list, or plotly's typed-array form {dtype, bdata, shape}."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = value.get("shape")
+        if shape:
+            arr = arr.reshape([int(n) for n in str(shape).split(",")])
+        return arr.astype(float)
+    return np.array(value, dtype=float)
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _need(folder: str) -> None:
+    if not (data_dirs()[0] / folder).is_dir():
+        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+def test_demo_every_view_and_the_violin_switch():
+    at = _page()
+    figs = _figures(at)
+    model = "demo-judge (simulated)"
+    assert f"{model}: consistency scores per template" in figs
+    assert figs[f"{model}: consistency scores per template"]["data"][0]["type"] == "box"
+    shift = figs[f"{model}: mean shift vs explain"]
+    assert [t["name"] for t in shift["data"]] == ["consistency", "fluency"]
+    tau = figs[f"{model}: rank stability (system level), consistency"]["data"][0]
+    assert tau["type"] == "heatmap" and tau["x"] == ["explain", "plain"]
+    z = _array(tau["z"])
+    assert np.allclose(np.diag(z), 1.0) and np.all(np.abs(z) <= 1)
+    assert f"{model}: unparsed answers per template" in figs
+    assert "First-position win rate per judge and template" in figs
+    assert "Pairwise accuracy per judge and template" in figs
+    metrics = _metrics(at)
+    assert metrics["Templates"] == "2" and metrics["Unparsed answers"] == "0.0%"
+    assert metrics["Largest mean shift"].startswith(("+", "-"))
+
+    at.radio(key="prompts.shape").set_value("violin").run()
+    assert _figures(at)[f"{model}: consistency scores per template"]["data"][0]["type"] == (
+        "violin")
+    at.radio(key="prompts.rank_level").set_value("item").run()
+    assert f"{model}: rank stability (item level), consistency" in _figures(at)
+
+
+def test_baseline_choice_moves_the_shift():
+    at = _page()
+    before = _metrics(at)["Largest mean shift"]
+    at.selectbox(key="prompts.baseline").set_value("plain").run()
+    after = _metrics(at)["Largest mean shift"]
+    assert float(after) == pytest.approx(-float(before), abs=0.011)  # the same pair, reversed
+
+
+def test_page_without_judge_outputs_says_what_to_do():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    good = (b"context_id,candidate_id,attribute,annotator,score\n"
+            b"c1,x,quality,ann1,4\nc1,y,quality,ann1,2\n")
+    at.file_uploader(key="data.file").upload("humans.csv", good, "text/csv").run()
+    at.button(key="data.add").click().run()
+    at.switch_page("pages/prompts.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "has no judge outputs" in at.info[0].value
+
+
+@pytest.mark.slow
+def test_hanna_four_eval_prompts():
+    _need("hanna")
+    at = _page("hanna")
+    model = at.selectbox(key="prompts.model").value
+    assert model in {"Beluga-13B", "ChatGPT", "Llama-13B", "Mistral-7B", "OrcaPlatypus"}
+    assert _metrics(at)["Templates"] == "4"
+    tau = _figures(at)[f"{model}: rank stability (system level), coherence"]["data"][0]
+    assert tau["x"] == [f"eval_prompt_{k}" for k in range(1, 5)]
+    at.selectbox(key="prompts.model").set_value("ChatGPT").run()
+    assert not at.exception
+    assert "ChatGPT: mean shift vs eval_prompt_1" in _figures(at)
+
+
+@pytest.mark.slow
+def test_summeval_five_chatgpt_methods_and_pairwise():
+    _need("summeval_llm_eval")
+    at = _page("summeval")
+    assert at.selectbox(key="prompts.model").value == "gpt-3.5-turbo-0301"
+    assert _metrics(at)["Templates"] == "5"
+    figs = _figures(at)
+    bias = figs["First-position win rate per judge and template"]
+    assert bias["data"][0]["x"][0] == "gpt-3.5-turbo-0301/ab-choice"
+    frames = [d.value for d in at.dataframe]
+    pb = next(f for f in frames if "first_position_win_rate" in f.columns)
+    assert set(pb["attribute"]) == {"coherence", "consistency", "fluency", "relevance"}
+    assert pb["pairwise_accuracy"].between(0.5, 1).all()
+
+
+@pytest.mark.slow
+def test_topicalchat_one_template_says_so():
+    _need("topicalchat_usr")
+    at = _page("topicalchat")
+    assert _metrics(at)["Templates"] == "1"
+    assert "one template here" in " ".join(i.value for i in at.info)
+    figs = _figures(at)
+    assert "gpt-3.5-turbo: coherence scores per template" in figs
+    assert "gpt-3.5-turbo: unparsed answers per template" in figs
+
+
+# ----------------------------------------------------------------------------- pure helpers
+
+
+def _ratings(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["context_id", "candidate_id", "attribute", "judge",
+                                       "prompt_id", "sample", "score"])
+
+
+def test_rating_variants_temperature_and_model():
+    r = _ratings([
+        ("c", "x", "q", "m/t0.2-p1", "p1", 0, 3.0), ("c", "x", "q", "m/t1-p1", "p1", 0, 4.0),
+        ("c", "x", "q", "m/t1-p1", "p2", 0, 5.0), ("c", "x", "q", "other/p1", "p1", 0, 2.0),
+    ])
+    v = services.rating_variants(Dataset(name="t", ratings=r))
+    assert v["model"].tolist() == ["m", "m", "m", "other"]
+    assert v["temperature"].tolist()[:3] == [0.2, 1.0, 1.0]
+    assert v["variant"].tolist() == ["p1 @ t0.2", "p1 @ t1", "p2 @ t1", "p1"]
+    assert services.model_options(v) == ["m", "other"]
+
+
+def test_mean_shift_is_a_paired_t_interval():
+    rng = np.random.default_rng(3)
+    n = 40
+    base = rng.integers(1, 6, n).astype(float)
+    other = np.clip(base + rng.normal(0.4, 0.8, n), 1, 5)
+    rows = [(f"c{i // 4}", f"x{i % 4}", "q", "m/a", "a", 0, base[i]) for i in range(n)]
+    rows += [(f"c{i // 4}", f"x{i % 4}", "q", "m/b", "b", 0, other[i]) for i in range(n)]
+    v = services.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
+    out = services.mean_shift_frame(v, "m", "a").iloc[0]
+    d = other - base
+    ref = stats.ttest_rel(other, base)
+    ci = ref.confidence_interval(0.95)
+    assert out["shift"] == pytest.approx(d.mean())
+    assert out["lower"] == pytest.approx(ci.low) and out["upper"] == pytest.approx(ci.high)
+    assert out["pvalue"] == pytest.approx(ref.pvalue)
+    assert out["n_items"] == n
+
+
+def test_rank_stability_against_direct_kendall():
+    ds = data.demo_dataset()
+    v = services.rating_variants(ds)
+    model = services.model_options(v)[0]
+    got = services.rank_stability(ds, v, model, "fluency", "system")
+    sel = v[(v["attribute"] == "fluency")].merge(
+        ds.candidates[["context_id", "candidate_id", "system"]], on=["context_id",
+                                                                     "candidate_id"])
+    means = sel.groupby(["variant", "system"])["score"].mean().unstack("system")
+    ref = stats.kendalltau(means.loc["explain"], means.loc["plain"]).statistic
+    assert got.loc["explain", "plain"] == pytest.approx(ref)
+    assert got.loc["plain", "explain"] == pytest.approx(ref)
+    # item level: the mean of per-context taus over contexts where tau is defined
+    item = services.rank_stability(ds, v, model, "fluency", "item")
+    per = sel.groupby(["variant", "context_id", "candidate_id"])["score"].mean()
+    taus = []
+    for ctx in sorted(sel["context_id"].unique()):
+        a = per.loc["explain", ctx]
+        b = per.loc["plain", ctx].reindex(a.index)
+        t = stats.kendalltau(a, b).statistic
+        if np.isfinite(t):
+            taus.append(t)
+    assert item.loc["explain", "plain"] == pytest.approx(np.mean(taus))
+    assert math.isclose(float(kendall(np.arange(4.0), np.arange(4.0))), 1.0)
+
+
+def test_rating_failure_frame_counts_nan_scores():
+    rows = [("c", "x", "q", "m/a", "a", s, np.nan if s == 0 else 3.0) for s in range(4)]
+    v = services.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
+    out = services.rating_failure_frame(v, "m").iloc[0]
+    assert out["n_failed"] == 1 and out["n_outputs"] == 4 and out["failure_rate"] == 0.25
+
+
+def test_failure_reasons_of_raw_outputs():
+    from judge.templates import builtin_templates
+
+    t = builtin_templates()["liusie-c1"]
+    rows = pd.DataFrame({"p_first": [1.0, np.nan, np.nan, np.nan],
+                         "raw": ["A", "[refusal] refusal: no", "I cannot decide.", None]})
+    out = services.outputs_with_failures(rows, "comparisons", t)
+    assert out["failure"].tolist()[:2] == ["", "refusal"]
+    assert out["failure"].iloc[2] not in ("", "unparsed answer")  # the parser's own code
+    assert out["failure"].iloc[3] == "no answer"
+    counts = services.failure_counts(out)
+    assert counts["n_outputs"].sum() == 3
+
+
+@pytest.mark.slow
+def test_pandalm_pairwise_judges_only():
+    _need("pandalm_testset")
+    at = _page("pandalm")
+    assert "Absolute ratings" not in [h.value for h in at.header]
+    frames = [d.value for d in at.dataframe]
+    pb = next(f for f in frames if "first_position_win_rate" in f.columns)
+    assert set(pb["judge"]) == {"gpt-3.5-turbo", "pandalm-7b"}  # humans have no template
+    assert pb["reference"].str.contains("human annotator").all()
+    assert pb["pairwise_accuracy"].between(0.5, 1).all()
