@@ -77,7 +77,7 @@ def browser():
     opts.binary_location = chromium
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+                 "--disable-sync", "--no-first-run", "--window-size=1400,2000"):
         opts.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=opts)
     yield driver
@@ -109,6 +109,7 @@ def test_every_page_renders_without_error(server, browser):
         assert not exceptions, f"/{path} shows an exception: {exceptions[0].text[:500]}"
         body = browser.find_element(By.TAG_NAME, "body").text
         assert "Traceback" not in body, f"/{path} shows a traceback"
+        assert "Page not found" not in body, f"/{path} is not routed"
         shot = SHOTS / f"{path or 'data'}.png"
         browser.save_screenshot(str(shot))
         assert shot.stat().st_size > 10_000
