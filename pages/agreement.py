@@ -8,7 +8,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from data.schema import HUMAN_JUDGE_PREFIX
-from pages import services, state, ui
+from pages import state, ui
+from pages.services import common
+from pages.services import agreement as svc
 
 PAGE = "agreement"
 
@@ -20,7 +22,7 @@ st.markdown(
 )
 
 ds = state.active()
-key = services.dataset_key()
+key = common.dataset_key()
 comps = ds.comparisons
 human_verdicts = bool(len(comps)) and comps["judge"].astype(str).str.startswith(
     HUMAN_JUDGE_PREFIX).any()
@@ -33,18 +35,18 @@ ui.need(
 )
 
 # ------------------------------------------------------------------------------ settings
-groups = services.reference_groups(ds)
+groups = svc.reference_groups(ds)
 c1, c2, c3 = st.columns(3)
 corr_label = c1.selectbox(
-    "Correlation", list(services.CORRELATIONS), key=f"{PAGE}.method",
+    "Correlation", list(svc.CORRELATIONS), key=f"{PAGE}.method",
     help="Kendall tau-b adjusts for ties (Likert scores have many); tau-c suits scales with "
          "few values; Spearman and Pearson are the other usual choices.",
 )
-method, variant = services.CORRELATIONS[corr_label]
+method, variant = svc.CORRELATIONS[corr_label]
 group = None
 if groups:
     names = list(groups)
-    default = services.default_group(groups)
+    default = svc.default_group(groups)
     with c2:
         group = ui.select(
             "Human reference", names, key=f"{PAGE}.group", index=names.index(default),
@@ -86,10 +88,10 @@ if not len(ds.ratings) or not has_humans:
     )
 else:
     with ui.guard("Judge-human correlations"):
-        corr = services.agreement_correlations(key, method, variant, annotators, n_boot)
+        corr = svc.agreement_correlations(key, method, variant, annotators, n_boot)
         base = pd.DataFrame()
         if group and len(groups[group]) > 1:
-            base = services.agreement_baseline(key, group, method, variant)
+            base = svc.agreement_baseline(key, group, method, variant)
         base_mean = base[base["annotator"] == "mean"] if len(base) else base
         overall = corr[corr["level"] == "overall"].dropna(subset=["value"])
         m1, m2, m3 = st.columns(3)
@@ -112,11 +114,11 @@ else:
                       f"judge and prompt combinations rated against {len(annotators or [])} "
                       "annotator(s)")
 
-        tabs = st.tabs([f"{lv} level" for lv in services.LEVELS])
-        for tab, (level, help_line) in zip(tabs, services.LEVELS.items(), strict=True):
+        tabs = st.tabs([f"{lv} level" for lv in svc.LEVELS])
+        for tab, (level, help_line) in zip(tabs, svc.LEVELS.items(), strict=True):
             with tab:
                 st.caption(f"**{level}**: {help_line}. Hover a cell for its interval.")
-                values, hover = services.correlation_heatmap_frames(corr, level)
+                values, hover = svc.correlation_heatmap_frames(corr, level)
                 if len(base_mean):
                     bl = base_mean[base_mean["level"] == level].set_index("attribute")["value"]
                     row = "human baseline (annotator vs others)"
@@ -132,7 +134,7 @@ else:
         attrs = sorted(corr["attribute"].unique())
         with a1:
             attribute = ui.select("Attribute", attrs, key=f"{PAGE}.dot_attr")
-        level = a2.selectbox("Level", list(services.LEVELS), index=2, key=f"{PAGE}.dot_level")
+        level = a2.selectbox("Level", list(svc.LEVELS), index=2, key=f"{PAGE}.dot_level")
         sel = corr[(corr["attribute"] == attribute) & (corr["level"] == level)]
         fig = go.Figure(go.Scatter(
             x=sel["label"], y=sel["value"], mode="markers", marker=dict(size=11),
@@ -152,7 +154,7 @@ else:
         pairs = corr[["label", "judge", "prompt_id"]].drop_duplicates()
         label = ui.select("Judge", pairs["label"].tolist(), key=f"{PAGE}.scatter_judge")
         pick = pairs[pairs["label"] == label].iloc[0]
-        points = services.agreement_scatter(key, pick["judge"], pick["prompt_id"], annotators)
+        points = svc.agreement_scatter(key, pick["judge"], pick["prompt_id"], annotators)
         fig = px.scatter(
             points, x="x_jitter", y="y_jitter", facet_col="attribute", facet_col_wrap=3,
             opacity=0.45, hover_data={"context_id": True, "candidate_id": True, "human": ":.2f",
@@ -175,7 +177,7 @@ if not has_humans or not any(len(m) > 1 for m in groups.values()):
                "below." if human_verdicts else ""))
 else:
     with ui.guard("Inter-annotator agreement"):
-        iaa = services.agreement_iaa(key)
+        iaa = svc.agreement_iaa(key)
         st.caption(
             "ICC2k: reliability of the annotators' mean (two-way random effects); "
             "Krippendorff's alpha at three measurement levels; share of items where every "
@@ -183,7 +185,7 @@ else:
         )
         ui.table(iaa, "Human inter-annotator agreement", page=PAGE, hide_index=True)
         if group and len(groups[group]) > 1:
-            base = services.agreement_baseline(key, group, method, variant)
+            base = svc.agreement_baseline(key, group, method, variant)
             ui.table(base, f"Human baseline ({corr_label}): each annotator vs the others",
                      page=PAGE, hide_index=True)
 
@@ -193,7 +195,7 @@ if not len(ds.ratings):
     st.info("Self-consistency needs judge ratings with several samples (tries) per item.")
 else:
     with ui.guard("Self-consistency"):
-        sc = services.agreement_self_consistency(key)
+        sc = svc.agreement_self_consistency(key)
         if not sc["icc2k"].notna().any():
             st.info("Every judge here has one sample per item, so its agreement with itself "
                     "cannot be measured. Run a judge with 2 or more samples on the Judge page.")
@@ -217,7 +219,7 @@ else:
             help="Benjamini–Hochberg adjusts the p-values within each attribute (and prompt).",
         ) == "every judge and prompt"
         w_level = w2.radio("Level", ["overall", "system"], horizontal=True, key=f"{PAGE}.w_level")
-        wt = services.agreement_williams(key, method, variant, annotators, w_level, across)
+        wt = svc.agreement_williams(key, method, variant, annotators, w_level, across)
         if not len(wt):
             st.info("No prompt has two or more judges here; choose **every judge and prompt**.")
         else:
@@ -228,7 +230,7 @@ else:
             prompts = sorted(wt.loc[wt["attribute"] == w_attr, "prompt_id"].unique())
             with w4:
                 w_prompt = ui.select("Prompt", prompts, key=f"{PAGE}.w_prompt")
-            p, hover = services.williams_heatmap_frames(wt, w_attr, w_prompt)
+            p, hover = svc.williams_heatmap_frames(wt, w_attr, w_prompt)
             fig = heatmap(p, hover, zmin=0, zmax=1, scale=ui.SEQUENTIAL, fmt=".3f")
             st.caption("Benjamini–Hochberg adjusted p of Williams' test for the difference of "
                        "two dependent correlations with the humans; hover for the difference.")
@@ -242,7 +244,7 @@ if model_comps or human_verdicts:
     st.header("Pairwise judges")
 if model_comps and has_humans:
     with ui.guard("Pairwise accuracy"):
-        acc = services.agreement_pairwise_accuracy(key, annotators)
+        acc = svc.agreement_pairwise_accuracy(key, annotators)
         st.caption("Share of compared pairs (both orders) where the judge prefers the "
                    "candidate the humans scored higher; pairs the humans tied are left out.")
         fig = px.bar(acc, x="judge", y="accuracy", color="attribute", barmode="group",
@@ -251,7 +253,7 @@ if model_comps and has_humans:
         ui.figure(fig, "Pairwise accuracy against human scores", page=PAGE, data=acc)
 if human_verdicts:
     with ui.guard("Agreement with human verdicts"):
-        va = services.agreement_verdicts(key)
+        va = svc.agreement_verdicts(key)
         st.caption("Verdicts (A / B / tie) matched pair by pair: the share that agree and "
                    "Cohen's kappa (agreement beyond chance). Rows of human annotators are "
                    "the human baseline.")

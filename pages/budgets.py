@@ -4,7 +4,9 @@ choosing the comparisons, with and without debiasing."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import services, state, ui
+from pages import state, ui
+from pages.services import common, comparisons
+from pages.services import budgets as svc
 
 PAGE = "Comparison budgets"
 BANDS = {"p10_p90": "10–90 % of draws", "sd": "±1 sd"}
@@ -16,8 +18,8 @@ st.caption(
     "humans per context, average over contexts; repeated over seeded draws (band)."
 )
 
-key = services.dataset_key()
-attributes = services.comparison_attributes(key)
+key = common.dataset_key()
+attributes = comparisons.comparison_attributes(key)
 ui.need(
     bool(attributes),
     f"**{state.active_name()}** has no pairwise comparisons to subsample. Run a pairwise judge "
@@ -29,10 +31,10 @@ left, right = st.columns(2)
 with left:
     attribute = ui.select("Attribute", attributes, key="budget.attribute")
 with right:
-    judge = ui.select("Judge", services.judge_options(key, attribute), key="budget.judge")
+    judge = ui.select("Judge", comparisons.judge_options(key, attribute), key="budget.judge")
 
 with ui.guard("Computing the budget curves"):
-    ref = services.human_reference(key, attribute, judge)
+    ref = comparisons.human_reference(key, attribute, judge)
     ui.need(
         ref is not None,
         f"No human reference for **{attribute}** in this dataset, so the curves have nothing "
@@ -45,9 +47,9 @@ with ui.guard("Computing the budget curves"):
     with c1:
         strategies = st.multiselect(
             "Strategies",
-            list(services.STRATEGIES),
+            list(svc.STRATEGIES),
             default=DEFAULT_STRATEGIES,
-            format_func=services.STRATEGIES.get,
+            format_func=svc.STRATEGIES.get,
             key="budget.strategies",
             help="random: any ordered pair; no-repeat: never both orders of a pair; symmetric: "
             "always both orders; adaptive: the next comparison is chosen from the answers so far.",
@@ -63,8 +65,8 @@ with ui.guard("Computing the budget curves"):
     with c2:
         method = ui.select(
             "Ranking method",
-            list(services.BUDGET_METHODS),
-            format_func=services.BUDGET_METHODS.get,
+            list(svc.BUDGET_METHODS),
+            format_func=svc.BUDGET_METHODS.get,
             key="budget.method",
         )
         correlation = st.radio(
@@ -102,11 +104,11 @@ with ui.guard("Computing the budget curves"):
             "dataset": state.active_name(),
             "attribute": attribute,
             "judge": judge,
-            "method": services.BUDGET_METHODS[method],
+            "method": svc.BUDGET_METHODS[method],
             "correlation": correlation,
             "draws": int(n_draws),
             "seed": int(seed),
-            "strategies": ", ".join(services.STRATEGIES[s] for s in strategies),
+            "strategies": ", ".join(svc.STRATEGIES[s] for s in strategies),
         },
     )
 
@@ -115,16 +117,16 @@ with ui.guard("Computing the budget curves"):
     for k, strategy in enumerate(strategies):
         progress.progress(
             k / len(strategies),
-            text=f"Budget curves: {services.STRATEGIES[strategy]} ({k + 1}/{len(strategies)})",
+            text=f"Budget curves: {svc.STRATEGIES[strategy]} ({k + 1}/{len(strategies)})",
         )
         curves.append(
-            services.budget(
+            svc.budget(
                 key, attribute, judge, strategy, method, correlation, int(n_draws), int(seed)
             )
         )
     progress.empty()
 
-    frame = services.budget_frame(curves)
+    frame = svc.budget_frame(curves)
     frame = frame[frame["debiasing"].isin(debias_shown)]
     if band == "sd":
         frame = frame.assign(lower=frame["mean"] - frame["std"], upper=frame["mean"] + frame["std"])
@@ -132,7 +134,7 @@ with ui.guard("Computing the budget curves"):
         frame = frame.assign(lower=frame["p10"], upper=frame["p90"])
 
     fig = go.Figure()
-    names = list(services.STRATEGIES.values())
+    names = list(svc.STRATEGIES.values())
     for (strategy, debiasing), sub in frame.groupby(["strategy", "debiasing"], sort=False):
         colour = ui.PALETTE[names.index(strategy) % len(ui.PALETTE)]
         label = f"{strategy}, {debiasing}"
@@ -174,13 +176,13 @@ with ui.guard("Computing the budget curves"):
         f"Target {correlation.capitalize()} rho",
         -1.0,
         1.0,
-        services.default_target(frame),
+        svc.default_target(frame),
         0.01,
         key=f"budget.rho|{key}|{attribute}|{judge}|{correlation}",
         help="default: 90 % of the best mean value on the curves",
     )
-    n_available = services.available_comparisons(services.pmatrix(key, attribute, judge).P)
-    needed = services.needed_frame(curves, rho, n_available)
+    n_available = svc.available_comparisons(comparisons.pmatrix(key, attribute, judge).P)
+    needed = svc.needed_frame(curves, rho, n_available)
     needed = needed[needed["debiasing"].isin(debias_shown)]
     ui.table(
         needed,

@@ -10,7 +10,9 @@ import data
 from data.schema import DataError
 from judge.store import default_store_path
 from judge.templates import DOMAINS, TemplateError
-from pages import services, state, ui
+from pages import state, ui
+from pages.services import judge_outputs
+from pages.services import judge as svc
 
 PAGE = "judge"
 JOB = f"{PAGE}.job"  # the JudgeJob of this session (thread, progress, cancel, result)
@@ -70,8 +72,8 @@ with run_tab:
         api_key = None
         with left:
             st.subheader("Backend")
-            backend = st.radio("Backend", list(services.BACKENDS), key=f"{PAGE}.backend",
-                               format_func=services.BACKENDS.get, label_visibility="collapsed")
+            backend = st.radio("Backend", list(svc.BACKENDS), key=f"{PAGE}.backend",
+                               format_func=svc.BACKENDS.get, label_visibility="collapsed")
             device = "auto"
             if backend == "openai":
                 model = st.text_input("Model", "gpt-4o-mini", key=f"{PAGE}.model")
@@ -98,32 +100,32 @@ with run_tab:
                 loaded = st.session_state.get(f"{PAGE}.hf_loaded") == (model, device)
                 if st.button("Load model", key=f"{PAGE}.hf_load", disabled=loaded):
                     with ui.guard(f"Loading {model}"):
-                        services.hf_backend(model, device)
+                        svc.hf_backend(model, device)
                         st.session_state[f"{PAGE}.hf_loaded"] = (model, device)
                         loaded = True
                 if loaded:
-                    backend_obj = services.hf_backend(model, device)
+                    backend_obj = svc.hf_backend(model, device)
                     st.caption(f"Loaded: {backend_obj.model_id} ({backend_obj.kind}, "
                                f"{backend_obj.device}, {str(backend_obj.dtype)})")
 
         with right:
             st.subheader("What to judge")
-            mode = st.selectbox("Mode", list(services.JUDGE_MODES), key=f"{PAGE}.mode")
-            run_kind, runner_mode, template_kind = services.JUDGE_MODES[mode]
+            mode = st.selectbox("Mode", list(svc.JUDGE_MODES), key=f"{PAGE}.mode")
+            run_kind, runner_mode, template_kind = svc.JUDGE_MODES[mode]
             source = st.radio("Template", ["built-in", "custom (YAML / JSON)"], horizontal=True,
                               key=f"{PAGE}.tsource")
             custom = {}
             if source == "built-in":
-                options = services.templates_of_kind(template_kind)
+                options = svc.templates_of_kind(template_kind)
             else:
                 fmt = st.radio("Format", ["yaml", "json"], horizontal=True, key=f"{PAGE}.fmt")
                 upload = st.file_uploader("Template file", type=["yaml", "yml", "json"],
                                           key=f"{PAGE}.tfile")
-                text = st.text_area("Template text", services.CUSTOM_TEMPLATE_EXAMPLE, height=260,
+                text = st.text_area("Template text", svc.CUSTOM_TEMPLATE_EXAMPLE, height=260,
                                     key=f"{PAGE}.ttext")
                 try:
                     body = upload.getvalue().decode("utf-8") if upload is not None else text
-                    custom = services.read_custom_templates(body, fmt)
+                    custom = svc.read_custom_templates(body, fmt)
                 except (TemplateError, UnicodeDecodeError) as err:
                     st.error(f"Custom template: {err}")
                 options = {k: t for k, t in custom.items() if t.kind == template_kind}
@@ -147,7 +149,7 @@ with run_tab:
             st.info("Choose a template to see the prompt.")
         else:
             try:
-                prompt, what = services.preview_prompt(ds, template, attribute, domain)
+                prompt, what = svc.preview_prompt(ds, template, attribute, domain)
             except (TemplateError, DataError) as err:
                 st.error(f"This template cannot be filled for this data: {err}")
             else:
@@ -185,7 +187,7 @@ with run_tab:
         if not sampling:
             st.caption("This mode reads the probabilities of the label or score tokens after "
                        "the prompt; sampling settings do not apply.")
-        settings = services.JudgeSettings(
+        settings = svc.JudgeSettings(
             backend=backend, model=model, base_url=base_url, mode=mode, attribute=attribute,
             domain=domain, selection=selection, budget=budget, n_contexts=int(n_contexts),
             n_samples=int(n_samples), temperature=float(temperature), top_p=float(top_p),
@@ -197,7 +199,7 @@ with run_tab:
         estimate = None
         if preview_ok:
             with ui.guard("Estimating the run"):
-                estimate = services.judge_estimate(ds, settings, template, backend_obj)
+                estimate = svc.judge_estimate(ds, settings, template, backend_obj)
         if estimate is not None:
             m1, m2, m3, m4 = st.columns(4)
             with m1:
@@ -220,7 +222,7 @@ with run_tab:
         b1, b2, _ = st.columns([1, 1, 4])
         can_run = preview_ok and not running and (backend == "openai" or backend_obj is not None)
         if b1.button("Run", type="primary", key=f"{PAGE}.run", disabled=not can_run):
-            st.session_state[JOB] = services.JudgeJob(
+            st.session_state[JOB] = svc.JudgeJob(
                 ds, settings, template, api_key=api_key or None, backend=backend_obj,
                 source_name=name)
             st.session_state.pop(LAST, None)
@@ -262,9 +264,9 @@ with raw_tab:
         job = st.session_state.get(JOB)
         template = job.template if job is not None and last_judge == pick else None
         with ui.guard("Reading the raw outputs"):
-            rows = services.outputs_with_failures(rows[rows["judge"].astype(str) == pick],
+            rows = judge_outputs.outputs_with_failures(rows[rows["judge"].astype(str) == pick],
                                                   table, template)
-            counts = services.failure_counts(rows)
+            counts = judge_outputs.failure_counts(rows)
             n_failed = int(counts["n_outputs"].sum()) if len(counts) else 0
             r1, r2 = st.columns(2)
             with r1:
@@ -314,7 +316,7 @@ with import_tab:
     if file is not None and st.button(f"Merge into {name}", key=f"{PAGE}.import",
                                       type="primary"):
         try:
-            merged, table = services.import_outputs(ds, file.name, file.getvalue(), kind,
+            merged, table = judge_outputs.import_outputs(ds, file.name, file.getvalue(), kind,
                                                     name=f"{name} + {file.name}")
         except Exception as err:  # DataError lists rows and columns; never a stack trace
             ui.show_error(err, what=f"Could not import {file.name}")

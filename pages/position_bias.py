@@ -5,7 +5,9 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import services, state, ui
+from pages import state, ui
+from pages.services import common, comparisons
+from pages.services import bias as svc
 
 PAGE = "Position bias"
 MODES = {
@@ -20,8 +22,8 @@ st.caption(
     "first position. A decision threshold tau (first wins when p > tau) can correct a bias."
 )
 
-key = services.dataset_key()
-attributes = services.comparison_attributes(key)
+key = common.dataset_key()
+attributes = comparisons.comparison_attributes(key)
 ui.need(
     bool(attributes),
     f"**{state.active_name()}** has no pairwise comparisons, so there is no presentation order "
@@ -30,7 +32,7 @@ ui.need(
 )
 
 with ui.guard("Measuring position bias"):
-    table = services.bias_table(key)
+    table = svc.bias_table(key)
     st.subheader("First-position win rate per judge and attribute")
     bars = px.bar(
         table,
@@ -60,12 +62,12 @@ left, right = st.columns(2)
 with left:
     attribute = ui.select("Attribute", attributes, key="bias.attribute")
 with right:
-    judge = ui.select("Judge", services.judge_options(key, attribute), key="bias.judge")
+    judge = ui.select("Judge", comparisons.judge_options(key, attribute), key="bias.judge")
 
 
 def delta(after, before, moved):
     """The change shown under a metric; none before the threshold moved or when undefined."""
-    if not moved or services.fmt(after) == "n/a" or services.fmt(before) == "n/a":
+    if not moved or common.fmt(after) == "n/a" or common.fmt(before) == "n/a":
         return None
     return f"{after - before:+.3f}"
 
@@ -86,13 +88,13 @@ def threshold_section(key, attribute, judge):
                 0.01,
                 key="bias.tau",
             )
-            shown_tau = services.fmt(tau, 2)
+            shown_tau = common.fmt(tau, 2)
         elif mode == "global":
-            tau = services.balanced_tau(key, attribute, judge)
-            shown_tau = services.fmt(tau)
+            tau = svc.balanced_tau(key, attribute, judge)
+            shown_tau = common.fmt(tau)
         else:
-            tau = services.balanced_tau(key, attribute, judge, per_context=True)
-            shown_tau = f"{services.fmt(min(tau), 2)}–{services.fmt(max(tau), 2)}"
+            tau = svc.balanced_tau(key, attribute, judge, per_context=True)
+            shown_tau = f"{common.fmt(min(tau), 2)}–{common.fmt(max(tau), 2)}"
         ui.settings(
             PAGE,
             {
@@ -104,9 +106,9 @@ def threshold_section(key, attribute, judge):
             },
         )
 
-        before = services.threshold_update(key, attribute, judge, 0.5)
-        after = services.threshold_update(key, attribute, judge, tau)
-        ref = services.human_reference(key, attribute, judge)
+        before = svc.threshold_update(key, attribute, judge, 0.5)
+        after = svc.threshold_update(key, attribute, judge, tau)
+        ref = comparisons.human_reference(key, attribute, judge)
 
         moved = mode != "manual" or tau != 0.5
 
@@ -116,7 +118,7 @@ def threshold_section(key, attribute, judge):
         with cols[1]:
             ui.metric(
                 "First-position win rate",
-                services.fmt(after.position_bias),
+                common.fmt(after.position_bias),
                 "share of comparisons the first slot wins; 0.5 = balanced",
                 delta=delta(after.position_bias, before.position_bias, moved),
                 delta_color="off",
@@ -124,21 +126,21 @@ def threshold_section(key, attribute, judge):
         with cols[2]:
             ui.metric(
                 "Swap consistency",
-                services.fmt(after.swap_consistency),
+                common.fmt(after.swap_consistency),
                 "share of pairs judged in both orders whose two decisions agree",
                 delta=delta(after.swap_consistency, before.swap_consistency, moved),
             )
         with cols[3]:
             ui.metric(
                 "Pairwise accuracy",
-                services.fmt(after.accuracy),
+                common.fmt(after.accuracy),
                 "share of comparisons whose decision matches the human order",
                 delta=delta(after.accuracy, before.accuracy, moved),
             )
         with cols[4]:
             ui.metric(
                 "Spearman",
-                services.fmt(after.spearman),
+                common.fmt(after.spearman),
                 "win-ratio ranking vs humans per context, mean over contexts",
                 delta=delta(after.spearman, before.spearman, moved),
             )
@@ -153,7 +155,7 @@ def threshold_section(key, attribute, judge):
             note = f"Reference: {ref.source}."
         st.caption("Deltas compare with tau = 0.5. " + note)
 
-        curve = services.tau_curve(key, attribute, judge)
+        curve = svc.tau_curve(key, attribute, judge)
         fig = go.Figure()
         for column, name, colour in [
             ("pairwise_accuracy", "pairwise accuracy", ui.PALETTE[0]),
@@ -191,9 +193,9 @@ def threshold_section(key, attribute, judge):
         )
         ui.figure(fig, "Accuracy against the threshold tau", page=PAGE, data=curve)
         with st.expander("Every context re-ranked"):
-            pm = services.pmatrix(key, attribute, judge)
+            pm = comparisons.pmatrix(key, attribute, judge)
             ui.table(
-                services.rerank_frame(pm, before, after).round(4),
+                svc.rerank_frame(pm, before, after).round(4),
                 "Spearman per context before and after",
                 page=PAGE,
                 hide_index=True,
@@ -204,7 +206,7 @@ threshold_section(key, attribute, judge)
 
 with ui.guard("Comparing the two presentation orders"):
     st.subheader("The same pair in both orders")
-    pairs = services.order_pairs(key, attribute, judge)
+    pairs = svc.order_pairs(key, attribute, judge)
     if not len(pairs):
         st.info(
             "No pair was judged in both orders by this judge, so the two orders cannot be "
@@ -237,6 +239,6 @@ with ui.guard("Comparing the two presentation orders"):
             ui.figure(shift, "Gain from being shown first, per pair", page=PAGE)
         ui.metric(
             "Mean gain from the first slot",
-            services.fmt(pairs["shift"].mean()),
+            common.fmt(pairs["shift"].mean()),
             f"over {len(pairs)} pairs judged in both orders; 0 = no position bias",
         )

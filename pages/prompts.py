@@ -9,7 +9,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from data.schema import HUMAN_JUDGE_PREFIX
-from pages import services, state, ui
+from pages import state, ui
+from pages.services import common
+from pages.services import prompts as svc
 
 PAGE = "prompts"
 
@@ -20,7 +22,7 @@ st.markdown(
 )
 
 ds = state.active()
-key = services.dataset_key()
+key = common.dataset_key()
 comps = ds.comparisons
 has_pairwise = bool(len(comps)) and bool(
     (~comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX)).any())
@@ -35,8 +37,8 @@ ui.need(
 if len(ds.ratings):
     st.header("Absolute ratings")
     with ui.guard("Prompt sensitivity of the ratings"):
-        variants = services.prompt_variants(key)
-        models = services.model_options(variants)
+        variants = svc.prompt_variants(key)
+        models = svc.model_options(variants)
         n_templates = variants.groupby("model")["variant"].nunique()
         c1, c2, c3 = st.columns(3)
         with c1:
@@ -58,8 +60,8 @@ if len(ds.ratings):
         ui.settings(PAGE, {"model": model, "attribute": attribute, "baseline": baseline})
 
         several = len(names) > 1
-        shifts = services.prompt_mean_shift(key, model, baseline) if several else pd.DataFrame()
-        fails = services.rating_failure_frame(variants, model)
+        shifts = svc.prompt_mean_shift(key, model, baseline) if several else pd.DataFrame()
+        fails = svc.rating_failure_frame(variants, model)
         has_systems = "system" in ds.candidates.columns and ds.candidates["system"].notna().any()
 
         m1, m2, m3 = st.columns(3)
@@ -124,7 +126,7 @@ if len(ds.ratings):
                 format_func={"system": "systems (by mean score)",
                              "item": "candidates within each context"}.get,
             )
-            tau = services.prompt_rank_stability(key, model, attribute, level)
+            tau = svc.prompt_rank_stability(key, model, attribute, level)
             z = tau.to_numpy(dtype=float)
             fig = go.Figure(go.Heatmap(
                 z=z, x=list(tau.columns), y=list(tau.index), zmin=-1, zmax=1, zmid=0,
@@ -156,7 +158,7 @@ if has_pairwise:
     st.caption("Each pairwise judge's name carries its template (and decoding settings), so "
                "templates compare side by side.")
     with ui.guard("Position bias and accuracy per template"):
-        pb = services.prompt_pairwise(key)
+        pb = svc.prompt_pairwise(key)
         if not len(pb):
             st.info("No pairwise judge has a parsed comparison here.")
         else:

@@ -5,7 +5,9 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import services, state, ui
+from pages import state, ui
+from pages.services import common, comparisons
+from pages.services import rankings as svc
 
 PAGE = "Rankings"
 
@@ -14,8 +16,8 @@ st.caption(
     "How the judge's pairwise answers become rankings, and how close those come to the humans'."
 )
 
-key = services.dataset_key()
-attributes = services.comparison_attributes(key)
+key = common.dataset_key()
+attributes = comparisons.comparison_attributes(key)
 ui.need(
     bool(attributes),
     f"**{state.active_name()}** has no pairwise comparisons to rank. Run a pairwise judge on "
@@ -29,16 +31,16 @@ with left:
 with right:
     judge = ui.select(
         "Judge",
-        services.judge_options(key, attribute),
+        comparisons.judge_options(key, attribute),
         key="rank.judge",
         help="The model (and template) whose comparisons are ranked; human annotators' "
         "verdicts can be ranked too.",
     )
 
 with ui.guard("Ranking the candidates"):
-    pm = services.pmatrix(key, attribute, judge)
-    ref = services.human_reference(key, attribute, judge)
-    rk = services.rankings(key, attribute, judge)
+    pm = comparisons.pmatrix(key, attribute, judge)
+    ref = comparisons.human_reference(key, attribute, judge)
+    rk = svc.rankings(key, attribute, judge)
 
     st.subheader("Agreement with humans")
     if ref is None:
@@ -55,20 +57,20 @@ with ui.guard("Ranking the candidates"):
                 "method recovers the win-ratio of the same verdicts, not an independent check."
             )
         agree = rk.agreement.set_index("method")
-        cols = st.columns(len(services.METHODS) + 1)
-        for col, method in zip(cols, services.METHODS, strict=False):
+        cols = st.columns(len(svc.METHODS) + 1)
+        for col, method in zip(cols, svc.METHODS, strict=False):
             row = agree.loc[method]
             with col:
                 st.markdown(f"**{method}**")
                 ui.metric(
                     "Spearman",
-                    services.fmt(row["spearman"]),
+                    common.fmt(row["spearman"]),
                     f"rank correlation with the humans per context, mean over "
                     f"{int(row['n_contexts'])} contexts",
                 )
                 ui.metric(
                     "Pairwise accuracy",
-                    services.fmt(row["pairwise_accuracy"]),
+                    common.fmt(row["pairwise_accuracy"]),
                     "share of candidate pairs with different human scores that this "
                     "ranking orders as the humans do",
                 )
@@ -77,7 +79,7 @@ with ui.guard("Ranking the candidates"):
             raw = agree.loc["judge comparisons (tau = 0.5)", "pairwise_accuracy"]
             ui.metric(
                 "Pairwise accuracy",
-                services.fmt(raw),
+                common.fmt(raw),
                 "share of the judge's single comparisons (p > 0.5 = first wins) that "
                 "agree with the human order",
             )
@@ -97,7 +99,7 @@ with ui.guard("Ranking the candidates"):
     with c_right:
         method = ui.select(
             "Ranking method",
-            list(services.METHODS),
+            list(svc.METHODS),
             key="rank.method",
             help="Win-ratio: share of comparisons won (p > 0.5). Maximum likelihood: the order "
             "that best explains all comparisons. Bradley–Terry: fitted strengths.",
@@ -113,7 +115,7 @@ with ui.guard("Ranking the candidates"):
         },
     )
 
-    ids, block, counts, long = services.matrix_view(pm, c)
+    ids, block, counts, long = svc.matrix_view(pm, c)
     heat = go.Figure(
         go.Heatmap(
             z=block,
@@ -135,9 +137,9 @@ with ui.guard("Ranking the candidates"):
         yaxis_autorange="reversed",
         height=480,
     )
-    frame = services.context_frame(state.active(), pm, rk, ref, c, method)
-    bump = services.bump_frame(frame)
-    order = (["human"] if ref is not None else []) + list(services.METHODS)
+    frame = svc.context_frame(state.active(), pm, rk, ref, c, method)
+    bump = svc.bump_frame(frame)
+    order = (["human"] if ref is not None else []) + list(svc.METHODS)
     slope = px.line(
         bump,
         x="method",
@@ -164,7 +166,7 @@ with ui.guard("Ranking the systems"):
         help="Percentile intervals from 200 refits on resampled comparisons (slow on large "
         "sets). Off: intervals from the Fisher information.",
     )
-    result = services.system_ranking(key, attribute, judge, "bootstrap" if boot else "fisher")
+    result = svc.system_ranking(key, attribute, judge, "bootstrap" if boot else "fisher")
     if result is None:
         st.caption(
             "No system-level ranking: the candidates have no systems that recur across contexts."
@@ -214,7 +216,7 @@ with ui.guard("Ranking the systems"):
         with s_right:
             ui.metric(
                 "System-level Spearman",
-                services.fmt(rho),
+                common.fmt(rho),
                 "rank correlation between the systems' Bradley–Terry scores and their "
                 "mean human reference",
             )

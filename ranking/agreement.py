@@ -5,7 +5,9 @@ averaged, system means, all items pooled) with context-bootstrap intervals; inte
 agreement (Krippendorff's alpha, share of items where all raters agree, Shrout & Fleiss ICCs,
 Cohen's and Fleiss' kappa); the human baseline (each annotator against the mean of the others);
 judge self-consistency across samples; significance (Welch, Williams, Benjamini-Hochberg, a
-seeded permutation test).
+seeded permutation test); the shift between two paired sets of scores (paired t) and the
+stability of the rankings several sets of scores induce (Kendall between every two sets);
+the pairwise order a ranking's scores induce (to measure a ranking by pairwise accuracy).
 
 Conventions: scores are 1-D float arrays aligned with ``contexts`` / ``systems`` label arrays;
 rating matrices are (n_items, n_raters) with NaN for a missing or unparsed rating. NaN judge
@@ -23,13 +25,15 @@ import numpy as np
 from scipy import stats
 
 from ranking._numba import njit
+from ranking.metrics import kendall
 
 __all__ = [
     "CorrelationResult", "ICCResult", "HumanBaselineResult", "SelfConsistencyResult",
-    "WelchResult", "PermutationResult", "WilliamsMatrixResult",
+    "WelchResult", "PermutationResult", "WilliamsMatrixResult", "PairedShiftResult",
     "correlation", "icc", "krippendorff_alpha", "share_all_agree", "cohen_kappa",
     "fleiss_kappa", "human_baseline", "self_consistency", "welch_t", "williams_test",
-    "bh_adjust", "permutation_test", "williams_matrix",
+    "bh_adjust", "permutation_test", "williams_matrix", "paired_shift", "kendall_matrix",
+    "order_matrix",
 ]
 
 LEVELS = ("item", "system", "overall")
@@ -156,6 +160,25 @@ class WelchResult:
     n_a: int
     n_b: int
     n_dropped_nan: int = 0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PairedShiftResult:
+    """Mean paired difference ``a - b`` with its Student t interval and the paired t-test.
+
+    ``shift`` is the mean difference over the ``n_used`` pairs where both scores are finite,
+    ``lower``/``upper`` the ``level_ci`` t interval, ``pvalue`` the two-sided p-value of the
+    paired t-test; ``n_dropped_nan`` pairs were left out; ``reason`` says why the values are
+    NaN ("" when they are not).
+    """
+
+    shift: float
+    lower: float
+    upper: float
+    pvalue: float
+    n_used: int
+    n_dropped_nan: int
     reason: str = ""
 
 
@@ -1764,3 +1787,131 @@ def williams_matrix(
     P_adj[iu] = bh_adjust(P[iu])
     P_adj.T[iu] = P_adj[iu]
     return WilliamsMatrixResult(r_h, r_pair, r_jk, T, P, P_adj, N, reasons)
+
+
+# ----------------------------------------------------------------------------- score sets
+
+
+def paired_shift(a, b, level_ci=0.95):
+    """Mean of the paired differences ``a - b``, with a t interval and the paired t-test.
+
+    The same as ``scipy.stats.ttest_rel(a, b)`` and its ``confidence_interval(level_ci)`` on
+    the pairs where both scores are finite (e.g. one template's mean score per item against
+    a baseline template's). When every difference is the same, scipy's statistic is
+    undefined, but the answer is not: the interval collapses onto the mean and the p-value
+    is 1 for a zero shift, 0 otherwise.
+
+    Parameters
+    ----------
+    a, b : array_like of shape (n_items,)
+        Paired scores; NaN marks a missing or unparsed score and its pair is left out.
+    level_ci : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    PairedShiftResult
+        NaN values with a reason when fewer than 2 pairs have both scores.
+
+    Raises
+    ------
+    ValueError
+        Inputs that are not 1-D, differ in length or hold infinite values; ``level_ci``
+        outside (0, 1).
+    """
+    level_ci = _check_ci(level_ci)
+    xa = _as_scores(a, "a")
+    xb = _as_scores(b, "b")
+    if xa.shape[0] != xb.shape[0]:
+        raise ValueError(f"a has {xa.shape[0]} scores, b has {xb.shape[0]}; they must be paired")
+    d = xa - xb
+    keep = np.isfinite(d)
+    d = d[keep]
+    n_used, n_dropped = int(d.shape[0]), int((~keep).sum())
+    if n_used < 2:
+        return PairedShiftResult(np.nan, np.nan, np.nan, np.nan, n_used, n_dropped,
+                                 "fewer than 2 items rated under both")
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    half = float(stats.t.ppf(0.5 + level_ci / 2, n_used - 1)) * sd / np.sqrt(n_used)
+    if sd > 0:
+        pvalue = float(stats.ttest_1samp(d, 0.0).pvalue)
+    else:  # constant differences: scipy returns NaN, the sign of the shift is certain
+        pvalue = 1.0 if mean == 0 else 0.0
+    return PairedShiftResult(mean, mean - half, mean + half, pvalue, n_used, n_dropped)
+
+
+def kendall_matrix(scores, variant="b"):
+    """Kendall correlation between the rankings every two sets of scores induce.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_sets, n_units) or (n_sets, n_contexts, n_items)
+        One set of scores per row (e.g. per prompt template): over units (systems) or per
+        context (candidates ranked within each context). NaN marks a missing score.
+    variant : {"b", "c"}, default "b"
+        Kendall tau-b or tau-c (``ranking.metrics.kendall``).
+
+    Returns
+    -------
+    ndarray of shape (n_sets, n_sets)
+        ``[a, b]`` = Kendall tau between sets a and b over the units finite in both; with
+        contexts, the mean of the per-context taus over the contexts where tau is defined
+        (contexts with constant or too few scores are left out). NaN where nothing is
+        defined. The diagonal is 1 except for sets that are constant (NaN).
+
+    Raises
+    ------
+    ValueError
+        ``scores`` not 2-D or 3-D, or an unknown ``variant``.
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    if S.ndim not in (2, 3):
+        raise ValueError(
+            "scores must have shape (n_sets, n_units) or (n_sets, n_contexts, n_items); "
+            f"got {S.shape}"
+        )
+    n_sets = S.shape[0]
+    out = np.full((n_sets, n_sets), np.nan)
+    for i in range(n_sets):
+        for j in range(n_sets):
+            tau = kendall(S[i], S[j], variant=variant)
+            if np.ndim(tau):
+                tau = tau[np.isfinite(tau)]
+                out[i, j] = float(tau.mean()) if tau.size else np.nan
+            else:
+                out[i, j] = float(tau)
+    return out
+
+
+def order_matrix(scores):
+    """The pairwise order that scores induce, laid out like P: 1 above, 0 below, 0.5 tied.
+
+    Lets ``ranking.metrics.pairwise_accuracy`` measure a *ranking* (its scores) against
+    reference scores over every pair of ranked candidates: with no ties in either, the
+    accuracy is (1 + Kendall tau) / 2.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_contexts, N)
+        Higher is better; NaN for a candidate not ranked.
+
+    Returns
+    -------
+    ndarray of shape (n_contexts, N, N)
+        ``[c, i, j]`` = 1 where i scores above j, 0 below, 0.5 on a tie; NaN on the diagonal
+        and where either score is missing.
+
+    Raises
+    ------
+    ValueError
+        ``scores`` not 2-D.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"scores must have shape (n_contexts, N); got {s.shape}")
+    diff = s[:, :, None] - s[:, None, :]
+    out = np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5))
+    out[~np.isfinite(diff)] = np.nan
+    idx = np.arange(s.shape[1])
+    out[:, idx, idx] = np.nan
+    return out

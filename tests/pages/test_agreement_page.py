@@ -13,9 +13,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import data
+from data.agreement import verdict_agreement_table
 from data.paths import data_dirs
 from data.schema import Dataset
-from pages import services
+from pages.services import agreement as agreement_svc
+from pages.services import common
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300
@@ -168,13 +170,13 @@ def test_pandalm_human_verdicts():
 
 
 def test_variant_label_and_model_names():
-    assert services.variant_label("ChatGPT/eval_prompt_1", "eval_prompt_1") == (
+    assert common.variant_label("ChatGPT/eval_prompt_1", "eval_prompt_1") == (
         "ChatGPT/eval_prompt_1")
-    assert services.variant_label("demo-judge", "plain") == "demo-judge · plain"
-    assert services.judge_model("gpt-3.5-turbo-0301/altmcq", "altmcq") == (
+    assert common.variant_label("demo-judge", "plain") == "demo-judge · plain"
+    assert common.judge_model("gpt-3.5-turbo-0301/altmcq", "altmcq") == (
         "gpt-3.5-turbo-0301", None)
-    assert services.judge_model("my-model/t0.7-p0.9", "hanna-ep1") == ("my-model", 0.7)
-    assert services.judge_model("plain", "plain") == ("plain", None)
+    assert common.judge_model("my-model/t0.7-p0.9", "hanna-ep1") == ("my-model", 0.7)
+    assert common.judge_model("plain", "plain") == ("plain", None)
 
 
 def _verdicts(rows) -> Dataset:
@@ -194,7 +196,7 @@ def test_human_verdict_agreement_by_hand():
         for judge, labels in (("human:h1", h1), ("human:h2", h2), ("m", model)):
             v = labels[k]
             rows.append((f"c{k}", judge, "x", "y", {"A": 1.0, "B": 0.0}[v], v))
-    out = services.human_verdict_agreement(_verdicts(rows)).set_index(["judge", "annotator"])
+    out = verdict_agreement_table(_verdicts(rows)).set_index(["judge", "annotator"])
     assert out.loc[("m", "human:h1"), "agreement"] == 0.75
     assert out.loc[("m", "human:h2"), "agreement"] == 0.5
     # Cohen's kappa m vs h1: po = 0.75; m has A 3/4, h1 has A 2/4: pe = .75*.5 + .25*.5 = .5
@@ -207,15 +209,15 @@ def test_human_verdict_agreement_by_hand():
 def test_verdicts_read_from_probabilities_when_missing():
     rows = [("c0", "human:h1", "x", "y", 0.9, None), ("c0", "m", "x", "y", 0.2, None),
             ("c1", "human:h1", "x", "y", 0.5, None), ("c1", "m", "x", "y", 0.5, None)]
-    out = services.human_verdict_agreement(_verdicts(rows))
+    out = verdict_agreement_table(_verdicts(rows))
     row = out[(out["judge"] == "m") & (out["annotator"] == "human:h1")].iloc[0]
     assert row["n_pairs"] == 2 and row["agreement"] == 0.5
 
 
 def test_correlation_heatmap_frames_match_the_table():
     ds = data.demo_dataset()
-    table = services.correlation_frame(ds, "spearman", "b", None, n_boot=50)
-    values, hover = services.correlation_heatmap_frames(table, "overall")
+    table = agreement_svc.correlation_frame(ds, "spearman", "b", None, n_boot=50)
+    values, hover = agreement_svc.correlation_heatmap_frames(table, "overall")
     assert list(values.columns) == ["consistency", "fluency"]
     assert set(values.index) == {"demo-judge (simulated) · explain",
                                  "demo-judge (simulated) · plain"}

@@ -289,20 +289,20 @@ def test_real_benchmarks(cache, benchmark, folder):
 
 def test_custom_template_text_never_opens_a_server_file(tmp_path):
     from judge.templates import TemplateError
-    from pages import services
+    from pages.services import judge as judge_svc
 
     secret_file = tmp_path / "t.yaml"
     secret_file.write_text("id: x\nversion: '1'\nkind: absolute\ntext: '{candidate}'\n"
                            "scale: [1, 5]\n")
     with pytest.raises(TemplateError, match="expected a list of templates"):
-        services.read_custom_templates(str(secret_file))
-    assert list(services.read_custom_templates(secret_file.read_text())) == ["x"]
+        judge_svc.read_custom_templates(str(secret_file))
+    assert list(judge_svc.read_custom_templates(secret_file.read_text())) == ["x"]
 
 
 def test_settings_for_the_report_hide_url_credentials():
-    from pages import services
+    from pages.services import judge as judge_svc
 
-    s = services.JudgeSettings(backend="openai", model="m",
+    s = judge_svc.JudgeSettings(backend="openai", model="m",
                                base_url="http://user:pw@localhost:8000/v1?x=1")
     assert s.public()["base_url"] == "http://localhost:8000/v1"
     assert "api_key" not in s.public()
@@ -342,17 +342,17 @@ class _EchoBackend:
 def test_judge_job_with_an_injected_backend(tmp_path):
     import data as data_pkg
     from judge.templates import builtin_templates
-    from pages import services
+    from pages.services import judge as judge_svc
 
     ds = data_pkg.demo_dataset()
-    settings = services.JudgeSettings(backend="openai", model="unused", n_contexts=2,
+    settings = judge_svc.JudgeSettings(backend="openai", model="unused", n_contexts=2,
                                       attribute="fluency")
     template = builtin_templates()["liusie-c1"]
     cands = ds.candidates
     lead = cands[(cands["context_id"] == "news01") & (cands["candidate_id"] == "lead")]
     backend = _EchoBackend(marker=lead["text"].iloc[0])
     store = str(tmp_path / "runs.sqlite")
-    job = services.JudgeJob(ds, settings, template, backend=backend, store=store,
+    job = judge_svc.JudgeJob(ds, settings, template, backend=backend, store=store,
                             source_name="demo")
     assert job.wait(60) and job.error is None
     name, merged, summary = job.take_result()
@@ -365,7 +365,7 @@ def test_judge_job_with_an_injected_backend(tmp_path):
     assert firsts.loc[("news01", "lead", "large")] == pytest.approx(0.7)
     assert len(ds.comparisons) == 720  # the source is never changed
     # the same run on the merged dataset is answered from the store, under the same name
-    again = services.JudgeJob(merged, settings, template, backend=backend, store=store,
+    again = judge_svc.JudgeJob(merged, settings, template, backend=backend, store=store,
                               source_name=name)
     assert again.wait(60)
     name2, merged2, summary2 = again.take_result()
@@ -377,13 +377,13 @@ def test_judge_job_reports_a_backend_error(tmp_path):
     import data as data_pkg
     from judge.backends.base import BackendError
     from judge.templates import builtin_templates
-    from pages import services
+    from pages.services import judge as judge_svc
 
     class Broken(_EchoBackend):
         def check(self):
             raise BackendError("cannot reach the endpoint http://nowhere/v1")
 
-    job = services.JudgeJob(data_pkg.demo_dataset(), services.JudgeSettings(
+    job = judge_svc.JudgeJob(data_pkg.demo_dataset(), judge_svc.JudgeSettings(
         backend="openai", model="m", n_contexts=1, attribute="fluency"),
         builtin_templates()["liusie-c1"], backend=Broken(), store=str(tmp_path / "s.sqlite"))
     assert job.wait(60)

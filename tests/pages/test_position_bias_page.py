@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import data
-from pages import services
+from pages.services import bias as bias_svc
+from pages.services import comparisons
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
 PAGE = "pages/position_bias.py"
@@ -48,9 +49,9 @@ def test_moving_the_threshold_changes_the_numbers():
         assert after[name] != before[name], name
     # the same numbers as the service layer computes for that threshold
     demo = data.demo_dataset()
-    pm = services.build_pmatrix(demo, "consistency", "demo-judge (simulated)")
-    ref = services.build_reference(demo, "consistency", pm)
-    expected = services.rerank(pm.P, ref.scores, 0.7)
+    pm = comparisons.build_pmatrix(demo, "consistency", "demo-judge (simulated)")
+    ref = comparisons.build_reference(demo, "consistency", pm)
+    expected = bias_svc.rerank(pm.P, ref.scores, 0.7)
     assert float(after["Pairwise accuracy"]) == pytest.approx(expected.accuracy, abs=5e-4)
     assert float(after["Spearman"]) == pytest.approx(expected.spearman, abs=5e-4)
 

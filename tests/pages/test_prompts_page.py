@@ -16,7 +16,8 @@ from streamlit.testing.v1 import AppTest
 import data
 from data.paths import data_dirs
 from data.schema import Dataset
-from pages import services
+from pages.services import judge_outputs as judge_outputs_svc
+from pages.services import prompts as prompts_svc
 from ranking.metrics import kendall
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -162,11 +163,11 @@ def test_rating_variants_temperature_and_model():
         ("c", "x", "q", "m/t0.2-p1", "p1", 0, 3.0), ("c", "x", "q", "m/t1-p1", "p1", 0, 4.0),
         ("c", "x", "q", "m/t1-p1", "p2", 0, 5.0), ("c", "x", "q", "other/p1", "p1", 0, 2.0),
     ])
-    v = services.rating_variants(Dataset(name="t", ratings=r))
+    v = prompts_svc.rating_variants(Dataset(name="t", ratings=r))
     assert v["model"].tolist() == ["m", "m", "m", "other"]
     assert v["temperature"].tolist()[:3] == [0.2, 1.0, 1.0]
     assert v["variant"].tolist() == ["p1 @ t0.2", "p1 @ t1", "p2 @ t1", "p1"]
-    assert services.model_options(v) == ["m", "other"]
+    assert prompts_svc.model_options(v) == ["m", "other"]
 
 
 def test_mean_shift_is_a_paired_t_interval():
@@ -176,8 +177,8 @@ def test_mean_shift_is_a_paired_t_interval():
     other = np.clip(base + rng.normal(0.4, 0.8, n), 1, 5)
     rows = [(f"c{i // 4}", f"x{i % 4}", "q", "m/a", "a", 0, base[i]) for i in range(n)]
     rows += [(f"c{i // 4}", f"x{i % 4}", "q", "m/b", "b", 0, other[i]) for i in range(n)]
-    v = services.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
-    out = services.mean_shift_frame(v, "m", "a").iloc[0]
+    v = prompts_svc.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
+    out = prompts_svc.mean_shift_frame(v, "m", "a").iloc[0]
     d = other - base
     ref = stats.ttest_rel(other, base)
     ci = ref.confidence_interval(0.95)
@@ -189,9 +190,9 @@ def test_mean_shift_is_a_paired_t_interval():
 
 def test_rank_stability_against_direct_kendall():
     ds = data.demo_dataset()
-    v = services.rating_variants(ds)
-    model = services.model_options(v)[0]
-    got = services.rank_stability(ds, v, model, "fluency", "system")
+    v = prompts_svc.rating_variants(ds)
+    model = prompts_svc.model_options(v)[0]
+    got = prompts_svc.rank_stability(ds, v, model, "fluency", "system")
     sel = v[(v["attribute"] == "fluency")].merge(
         ds.candidates[["context_id", "candidate_id", "system"]], on=["context_id",
                                                                      "candidate_id"])
@@ -200,7 +201,7 @@ def test_rank_stability_against_direct_kendall():
     assert got.loc["explain", "plain"] == pytest.approx(ref)
     assert got.loc["plain", "explain"] == pytest.approx(ref)
     # item level: the mean of per-context taus over contexts where tau is defined
-    item = services.rank_stability(ds, v, model, "fluency", "item")
+    item = prompts_svc.rank_stability(ds, v, model, "fluency", "item")
     per = sel.groupby(["variant", "context_id", "candidate_id"])["score"].mean()
     taus = []
     for ctx in sorted(sel["context_id"].unique()):
@@ -215,8 +216,8 @@ def test_rank_stability_against_direct_kendall():
 
 def test_rating_failure_frame_counts_nan_scores():
     rows = [("c", "x", "q", "m/a", "a", s, np.nan if s == 0 else 3.0) for s in range(4)]
-    v = services.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
-    out = services.rating_failure_frame(v, "m").iloc[0]
+    v = prompts_svc.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
+    out = prompts_svc.rating_failure_frame(v, "m").iloc[0]
     assert out["n_failed"] == 1 and out["n_outputs"] == 4 and out["failure_rate"] == 0.25
 
 
@@ -226,11 +227,11 @@ def test_failure_reasons_of_raw_outputs():
     t = builtin_templates()["liusie-c1"]
     rows = pd.DataFrame({"p_first": [1.0, np.nan, np.nan, np.nan],
                          "raw": ["A", "[refusal] refusal: no", "I cannot decide.", None]})
-    out = services.outputs_with_failures(rows, "comparisons", t)
+    out = judge_outputs_svc.outputs_with_failures(rows, "comparisons", t)
     assert out["failure"].tolist()[:2] == ["", "refusal"]
     assert out["failure"].iloc[2] not in ("", "unparsed answer")  # the parser's own code
     assert out["failure"].iloc[3] == "no answer"
-    counts = services.failure_counts(out)
+    counts = judge_outputs_svc.failure_counts(out)
     assert counts["n_outputs"].sum() == 3
 
 

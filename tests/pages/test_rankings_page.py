@@ -8,7 +8,8 @@ import numpy as np
 
 import data
 from data.schema import Dataset, empty_table
-from pages import services
+from pages.services import comparisons
+from pages.services import rankings as rankings_svc
 from tests.pages._analysis_apptest import array, chart_titles, charts, need, open_page
 
 PAGE = "pages/rankings.py"
@@ -27,15 +28,15 @@ def test_demo_shows_matrix_rankings_agreement_and_systems():
     assert any(t.startswith("Systems by Bradley–Terry") for t in titles)
 
     spearman = [float(m.value) for m in at.metric if m.label == "Spearman"]
-    assert len(spearman) == len(services.METHODS)
+    assert len(spearman) == len(rankings_svc.METHODS)
     # the demo judge is noisy and biased but clearly informative
     assert all(0.6 < r <= 1.0 for r in spearman)
-    assert sum(m.label == "Pairwise accuracy" for m in at.metric) == len(services.METHODS) + 1
+    assert sum(m.label == "Pairwise accuracy" for m in at.metric) == len(rankings_svc.METHODS) + 1
     assert float(next(m.value for m in at.metric if m.label == "Systems")) == 6
 
     # heatmap: rows = shown first, columns = shown second, the judge's P of context 0
     demo = data.demo_dataset()
-    pm = services.build_pmatrix(demo, "consistency", "demo-judge (simulated)")
+    pm = comparisons.build_pmatrix(demo, "consistency", "demo-judge (simulated)")
     heat = _heatmap(at)["data"][0]
     assert heat["y"] == pm.candidate_ids[0] and heat["x"] == pm.candidate_ids[0]
     np.testing.assert_allclose(array(heat["z"]), pm.P[0], equal_nan=True)

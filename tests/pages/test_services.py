@@ -13,7 +13,12 @@ import pytest
 import data
 from data.schema import DataError, Dataset, empty_table
 from data.simulate import simulate_with_truth
-from pages import services, state
+from pages import state
+from pages.services import bias as bias_svc
+from pages.services import budgets as budgets_svc
+from pages.services import common, comparisons
+from pages.services import rankings as rankings_svc
+from ranking.agreement import order_matrix
 from ranking.bias import balanced_threshold, position_bias
 from ranking.metrics import pairwise_accuracy, spearman
 from ranking.scores import win_ratio
@@ -61,18 +66,18 @@ def _pair_dataset(rows, human_scores=None):
 def test_judge_options_pool_human_annotators():
     rows = [("c", j, "a", "b", 1.0) for j in ("gpt", "human:1", "human:2")]
     ds = _pair_dataset(rows)
-    assert services.judge_options_of(ds, "overall") == [
+    assert comparisons.judge_options_of(ds, "overall") == [
         "gpt",
-        services.HUMAN_POOL,
+        comparisons.HUMAN_POOL,
         "human:1",
         "human:2",
     ]
     many = _pair_dataset([("c", f"human:{k}", "a", "b", 1.0) for k in range(12)])
     # too many to list one by one (LLMFAO has 124 crowd workers): the pool only
-    assert services.judge_options_of(many, "overall") == [services.HUMAN_POOL]
-    assert services.judge_options_of(_pair_dataset([("c", "human:1", "a", "b", 1)]), "overall") == [
-        "human:1"
-    ]
+    assert comparisons.judge_options_of(many, "overall") == [comparisons.HUMAN_POOL]
+    assert comparisons.judge_options_of(
+        _pair_dataset([("c", "human:1", "a", "b", 1)]), "overall"
+    ) == ["human:1"]
 
 
 def test_pmatrix_of_the_human_pool_averages_every_annotator():
@@ -84,7 +89,7 @@ def test_pmatrix_of_the_human_pool_averages_every_annotator():
             ("c", "gpt", "b", "a", 0.2),
         ]
     )
-    pm = services.build_pmatrix(ds, "overall", services.HUMAN_POOL)
+    pm = comparisons.build_pmatrix(ds, "overall", comparisons.HUMAN_POOL)
     assert pm.candidate_ids == [["a", "b"]]
     assert pm.P[0, 0, 1] == pytest.approx(2 / 3) and math.isnan(pm.P[0, 1, 0])
     assert pm.counts[0, 0, 1] == 3
@@ -93,20 +98,20 @@ def test_pmatrix_of_the_human_pool_averages_every_annotator():
 
 def test_unparsed_comparisons_leave_no_empty_context():
     ds = _pair_dataset([("c1", "gpt", "a", "b", 1.0), ("c2", "gpt", "a", "b", np.nan)])
-    pm = services.build_pmatrix(ds, "overall", "gpt")
+    pm = comparisons.build_pmatrix(ds, "overall", "gpt")
     assert pm.context_ids == ["c1"]
     with pytest.raises(DataError, match="no comparisons for attribute 'overall' by judge 'x'"):
-        services.build_pmatrix(ds, "overall", "x")
+        comparisons.build_pmatrix(ds, "overall", "x")
     with pytest.raises(DataError, match="every comparison .* is unparsed"):
-        services.build_pmatrix(_pair_dataset([("c", "gpt", "a", "b", np.nan)]), "overall", "gpt")
+        comparisons.build_pmatrix(_pair_dataset([("c", "gpt", "a", "b", np.nan)]), "overall", "gpt")
 
 
 # --- reference ----------------------------------------------------------------------
 
 
 def test_reference_is_the_mean_human_score(demo):
-    pm = services.build_pmatrix(demo, "fluency", JUDGE)
-    ref = services.build_reference(demo, "fluency", pm)
+    pm = comparisons.build_pmatrix(demo, "fluency", JUDGE)
+    ref = comparisons.build_reference(demo, "fluency", pm)
     hs = demo.human_scores
     sel = hs[
         (hs["attribute"] == "fluency")
@@ -127,23 +132,25 @@ def test_reference_from_human_verdicts_leaves_out_the_judged_annotator():
         ("c", "gpt", "b", "c", 0.9),
     ]
     ds = _pair_dataset(rows)
-    pm = services.build_pmatrix(ds, "overall", "human:1")
-    ref = services.build_reference(ds, "overall", pm)
+    pm = comparisons.build_pmatrix(ds, "overall", "human:1")
+    ref = comparisons.build_reference(ds, "overall", pm)
     # only annotator 2 is left: c beats b beats a
     np.testing.assert_allclose(ref.scores[0], [0.0, 0.5, 1.0])
-    pooled = services.build_reference(ds, "overall", services.build_pmatrix(ds, "overall", "gpt"))
+    pooled = comparisons.build_reference(
+        ds, "overall", comparisons.build_pmatrix(ds, "overall", "gpt")
+    )
     np.testing.assert_allclose(pooled.scores[0], [0.5, 0.5, 0.5])
     assert "2 human annotator(s)" in pooled.source
-    pool = services.build_reference(
-        ds, "overall", services.build_pmatrix(ds, "overall", services.HUMAN_POOL)
+    pool = comparisons.build_reference(
+        ds, "overall", comparisons.build_pmatrix(ds, "overall", comparisons.HUMAN_POOL)
     )
     assert pool.same_as_judge
 
 
 def test_no_reference_without_humans(demo):
     ds = Dataset(name="judge only", candidates=demo.candidates, comparisons=demo.comparisons)
-    pm = services.build_pmatrix(ds, "fluency", JUDGE)
-    assert services.build_reference(ds, "fluency", pm) is None
+    pm = comparisons.build_pmatrix(ds, "fluency", JUDGE)
+    assert comparisons.build_reference(ds, "fluency", pm) is None
 
 
 # --- rankings -----------------------------------------------------------------------
@@ -163,14 +170,14 @@ def test_every_method_recovers_a_clear_order():
         candidate_ids=[list("abcde")],
         counts=np.isfinite(P).astype(np.int64),
     )
-    ref = services.Reference(np.array([[5.0, 4.0, 3.0, 2.0, 1.0]]), "test")
-    rk = services.compute_rankings(pm, ref)
+    ref = comparisons.Reference(np.array([[5.0, 4.0, 3.0, 2.0, 1.0]]), "test")
+    rk = rankings_svc.compute_rankings(pm, ref)
     agree = rk.agreement.set_index("method")
-    for method in services.METHODS:
+    for method in rankings_svc.METHODS:
         assert agree.loc[method, "spearman"] == pytest.approx(1.0)
         assert agree.loc[method, "pairwise_accuracy"] == pytest.approx(1.0)
-    reversed_ref = services.Reference(ref.scores[:, ::-1].copy(), "test")
-    agree = services.compute_rankings(pm, reversed_ref).agreement.set_index("method")
+    reversed_ref = comparisons.Reference(ref.scores[:, ::-1].copy(), "test")
+    agree = rankings_svc.compute_rankings(pm, reversed_ref).agreement.set_index("method")
     assert agree.loc["win-ratio", "spearman"] == pytest.approx(-1.0)
     assert agree.loc["win-ratio", "pairwise_accuracy"] == pytest.approx(0.0)
 
@@ -179,7 +186,7 @@ def test_order_matrix_against_a_loop():
     rng = np.random.default_rng(3)
     s = rng.integers(0, 4, size=(4, 6)).astype(float)
     s[1, 2] = np.nan
-    got = services.order_matrix(s)
+    got = order_matrix(s)
     for c in range(4):
         for i in range(6):
             for j in range(6):
@@ -191,23 +198,23 @@ def test_order_matrix_against_a_loop():
 
 
 def test_context_frame_sorted_by_the_chosen_method(demo):
-    pm = services.build_pmatrix(demo, "consistency", JUDGE)
-    ref = services.build_reference(demo, "consistency", pm)
-    rk = services.compute_rankings(pm, ref)
-    for method in services.METHODS:
-        frame = services.context_frame(demo, pm, rk, ref, 2, method)
+    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
+    ref = comparisons.build_reference(demo, "consistency", pm)
+    rk = rankings_svc.compute_rankings(pm, ref)
+    for method in rankings_svc.METHODS:
+        frame = rankings_svc.context_frame(demo, pm, rk, ref, 2, method)
         assert frame[f"rank: {method}"].is_monotonic_increasing
         assert sorted(frame["candidate"]) == sorted(pm.candidate_ids[2])
         assert (frame["comparisons"] == 10).all()  # 5 others, both orders
-    bump = services.bump_frame(frame)
-    assert set(bump["method"]) == {"human", *services.METHODS}
+    bump = rankings_svc.bump_frame(frame)
+    assert set(bump["method"]) == {"human", *rankings_svc.METHODS}
     assert len(bump) == 6 * 4
 
 
 def test_system_ranking_on_the_demo(demo):
-    pm = services.build_pmatrix(demo, "consistency", JUDGE)
-    ref = services.build_reference(demo, "consistency", pm)
-    table, rho, _notes = services.compute_system_ranking(demo, "consistency", JUDGE, pm, ref)
+    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
+    ref = comparisons.build_reference(demo, "consistency", pm)
+    table, rho, _notes = rankings_svc.compute_system_ranking(demo, "consistency", JUDGE, pm, ref)
     assert len(table) == 6 and table["bt_score"].is_monotonic_decreasing
     assert ((table["lower"] <= table["bt_score"]) & (table["bt_score"] <= table["upper"])).all()
     assert (table["n_comparisons"] == 12 * 10).all()
@@ -238,7 +245,7 @@ def test_per_context_thresholds_match_a_loop_over_contexts(hard, seed):
     P, ref = _random_P(seed=seed, hard=hard)
     taus = balanced_threshold(P, per_context=True)
     taus[0] = 0.5  # a threshold exactly at present values: ties count half
-    got = services.rerank(P, ref, taus)
+    got = bias_svc.rerank(P, ref, taus)
     # slow twin: each context alone with the library at its own tau, pooled by counts
     n = np.isfinite(P).sum(axis=(1, 2))
     wins = sum(position_bias(P[c], taus[c]) * n[c] for c in range(len(P)))
@@ -251,8 +258,8 @@ def test_per_context_thresholds_match_a_loop_over_contexts(hard, seed):
     ok = np.isfinite(acc)
     assert got.accuracy == pytest.approx(np.sum(np.asarray(acc)[ok] * weights[ok]) / weights.sum())
     # one scalar tau through the same path agrees with the direct library call
-    same = services.rerank(P, ref, np.full(len(P), 0.3))
-    direct = services.rerank(P, ref, 0.3)
+    same = bias_svc.rerank(P, ref, np.full(len(P), 0.3))
+    direct = bias_svc.rerank(P, ref, 0.3)
     assert same.position_bias == pytest.approx(direct.position_bias)
     assert same.accuracy == pytest.approx(direct.accuracy)
     assert same.spearman == pytest.approx(direct.spearman)
@@ -262,20 +269,20 @@ def test_balancing_a_biased_soft_judge_gives_half():
     ds, _truth = simulate_with_truth(
         30, 8, position_bias=1.0, judge_noise=1.0, likert=False, random_state=5
     )
-    pm = services.build_pmatrix(ds, "quality", "simulated")
+    pm = comparisons.build_pmatrix(ds, "quality", "simulated")
     n_comparisons = int(np.isfinite(pm.P).sum())
-    before = services.rerank(pm.P, None, 0.5)
+    before = bias_svc.rerank(pm.P, None, 0.5)
     assert before.position_bias > 0.6 and math.isnan(before.accuracy)
     for per_context in (False, True):
         tau = balanced_threshold(pm.P, per_context=per_context)
-        after = services.rerank(pm.P, None, tau)
+        after = bias_svc.rerank(pm.P, None, tau)
         assert abs(after.position_bias - 0.5) <= 1 / n_comparisons
 
 
 def test_tau_curve_columns_and_end_points(demo):
-    pm = services.build_pmatrix(demo, "consistency", JUDGE)
-    ref = services.build_reference(demo, "consistency", pm)
-    curve = services.compute_tau_curve(pm.P, ref.scores)
+    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
+    ref = comparisons.build_reference(demo, "consistency", pm)
+    curve = bias_svc.compute_tau_curve(pm.P, ref.scores)
     assert len(curve) == 101 and curve["tau"].is_monotonic_increasing
     # tau = 0: the first slot wins everything; tau = 1: nothing (soft p strictly inside)
     assert curve["first_position_win_rate"].iloc[0] == 1.0
@@ -284,7 +291,7 @@ def test_tau_curve_columns_and_end_points(demo):
 
 
 def test_bias_table_of_the_demo(demo):
-    table = services.compute_bias_table(demo)
+    table = bias_svc.compute_bias_table(demo)
     assert sorted(table["attribute"]) == ["consistency", "fluency"]
     assert (table["first_position_win_rate"] > 0.6).all()  # simulated first-slot bias
     assert (table["balanced_tau"] > 0.5).all()
@@ -302,7 +309,7 @@ def test_order_pairs_by_hand():
         candidate_ids=[["a", "b", "c"]],
         counts=np.isfinite(P).astype(np.int64),
     )
-    pairs = services.order_pairs_frame(pm)
+    pairs = bias_svc.order_pairs_frame(pm)
     assert len(pairs) == 1
     row = pairs.iloc[0]
     assert (row["candidate_i"], row["candidate_j"]) == ("a", "b")
@@ -314,32 +321,32 @@ def test_order_pairs_by_hand():
 
 
 def test_budget_tables(demo):
-    pm = services.build_pmatrix(demo, "consistency", JUDGE)
-    ref = services.build_reference(demo, "consistency", pm)
-    grid = services.budget_grid(pm.P, "win_ratio")
+    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
+    ref = comparisons.build_reference(demo, "consistency", pm)
+    grid = budgets_svc.budget_grid(pm.P, "win_ratio")
     np.testing.assert_array_equal(grid, np.arange(1, 31))  # 6 x 5 ordered pairs
-    bt_grid = services.budget_grid(pm.P, "bradley_terry")
-    assert bt_grid[0] == 1 and bt_grid[-1] == 30 and len(bt_grid) <= services.BT_BUDGET_POINTS
+    bt_grid = budgets_svc.budget_grid(pm.P, "bradley_terry")
+    assert bt_grid[0] == 1 and bt_grid[-1] == 30 and len(bt_grid) <= budgets_svc.BT_BUDGET_POINTS
     curves = [
-        services.compute_budget(pm.P, ref.scores, s, n_draws=3) for s in ("random", "no-repeat")
+        budgets_svc.compute_budget(pm.P, ref.scores, s, n_draws=3) for s in ("random", "no-repeat")
     ]
-    frame = services.budget_frame(curves)
+    frame = budgets_svc.budget_frame(curves)
     assert len(frame) == 2 * 2 * 30
     assert set(frame["strategy"]) == {"random", "no-repeat"}
     # no-repeat cannot spend more than one order of each of the 15 pairs
     nr = frame[frame["strategy"] == "no-repeat"]
     assert nr.loc[nr["budget"] > 15, "mean"].isna().all()
-    needed = services.needed_frame(curves, -1.0, 30)
+    needed = budgets_svc.needed_frame(curves, -1.0, 30)
     assert (needed["comparisons_needed"] == 1).all()
     assert needed["share_of_available"].tolist() == [round(1 / 30, 3)] * 4
-    assert services.needed_frame(curves, 1.0, 30)["comparisons_needed"].isna().all()
-    assert 0 < services.default_target(frame) <= 1
+    assert budgets_svc.needed_frame(curves, 1.0, 30)["comparisons_needed"].isna().all()
+    assert 0 < budgets_svc.default_target(frame) <= 1
 
 
 def test_budget_grid_is_thinned_for_many_comparisons():
     P = np.full((1, 30, 30), 0.5)
-    grid = services.budget_grid(P, "win_ratio")
-    assert grid[0] == 1 and grid[-1] == 30 * 29 and len(grid) <= services.MAX_BUDGET_POINTS
+    grid = budgets_svc.budget_grid(P, "win_ratio")
+    assert grid[0] == 1 and grid[-1] == 30 * 29 and len(grid) <= budgets_svc.MAX_BUDGET_POINTS
 
 
 # --- dataset keys -------------------------------------------------------------------
@@ -349,15 +356,15 @@ def test_tokens_follow_objects_not_names(demo):
     other = data.demo_dataset()
     assert state._token(demo) == state._token(demo)
     assert state._token(demo) != state._token(other)
-    key = services.register(demo, "test|demo")
-    assert services.dataset(key) is demo
+    key = common.register(demo, "test|demo")
+    assert common.dataset(key) is demo
     with pytest.raises(ValueError, match="no longer loaded"):
-        services.dataset("gone|x|1")
+        common.dataset("gone|x|1")
 
 
 def test_fmt():
-    assert services.fmt(0.12345) == "0.123"
-    assert services.fmt(float("nan")) == "n/a" and services.fmt(None) == "n/a"
+    assert common.fmt(0.12345) == "0.123"
+    assert common.fmt(float("nan")) == "n/a" and common.fmt(None) == "n/a"
 
 
 # --- the real SummEval verdicts -------------------------------------------------------
@@ -366,26 +373,26 @@ def test_fmt():
 @need("summeval")
 def test_summeval_cached_services_and_threshold():
     ds = data.load_benchmark("summeval")
-    key = services.register(ds, "test|summeval")
+    key = common.register(ds, "test|summeval")
     judge = "gpt-3.5-turbo-0301/ab-choice"
-    assert services.comparison_attributes(key) == [
+    assert comparisons.comparison_attributes(key) == [
         "coherence",
         "consistency",
         "fluency",
         "relevance",
     ]
-    assert services.judge_options(key, "coherence") == [judge]
-    pm = services.pmatrix(key, "coherence", judge)
+    assert comparisons.judge_options(key, "coherence") == [judge]
+    pm = comparisons.pmatrix(key, "coherence", judge)
     assert pm.P.shape == (100, 12, 12)
-    assert services.pmatrix(key, "coherence", judge) is pm  # cache_resource: no copy
-    ref = services.human_reference(key, "coherence", judge)
+    assert comparisons.pmatrix(key, "coherence", judge) is pm  # cache_resource: no copy
+    ref = comparisons.human_reference(key, "coherence", judge)
     assert np.isfinite(ref.scores).all()
-    before = services.threshold_update(key, "coherence", judge, 0.5)
-    tau = services.balanced_tau(key, "coherence", judge)
-    after = services.threshold_update(key, "coherence", judge, tau)
+    before = bias_svc.threshold_update(key, "coherence", judge, 0.5)
+    tau = bias_svc.balanced_tau(key, "coherence", judge)
+    after = bias_svc.threshold_update(key, "coherence", judge, tau)
     assert abs(after.position_bias - 0.5) < abs(before.position_bias - 0.5)
     assert after.accuracy != before.accuracy
-    rk = services.rankings(key, "coherence", judge)
-    assert set(rk.agreement["method"]) >= set(services.METHODS)
-    table, rho, _ = services.system_ranking(key, "coherence", judge)
+    rk = rankings_svc.rankings(key, "coherence", judge)
+    assert set(rk.agreement["method"]) >= set(rankings_svc.METHODS)
+    table, rho, _ = rankings_svc.system_ranking(key, "coherence", judge)
     assert len(table) == 12 and -1 <= rho <= 1

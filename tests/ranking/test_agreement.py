@@ -693,3 +693,87 @@ def test_snap_ties_restores_ties_broken_by_summation_order():
     res = ag.correlation(vals, human, level="system", method="kendall", systems=systems)
     assert res.value == pytest.approx(stats.kendalltau([0.45, 0.45, 0.125],
                                                        [2.5, 2.75, 1.0]).statistic)
+
+
+# ----------------------------------------------------------------------------- score sets
+
+
+def test_paired_shift_matches_scipy_ttest_rel():
+    rng = np.random.default_rng(7)
+    for n, level in ((40, 0.95), (7, 0.9), (200, 0.99)):
+        a = rng.normal(3.0, 1.0, n)
+        b = a - rng.normal(0.3, 0.8, n)
+        a[rng.random(n) < 0.1] = np.nan  # unparsed: the pair is left out, not imputed
+        res = ag.paired_shift(a, b, level_ci=level)
+        keep = np.isfinite(a) & np.isfinite(b)
+        ref = stats.ttest_rel(a[keep], b[keep])
+        ci = ref.confidence_interval(level)
+        assert res.shift == pytest.approx(np.mean(a[keep] - b[keep]), rel=1e-12)
+        assert res.lower == pytest.approx(ci.low, rel=1e-10)
+        assert res.upper == pytest.approx(ci.high, rel=1e-10)
+        assert res.pvalue == pytest.approx(ref.pvalue, rel=1e-10)
+        assert res.n_used == keep.sum() and res.n_dropped_nan == n - keep.sum()
+        assert res.reason == ""
+
+
+def test_paired_shift_constant_differences_and_too_few_pairs():
+    # every difference 0.5: scipy's t is undefined, but the shift is certain
+    res = ag.paired_shift([1.0, 2.0, 3.5], [0.5, 1.5, 3.0])
+    assert (res.shift, res.lower, res.upper, res.pvalue) == (0.5, 0.5, 0.5, 0.0)
+    same = ag.paired_shift([1.0, 2.0, 4.0], [1.0, 2.0, 4.0])
+    assert (same.shift, same.pvalue) == (0.0, 1.0)
+    few = ag.paired_shift([1.0, np.nan, 3.0], [2.0, 2.0, np.nan])
+    assert np.isnan(few.shift) and np.isnan(few.pvalue) and few.n_used == 1
+    assert few.n_dropped_nan == 2 and "fewer than 2" in few.reason
+    with pytest.raises(ValueError, match="must be paired"):
+        ag.paired_shift([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="level_ci"):
+        ag.paired_shift([1.0, 2.0], [1.0, 2.0], level_ci=1.5)
+
+
+def test_kendall_matrix_matches_scipy_per_pair():
+    rng = np.random.default_rng(11)
+    S = rng.integers(1, 6, size=(4, 15)).astype(float)  # ties, as Likert means have
+    S[2, 3] = np.nan
+    got = ag.kendall_matrix(S)
+    for i, j in itertools.product(range(4), repeat=2):
+        keep = np.isfinite(S[i]) & np.isfinite(S[j])
+        assert got[i, j] == pytest.approx(stats.kendalltau(S[i, keep], S[j, keep]).statistic)
+    np.testing.assert_allclose(got, got.T)
+    c = ag.kendall_matrix(S, variant="c")
+    assert c[0, 1] == pytest.approx(stats.kendalltau(S[0], S[1], variant="c").statistic)
+
+
+def test_kendall_matrix_per_context_is_the_mean_of_defined_taus():
+    rng = np.random.default_rng(5)
+    S = rng.normal(size=(3, 6, 5))
+    S[1, 2] = 1.0  # a constant context: tau undefined there, left out of the mean
+    S[0, 4, :3] = np.nan
+    got = ag.kendall_matrix(S)
+    for i, j in itertools.product(range(3), repeat=2):
+        taus = []
+        for c in range(6):
+            keep = np.isfinite(S[i, c]) & np.isfinite(S[j, c])
+            t = stats.kendalltau(S[i, c, keep], S[j, c, keep]).statistic
+            if np.isfinite(t):
+                taus.append(t)
+        assert got[i, j] == pytest.approx(np.mean(taus))
+    assert np.isnan(ag.kendall_matrix(np.ones((2, 3, 4)))).all()
+    with pytest.raises(ValueError, match="n_sets"):
+        ag.kendall_matrix(np.ones(5))
+
+
+def test_order_matrix_by_hand_and_accuracy_against_kendall():
+    from ranking.metrics import pairwise_accuracy
+
+    got = ag.order_matrix([[3.0, 1.0, 3.0, np.nan]])
+    want = np.array([[np.nan, 1, 0.5, np.nan], [0, np.nan, 0, np.nan],
+                     [0.5, 1, np.nan, np.nan], [np.nan] * 4])
+    np.testing.assert_array_equal(got[0], want)
+    # without ties, the pairwise accuracy of a ranking is (1 + Kendall tau) / 2
+    rng = np.random.default_rng(2)
+    s, ref = rng.normal(size=(1, 12)), rng.normal(size=(1, 12))
+    acc = pairwise_accuracy(ag.order_matrix(s), ref)
+    assert acc == pytest.approx((1 + stats.kendalltau(s[0], ref[0]).statistic) / 2)
+    with pytest.raises(ValueError, match="n_contexts, N"):
+        ag.order_matrix(np.ones(4))

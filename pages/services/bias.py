@@ -1,0 +1,205 @@
+"""Services of the Position bias page: bias per judge, pairs in both orders, thresholds.
+
+The numbers come from ``ranking.bias`` (first-position win rate, swap consistency, balanced
+threshold) and ``ranking.scores`` / ``ranking.metrics``; :func:`rerank` is the threshold
+slider's per-update work on the cached P and reference.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from data.arrays import PMatrix
+from data.schema import Dataset
+from pages.services.common import dataset, mean_finite
+from pages.services.comparisons import (
+    accuracy_or_nan,
+    build_pmatrix,
+    comparison_attributes_of,
+    human_reference,
+    judge_options_of,
+    pmatrix,
+)
+from ranking.bias import balanced_threshold, position_bias, swap_consistency
+from ranking.metrics import spearman
+from ranking.scores import win_ratio
+
+
+#: Thresholds of the accuracy-vs-tau curve.
+TAU_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
+
+
+def compute_bias_table(ds: Dataset) -> pd.DataFrame:
+    """Position bias, swap consistency and balanced threshold per judge and attribute."""
+    rows = []
+    for attribute in comparison_attributes_of(ds):
+        for judge in judge_options_of(ds, attribute):
+            pm = build_pmatrix(ds, attribute, judge)
+            finite = np.isfinite(pm.P)
+            n_both = int((finite & np.swapaxes(finite, 1, 2)).sum() // 2)
+            rows.append(
+                {
+                    "judge": judge,
+                    "attribute": attribute,
+                    "n_comparisons": int(finite.sum()),
+                    "first_position_win_rate": position_bias(pm.P),
+                    "swap_consistency": swap_consistency(pm.P) if n_both else math.nan,
+                    "pairs_both_orders": n_both,
+                    "balanced_tau": balanced_threshold(pm.P),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def order_pairs_frame(pm: PMatrix) -> pd.DataFrame:
+    """Pairs judged in both orders: P(i wins) when i is shown first and when shown second.
+
+    For each such pair (i before j in the candidate order of the context): ``i_first`` =
+    P[i, j], ``i_second`` = 1 - P[j, i], ``shift`` = their difference (0 for a judge without
+    position bias; positive when the first slot helps).
+    """
+    out = []
+    for c, cands in enumerate(pm.candidate_ids):
+        n = len(cands)
+        block = np.asarray(pm.P[c, :n, :n])
+        i, j = np.triu_indices(n, k=1)
+        both = np.isfinite(block[i, j]) & np.isfinite(block[j, i])
+        i, j = i[both], j[both]
+        out.append(
+            pd.DataFrame(
+                {
+                    "context_id": pm.context_ids[c],
+                    "candidate_i": [cands[k] for k in i],
+                    "candidate_j": [cands[k] for k in j],
+                    "i_first": block[i, j],
+                    "i_second": 1.0 - block[j, i],
+                }
+            )
+        )
+    df = pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+    if len(df):
+        df["shift"] = df["i_first"] - df["i_second"]
+    return df
+
+
+def decisions(P: np.ndarray, tau) -> np.ndarray:
+    """Hard decisions at ``tau`` (scalar or one per context): 1, 0, or 0.5 on p == tau.
+
+    The same rule as ``ranking.scores`` applies per comparison; every ranking function gives
+    the same result on these decisions at tau = 0.5 as on P at ``tau``, which is how one
+    threshold per context is applied with the library's functions.
+    """
+    t = np.asarray(tau, dtype=np.float64)
+    if t.ndim == 1:
+        t = t[:, None, None]
+    return np.where(P > t, 1.0, np.where(P < t, 0.0, np.where(P == t, 0.5, np.nan)))
+
+
+@dataclass(frozen=True)
+class Rerank:
+    """Every context re-ranked by win-ratio at a threshold, measured against the reference."""
+
+    tau: float | np.ndarray
+    position_bias: float
+    swap_consistency: float
+    accuracy: float
+    spearman: float
+    spearman_per_context: np.ndarray | None
+
+
+def rerank(P: np.ndarray, ref: np.ndarray | None, tau) -> Rerank:
+    """Re-rank every context at ``tau`` (scalar, or one per context) — the slider's update.
+
+    Only numba kernels of ``ranking`` run here (win-ratio, position bias, pairwise accuracy,
+    Spearman); P and the reference come from the cache.
+    """
+    if np.ndim(tau) == 0:
+        Q, t = P, float(tau)
+    else:
+        Q, t = decisions(P, tau), 0.5
+    wr = win_ratio(Q, t)
+    pb = position_bias(Q, t)
+    try:
+        swap = swap_consistency(Q, t)
+    except ValueError:  # no pair judged in both orders: undefined, shown as n/a
+        swap = math.nan
+    if ref is None:
+        return Rerank(tau, pb, swap, math.nan, math.nan, None)
+    rho = spearman(wr, ref)
+    return Rerank(tau, pb, swap, accuracy_or_nan(Q, ref, t), mean_finite(rho), rho)
+
+
+def rerank_frame(pm: PMatrix, before: Rerank, after: Rerank) -> pd.DataFrame:
+    """Per context: the threshold used and Spearman with the humans before and after."""
+    n = len(pm.context_ids)
+    nan = np.full(n, np.nan)
+    return pd.DataFrame(
+        {
+            "context_id": pm.context_ids,
+            "tau": np.broadcast_to(np.asarray(after.tau, dtype=np.float64), (n,)),
+            "spearman_before": nan
+            if before.spearman_per_context is None
+            else before.spearman_per_context,
+            "spearman_after": nan
+            if after.spearman_per_context is None
+            else after.spearman_per_context,
+        }
+    )
+
+
+def compute_tau_curve(P: np.ndarray, ref: np.ndarray | None, taus=TAU_GRID) -> pd.DataFrame:
+    """First-position win rate, pairwise accuracy and mean Spearman along a grid of tau."""
+    rows = []
+    for t in taus:
+        r = rerank(P, ref, float(t))
+        rows.append(
+            {
+                "tau": float(t),
+                "first_position_win_rate": r.position_bias,
+                "pairwise_accuracy": r.accuracy,
+                "spearman": r.spearman,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Cached functions for the page (keyed by common.dataset_key())
+# ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Measuring position bias…", max_entries=32)
+def bias_table(key: str) -> pd.DataFrame:
+    """Position bias per judge and attribute (see :func:`compute_bias_table`)."""
+    return compute_bias_table(dataset(key))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def order_pairs(key: str, attribute: str, judge: str) -> pd.DataFrame:
+    """Pairs judged in both orders (see :func:`order_pairs_frame`)."""
+    return order_pairs_frame(pmatrix(key, attribute, judge))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def balanced_tau(key: str, attribute: str, judge: str, per_context: bool = False):
+    """``ranking.bias.balanced_threshold`` of the cached P."""
+    return balanced_threshold(pmatrix(key, attribute, judge).P, per_context=per_context)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def tau_curve(key: str, attribute: str, judge: str) -> pd.DataFrame:
+    """Accuracy, Spearman and first-position win rate along tau (see :func:`compute_tau_curve`)."""
+    ref = human_reference(key, attribute, judge)
+    return compute_tau_curve(pmatrix(key, attribute, judge).P, None if ref is None else ref.scores)
+
+
+def threshold_update(key: str, attribute: str, judge: str, tau) -> Rerank:
+    """The slider's per-update work: cached P and reference, then :func:`rerank` at ``tau``."""
+    pm = pmatrix(key, attribute, judge)
+    ref = human_reference(key, attribute, judge)
+    return rerank(pm.P, None if ref is None else ref.scores, tau)

@@ -1,0 +1,156 @@
+"""Services of the Comparison budgets page: budget curves and the comparisons needed.
+
+The curves come from ``ranking.budget.budget_curves`` (raw and debiased, per comparison
+strategy); this module chooses the budget grid and shapes the curves into tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from pages.services.comparisons import human_reference, pmatrix
+from ranking.budget import budget_curves, comparisons_needed
+
+
+#: Comparison strategies of the budget curves and their display names.
+STRATEGIES = {
+    "random": "random",
+    "no-repeat": "no-repeat",
+    "symmetric": "symmetric",
+    "poe-max-info": "adaptive (PoE max-info)",
+    "uncertainty": "adaptive (uncertainty)",
+}
+#: Ranking methods of the budget curves (``ranking.budget.METHODS``) and their display names.
+BUDGET_METHODS = {
+    "win_ratio": "win-ratio",
+    "soft_win_ratio": "soft win-ratio",
+    "poe": "product of experts (PoE)",
+    "bradley_terry": "Bradley–Terry (slow)",
+}
+#: Budget grids above this many points are thinned to a geometric grid.
+MAX_BUDGET_POINTS = 40
+#: The same for Bradley–Terry budget curves (one fit per draw and budget).
+BT_BUDGET_POINTS = 10
+
+
+def available_comparisons(P: np.ndarray) -> int:
+    """The most comparisons any context has (the end of every budget curve)."""
+    finite = np.isfinite(P)
+    idx = np.arange(P.shape[1])
+    finite[:, idx, idx] = False
+    return int(finite.sum(axis=(1, 2)).max())
+
+
+def budget_grid(P: np.ndarray, method: str) -> np.ndarray | None:
+    """Budgets up to the most comparisons any context has; thinned when there are many."""
+    n_max = available_comparisons(P)
+    # Bradley–Terry refits once per draw and budget: a short grid keeps it to seconds.
+    n_points = BT_BUDGET_POINTS if method == "bradley_terry" else MAX_BUDGET_POINTS
+    if n_max <= n_points:
+        return np.arange(1, n_max + 1)
+    return np.unique(np.round(np.geomspace(1, n_max, n_points)).astype(np.int64))
+
+
+def compute_budget(
+    P: np.ndarray,
+    ref: np.ndarray,
+    strategy: str,
+    *,
+    method: str = "win_ratio",
+    correlation: str = "spearman",
+    n_draws: int = 20,
+    random_state: int = 0,
+):
+    """``ranking.budget.budget_curves`` for one strategy, with and without debiasing."""
+    return budget_curves(
+        P,
+        ref,
+        budgets=budget_grid(P, method),
+        strategies=(strategy,),
+        debias=(False, True),
+        n_draws=int(n_draws),
+        method=method,
+        correlation=correlation,
+        random_state=int(random_state),
+    )
+
+
+def budget_frame(curves: list) -> pd.DataFrame:
+    """Long table of the curves: strategy, debiasing, budget, mean, std, p10, p90."""
+    rows = []
+    for cur in curves:
+        for si, s in enumerate(cur.strategies):
+            for bi, deb in enumerate(cur.debias):
+                rows.append(
+                    pd.DataFrame(
+                        {
+                            "strategy": STRATEGIES.get(s, s),
+                            "debiasing": "debiased" if deb else "raw",
+                            "budget": cur.budgets,
+                            "mean": cur.mean[si, bi],
+                            "std": cur.std[si, bi],
+                            "p10": cur.p10[si, bi],
+                            "p90": cur.p90[si, bi],
+                        }
+                    )
+                )
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def default_target(frame: pd.DataFrame) -> float:
+    """A target correlation worth asking about: 90 % of the best mean on the curves."""
+    best = frame["mean"].max() if len(frame) else math.nan
+    if not math.isfinite(best) or best <= 0:
+        return 0.5
+    return round(0.9 * float(best), 2)
+
+
+def needed_frame(curves: list, rho: float, n_available: int) -> pd.DataFrame:
+    """Comparisons per context needed to reach mean correlation ``rho``, per curve."""
+    rows = []
+    for cur in curves:
+        for (s, deb), need in comparisons_needed(cur, rho).items():
+            rows.append(
+                {
+                    "strategy": STRATEGIES.get(s, s),
+                    "debiasing": "debiased" if deb else "raw",
+                    "comparisons_needed": need,
+                    "share_of_available": None if need is None else round(need / n_available, 3),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------
+# Cached function for the page (keyed by common.dataset_key())
+# ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def budget(
+    key: str,
+    attribute: str,
+    judge: str,
+    strategy: str,
+    method: str = "win_ratio",
+    correlation: str = "spearman",
+    n_draws: int = 20,
+    random_state: int = 0,
+):
+    """Budget curves of one strategy, raw and debiased (see :func:`compute_budget`)."""
+    ref = human_reference(key, attribute, judge)
+    if ref is None:
+        raise ValueError("budget curves need a human reference; this dataset has none")
+    return compute_budget(
+        pmatrix(key, attribute, judge).P,
+        ref.scores,
+        strategy,
+        method=method,
+        correlation=correlation,
+        n_draws=n_draws,
+        random_state=random_state,
+    )

@@ -1,0 +1,215 @@
+"""P arrays and the human reference of one attribute and judge.
+
+Shared by every page on pairwise comparisons (Rankings, Position bias, Comparison budgets,
+Prompt sensitivity): which attributes and judges to offer, the comparison rows of a choice,
+their P array (``data.arrays.comparisons_to_P``) and the human scores laid out beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
+from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
+from pages.services.common import dataset
+from ranking.metrics import pairwise_accuracy
+from ranking.scores import win_ratio
+
+
+#: Judge label of every human annotator's comparisons taken together.
+HUMAN_POOL = "human annotators (pooled)"
+#: Individual human judges are offered one by one only up to this many (LLMFAO has 124).
+MAX_LISTED_HUMANS = 10
+
+
+# ---------------------------------------------------------------------------------------
+# Pure helpers (no Streamlit): selection, arrays, reference
+# ---------------------------------------------------------------------------------------
+
+
+def comparison_attributes_of(ds: Dataset) -> list[str]:
+    """Attributes that have at least one comparison with a parsed probability, sorted."""
+    comps = ds.comparisons
+    if not len(comps):
+        return []
+    ok = comps["p_first"].notna()
+    return sorted(comps.loc[ok, "attribute"].astype(str).unique())
+
+
+def judge_options_of(ds: Dataset, attribute: str) -> list[str]:
+    """Judges to offer for ``attribute``: model judges, then the human pool, then humans.
+
+    Several human annotators (judges named ``human:...``) are offered together as
+    ``HUMAN_POOL``; one by one too when there are at most ``MAX_LISTED_HUMANS``.
+    """
+    comps = ds.comparisons
+    if not len(comps):
+        return []
+    judges = comps.loc[comps["attribute"].astype(str) == attribute, "judge"].astype(str).unique()
+    humans = sorted(j for j in judges if j.startswith(HUMAN_JUDGE_PREFIX))
+    models = sorted(j for j in judges if not j.startswith(HUMAN_JUDGE_PREFIX))
+    if len(humans) <= 1:
+        return models + humans
+    return models + [HUMAN_POOL] + (humans if len(humans) <= MAX_LISTED_HUMANS else [])
+
+
+def select_comparisons(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
+    """Comparison rows of one attribute and judge (``HUMAN_POOL``: all human judges, relabelled).
+
+    Raises
+    ------
+    DataError
+        When nothing is selected.
+    """
+    comps = ds.comparisons
+    if not len(comps):
+        raise DataError(f"{ds.name}: the dataset has no pairwise comparisons")
+    rows = comps[comps["attribute"].astype(str) == attribute]
+    names = rows["judge"].astype(str)
+    if judge == HUMAN_POOL:
+        rows = rows[names.str.startswith(HUMAN_JUDGE_PREFIX)].assign(judge=HUMAN_POOL)
+    else:
+        rows = rows[names == judge]
+    if not len(rows):
+        raise DataError(f"{ds.name}: no comparisons for attribute {attribute!r} by judge {judge!r}")
+    return rows
+
+
+def build_pmatrix(ds: Dataset, attribute: str, judge: str) -> PMatrix:
+    """P of one attribute and judge (candidates per context: the compared ones, sorted).
+
+    Comparisons whose answer could not be parsed (p_first NaN) are left out first, so no
+    context is left without a comparison (the ranking functions refuse those).
+    """
+    rows = select_comparisons(ds, attribute, judge)
+    rows = rows[rows["p_first"].notna()]
+    if not len(rows):
+        raise DataError(
+            f"{ds.name}: every comparison for attribute {attribute!r} by judge {judge!r} is "
+            "unparsed (p_first missing); see the raw answers on the Judge page"
+        )
+    pm = comparisons_to_P(rows, attribute=attribute, judge=judge)
+    # Shared through st.cache_resource: nobody may change it in place.
+    pm.P.setflags(write=False)
+    pm.counts.setflags(write=False)
+    return pm
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Human reference scores laid out like a :class:`PMatrix`.
+
+    Attributes
+    ----------
+    scores : ndarray, shape (n_contexts, N_max)
+        Higher is better; NaN where a candidate has no reference.
+    source : str
+        One line saying where the scores come from (shown on the pages).
+    same_as_judge : bool
+        The reference is built from the very comparisons being ranked (the human pool
+        ranked against itself): agreement is then trivially high.
+    """
+
+    scores: np.ndarray
+    source: str
+    same_as_judge: bool = False
+
+
+def build_reference(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
+    """Human reference for the candidates of ``pm``, or None when the dataset has none.
+
+    Mean human score over annotators when ``human_scores`` rate ``attribute``; otherwise the
+    win-ratio (``ranking.scores.win_ratio``) of the pooled human verdicts in the comparisons
+    (judges ``human:...``), leaving out the selected human judge itself.
+    """
+    hs = ds.human_scores
+    if len(hs) and attribute in set(hs["attribute"].astype(str)):
+        scores = scores_to_matrix(hs, pm, attribute=attribute)
+        if np.isfinite(scores).sum() >= 2:
+            n_ann = hs.loc[hs["attribute"].astype(str) == attribute, "annotator"].nunique()
+            scores.setflags(write=False)
+            return Reference(scores, f"mean human score over {n_ann} annotator(s)")
+
+    comps = ds.comparisons
+    if not len(comps):
+        return None
+    rows = comps[comps["attribute"].astype(str) == attribute]
+    names = rows["judge"].astype(str)
+    human = names.str.startswith(HUMAN_JUDGE_PREFIX)
+    if pm.judge is not None and pm.judge.startswith(HUMAN_JUDGE_PREFIX):
+        human &= names != pm.judge  # an annotator is compared with the others
+    rows = rows[human & rows["p_first"].notna()]
+    # keep only pairs inside the layout of pm
+    layout = {ctx: set(cands) for ctx, cands in zip(pm.context_ids, pm.candidate_ids, strict=True)}
+    inside = [
+        ctx in layout and a in layout[ctx] and b in layout[ctx]
+        for ctx, a, b in zip(
+            rows["context_id"].astype(str),
+            rows["first_id"].astype(str),
+            rows["second_id"].astype(str),
+            strict=True,
+        )
+    ]
+    rows = rows[np.asarray(inside, dtype=bool)]
+    if not len(rows):
+        return None
+    n_ann = rows["judge"].nunique()
+    order = dict(zip(pm.context_ids, pm.candidate_ids, strict=True))
+    hp = comparisons_to_P(
+        rows.assign(judge=HUMAN_POOL), attribute=attribute, judge=HUMAN_POOL, candidates=order
+    )
+    scores = np.full(pm.P.shape[:2], np.nan)
+    where = {ctx: c for c, ctx in enumerate(pm.context_ids)}
+    rows_idx = [where[ctx] for ctx in hp.context_ids]
+    scores[rows_idx, : hp.P.shape[1]] = win_ratio(hp.P)
+    scores.setflags(write=False)
+    return Reference(
+        scores,
+        f"win-ratio of the pooled verdicts of {n_ann} human annotator(s)",
+        same_as_judge=pm.judge == HUMAN_POOL,
+    )
+
+
+def accuracy_or_nan(P: np.ndarray, ref: np.ndarray, tau: float = 0.5) -> float:
+    """Pooled pairwise accuracy over the contexts that have a comparison; NaN if undefined."""
+    keep = np.isfinite(P).any(axis=(1, 2))
+    if not keep.any():
+        return math.nan
+    try:
+        return pairwise_accuracy(P[keep], ref[keep], tau)
+    except ValueError:  # no pair with two different reference scores: undefined, not zero
+        return math.nan
+
+
+# ---------------------------------------------------------------------------------------
+# Cached functions for the pages (keyed by common.dataset_key())
+# ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def comparison_attributes(key: str) -> list[str]:
+    """Attributes with comparisons in the dataset behind ``key``."""
+    return comparison_attributes_of(dataset(key))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def judge_options(key: str, attribute: str) -> list[str]:
+    """Judges to offer for ``attribute`` (see :func:`judge_options_of`)."""
+    return judge_options_of(dataset(key), attribute)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def pmatrix(key: str, attribute: str, judge: str) -> PMatrix:
+    """P of one attribute and judge (read-only, shared)."""
+    return build_pmatrix(dataset(key), attribute, judge)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def human_reference(key: str, attribute: str, judge: str) -> Reference | None:
+    """Human reference laid out like ``pmatrix(key, attribute, judge)``; None if none."""
+    return build_reference(dataset(key), attribute, pmatrix(key, attribute, judge))

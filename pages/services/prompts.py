@@ -1,0 +1,190 @@
+"""Services of the Prompt sensitivity page: how templates and temperature move a judge.
+
+Ratings grouped by model and variant (template, and temperature when a model ran at
+several), the paired shift of each variant against a baseline
+(``ranking.agreement.paired_shift``), the stability of the rankings the variants induce
+(``ranking.agreement.kendall_matrix``), unparsed shares, and position bias and accuracy per
+comparative template.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
+from pages.services.bias import compute_bias_table
+from pages.services.common import dataset, judge_model
+from pages.services.comparisons import HUMAN_POOL, build_pmatrix, build_reference
+from ranking.agreement import kendall_matrix, paired_shift
+from ranking.metrics import pairwise_accuracy
+
+
+def rating_variants(ds: Dataset) -> pd.DataFrame:
+    """Ratings with ``model``, ``temperature`` and ``variant`` (template, and temperature
+    when a model was run at several) columns; see :func:`~pages.services.common.judge_model`."""
+    r = ds.ratings
+    if not len(r):
+        return r.assign(model=[], temperature=[], variant=[])
+    pairs = r[["judge", "prompt_id"]].astype(str).drop_duplicates()
+    info = {(j, p): judge_model(j, p) for j, p in zip(pairs["judge"], pairs["prompt_id"],
+                                                      strict=True)}
+    keys = list(zip(r["judge"].astype(str), r["prompt_id"].astype(str), strict=True))
+    out = r.assign(model=[info[k][0] for k in keys],
+                   temperature=[info[k][1] for k in keys])
+    out["temperature"] = out["temperature"].astype("float64")
+    n_temps = out.groupby("model")["temperature"].nunique(dropna=False)
+    several = out["model"].map(n_temps).to_numpy() > 1
+    temp_txt = out["temperature"].map(lambda t: "t?" if pd.isna(t) else f"t{t:g}")
+    out["variant"] = np.where(several, out["prompt_id"].astype(str) + " @ " + temp_txt,
+                              out["prompt_id"].astype(str))
+    return out
+
+
+def model_options(variants: pd.DataFrame) -> list[str]:
+    """Models, the one with the most templates (then most rows) first."""
+    if not len(variants):
+        return []
+    stats = variants.groupby("model").agg(n_var=("variant", "nunique"), n=("score", "size"))
+    stats = stats.sort_values(["n_var", "n"], ascending=False)
+    return stats.index.astype(str).tolist()
+
+
+def item_means(variants: pd.DataFrame, model: str, attribute: str) -> pd.DataFrame:
+    """Mean parsed score per item (context, candidate) and variant for one model/attribute."""
+    sel = variants[(variants["model"] == model) & (variants["attribute"].astype(str) == attribute)]
+    return (sel.groupby(["context_id", "candidate_id", "variant"], observed=True)["score"]
+            .mean().reset_index())
+
+
+def mean_shift_frame(variants: pd.DataFrame, model: str, baseline: str,
+                     level_ci: float = 0.95) -> pd.DataFrame:
+    """Mean score of each variant minus the baseline's, paired over items, with a t interval.
+
+    Per attribute and variant: ``shift`` = mean over items rated (parsed) under both of
+    (score - baseline score), ``lower``/``upper`` the ``level_ci`` t interval, ``pvalue``
+    of the paired t-test (``ranking.agreement.paired_shift``), ``n_items``. Items are
+    (context, candidate) with the score averaged over samples.
+    """
+    rows = []
+    sel = variants[variants["model"] == model]
+    for attribute in sorted(sel["attribute"].astype(str).unique()):
+        wide = item_means(variants, model, attribute).pivot_table(
+            index=["context_id", "candidate_id"], columns="variant", values="score")
+        if baseline not in wide.columns:
+            continue
+        base = wide[baseline].to_numpy(dtype=np.float64)
+        for v in wide.columns:
+            if v == baseline:
+                continue
+            res = paired_shift(wide[v].to_numpy(dtype=np.float64), base, level_ci)
+            rows.append(dict(attribute=attribute, variant=v, baseline=baseline, shift=res.shift,
+                             lower=res.lower, upper=res.upper, pvalue=res.pvalue,
+                             n_items=res.n_used, reason=res.reason))
+    return pd.DataFrame(rows).reindex(columns=["attribute", "variant", "baseline", "shift",
+                                               "lower", "upper", "pvalue", "n_items", "reason"])
+
+
+def rank_stability(ds: Dataset, variants: pd.DataFrame, model: str, attribute: str,
+                   level: str = "system") -> pd.DataFrame:
+    """Kendall tau-b between the rankings two variants induce, variant x variant
+    (``ranking.agreement.kendall_matrix``).
+
+    ``level`` "system": systems ranked by their mean score (needs system labels). "item":
+    candidates ranked within each context; the mean of the per-context taus (contexts
+    where a tau is undefined, e.g. constant scores, are left out).
+    """
+    means = item_means(variants, model, attribute)
+    names = sorted(means["variant"].unique())
+    if level == "system":
+        cands = ds.candidates
+        if "system" not in cands.columns or not cands["system"].notna().any():
+            raise DataError(f"{ds.name}: candidates carry no system labels; use the item level")
+        lut = cands[["context_id", "candidate_id", "system"]].astype(str).drop_duplicates(
+            ["context_id", "candidate_id"])
+        means = means.astype({"context_id": str, "candidate_id": str}).merge(
+            lut, on=["context_id", "candidate_id"], how="left")
+        wide = means.pivot_table(index="system", columns="variant", values="score")
+        vectors = [wide[v].to_numpy(dtype=np.float64) for v in names]
+    elif level == "item":
+        wide = means.pivot_table(index=["context_id", "candidate_id"], columns="variant",
+                                 values="score")
+        # one (contexts x candidates) block per variant, all on the same rows and columns
+        vectors = [wide[v].unstack("candidate_id").to_numpy(dtype=np.float64) for v in names]
+    else:
+        raise ValueError(f"level must be 'system' or 'item'; got {level!r}")
+    taus = kendall_matrix(np.stack(vectors)) if names else np.empty((0, 0))
+    return pd.DataFrame(taus, index=names, columns=names)
+
+
+def rating_failure_frame(variants: pd.DataFrame, model: str) -> pd.DataFrame:
+    """Share of unparsed ratings per variant and attribute for one model."""
+    sel = variants[variants["model"] == model]
+    out = (sel.assign(failed=sel["score"].isna())
+           .groupby(["variant", "attribute"], observed=True)["failed"]
+           .agg(failure_rate="mean", n_failed="sum", n_outputs="size").reset_index())
+    out["n_failed"] = out["n_failed"].astype("int64")
+    return out
+
+
+def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
+    """Per comparative judge (its name carries the template) and attribute: the position-bias
+    columns of :func:`~pages.services.bias.compute_bias_table`, pairwise accuracy against the
+    human reference (:func:`~pages.services.comparisons.build_reference`; NaN without one)
+    and the share of unparsed answers. Human annotators are left out (they have no
+    template)."""
+    bias = compute_bias_table(ds)
+    if not len(bias):
+        return bias
+    names = bias["judge"].astype(str)
+    bias = bias[(names != HUMAN_POOL) & ~names.str.startswith(HUMAN_JUDGE_PREFIX)]
+    comps = ds.comparisons
+    failed = comps.assign(failed=comps["p_first"].isna()).groupby(
+        ["judge", "attribute"], observed=True)["failed"].mean()
+    accuracy, reference, failure = [], [], []
+    for judge, attribute in zip(bias["judge"], bias["attribute"], strict=True):
+        pm = build_pmatrix(ds, attribute, judge)
+        ref = build_reference(ds, attribute, pm)
+        acc = math.nan
+        if ref is not None:
+            try:
+                acc = pairwise_accuracy(pm.P, ref.scores)
+            except ValueError:  # no pair with two different reference scores: undefined
+                acc = math.nan
+        accuracy.append(acc)
+        reference.append(ref.source if ref is not None else "none")
+        failure.append(float(failed.get((judge, attribute), math.nan)))
+    return bias.assign(pairwise_accuracy=accuracy, failure_rate=failure,
+                       reference=reference).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Cached functions for the page (keyed by common.dataset_key())
+# ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def prompt_variants(key: str) -> pd.DataFrame:
+    """:func:`rating_variants` of the dataset behind ``key``."""
+    return rating_variants(dataset(key))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def prompt_mean_shift(key: str, model: str, baseline: str) -> pd.DataFrame:
+    """:func:`mean_shift_frame` of one model against ``baseline``."""
+    return mean_shift_frame(prompt_variants(key), model, baseline)
+
+
+@st.cache_data(show_spinner="Comparing the rankings the templates induce…", max_entries=32)
+def prompt_rank_stability(key: str, model: str, attribute: str, level: str) -> pd.DataFrame:
+    """:func:`rank_stability` of one model and attribute."""
+    return rank_stability(dataset(key), prompt_variants(key), model, attribute, level)
+
+
+@st.cache_data(show_spinner="Position bias and accuracy per template…", max_entries=16)
+def prompt_pairwise(key: str) -> pd.DataFrame:
+    """:func:`pairwise_by_template` of the dataset behind ``key``."""
+    return pairwise_by_template(dataset(key))

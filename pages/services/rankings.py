@@ -1,0 +1,262 @@
+"""Services of the Rankings page: every ranking method per context, with agreement.
+
+Win-ratio, maximum likelihood and Bradley–Terry scores per context (``ranking``), their
+agreement with the human reference, one context's table and slope chart, the padded-free P
+block of a context, and Bradley–Terry over systems with intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from data.arrays import PMatrix, flat_comparisons
+from data.schema import Dataset
+from pages.services.common import dataset, mean_finite
+from pages.services.comparisons import (
+    Reference,
+    accuracy_or_nan,
+    human_reference,
+    pmatrix,
+    select_comparisons,
+)
+from ranking.agreement import order_matrix
+from ranking.bradley_terry import bradley_terry
+from ranking.metrics import spearman
+from ranking.ml import ml_ranking
+from ranking.scores import win_ratio
+
+
+#: Ranking methods, in display order.
+METHODS = ("win-ratio", "maximum likelihood", "Bradley–Terry")
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """Scores of every ranking method in every context, and their agreement with humans.
+
+    Attributes
+    ----------
+    scores : dict of str to ndarray (n_contexts, N_max)
+        Per method in ``METHODS``; higher is better, NaN for candidates not ranked.
+    agreement : pandas.DataFrame or None
+        One row per method (and one for the judge's raw comparisons): ``spearman`` (mean over
+        contexts), ``pairwise_accuracy``, ``n_contexts`` with a defined Spearman.
+    notes : list of str
+        What the user should know (heuristic ML contexts, Bradley–Terry flags).
+    """
+
+    scores: dict
+    agreement: pd.DataFrame | None
+    notes: list
+
+
+def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
+    """Win-ratio, maximum-likelihood and Bradley–Terry scores per context, with agreement."""
+    ml = ml_ranking(pm.P)
+    bt = bradley_terry(pm.P)
+    scores = {
+        "win-ratio": win_ratio(pm.P),
+        "maximum likelihood": ml.scores,
+        "Bradley–Terry": bt.scores,
+    }
+    notes = [f"Bradley–Terry: {n}" for n in bt.notes]
+    n_heur = sum(m == "heuristic" for m in ml.method)
+    if n_heur:
+        notes.append(
+            f"Maximum likelihood: {n_heur} context(s) have too many candidates for the exact "
+            "search and use local search from the Bradley–Terry order."
+        )
+    agreement = None
+    if ref is not None:
+        rows = []
+        for method, s in scores.items():
+            rho = spearman(s, ref.scores)
+            rows.append(
+                {
+                    "method": method,
+                    "spearman": mean_finite(rho),
+                    "pairwise_accuracy": accuracy_or_nan(order_matrix(s), ref.scores),
+                    "n_contexts": int(np.isfinite(rho).sum()),
+                }
+            )
+        rows.append(
+            {
+                "method": "judge comparisons (tau = 0.5)",
+                "spearman": math.nan,
+                "pairwise_accuracy": accuracy_or_nan(pm.P, ref.scores),
+                "n_contexts": len(pm.context_ids),
+            }
+        )
+        agreement = pd.DataFrame(rows)
+    return Rankings(scores=scores, agreement=agreement, notes=notes)
+
+
+def _ranks(values: pd.Series) -> pd.Series:
+    """1 = best; ties share the best rank; missing stays missing."""
+    return values.rank(ascending=False, method="min")
+
+
+def context_frame(
+    ds: Dataset, pm: PMatrix, rk: Rankings, ref: Reference | None, c: int, method: str
+) -> pd.DataFrame:
+    """One context's candidates ranked by ``method``, with every method's rank beside it."""
+    n = len(pm.candidate_ids[c])
+    df = pd.DataFrame({"candidate": pm.candidate_ids[c]})
+    cands = ds.candidates
+    if "system" in cands.columns and len(cands):
+        sub = cands[cands["context_id"].astype(str) == pm.context_ids[c]]
+        lut = dict(zip(sub["candidate_id"].astype(str), sub["system"], strict=True))
+        df["system"] = [lut.get(x) for x in df["candidate"]]
+    df[f"{method} score"] = np.round(rk.scores[method][c, :n], 4)
+    for m in METHODS:
+        df[f"rank: {m}"] = _ranks(pd.Series(rk.scores[m][c, :n]))
+    if ref is not None:
+        df["human score"] = np.round(ref.scores[c, :n], 4)
+        df["rank: human"] = _ranks(pd.Series(ref.scores[c, :n]))
+    block = np.asarray(pm.counts[c, :n, :n])
+    df["comparisons"] = block.sum(axis=1) + block.sum(axis=0)  # as first + as second
+    df = df.sort_values([f"rank: {method}", "candidate"], na_position="last")
+    return df.reset_index(drop=True)
+
+
+def bump_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Long table (candidate, method, rank) for the slope chart, from :func:`context_frame`."""
+    cols = [c for c in frame.columns if c.startswith("rank: ")]
+    long = frame.melt(id_vars="candidate", value_vars=cols, var_name="method", value_name="rank")
+    long["method"] = long["method"].str.removeprefix("rank: ")
+    return long.dropna(subset=["rank"])
+
+
+def matrix_view(pm: PMatrix, c: int):
+    """Context ``c`` without padding: (candidate ids, P block, counts block, long table).
+
+    The long table (first, second, p_first, samples) holds the compared cells, for download.
+    """
+    n = len(pm.candidate_ids[c])
+    ids = list(pm.candidate_ids[c])
+    block = np.array(pm.P[c, :n, :n])
+    counts = np.array(pm.counts[c, :n, :n])
+    i, j = np.nonzero(np.isfinite(block))
+    long = pd.DataFrame(
+        {
+            "first": [ids[k] for k in i],
+            "second": [ids[k] for k in j],
+            "p_first": block[i, j],
+            "samples": counts[i, j],
+        }
+    )
+    return ids, block, counts, long
+
+
+def compute_system_ranking(
+    ds: Dataset,
+    attribute: str,
+    judge: str,
+    pm: PMatrix,
+    ref: Reference | None,
+    *,
+    intervals: str = "fisher",
+    n_boot: int = 200,
+    random_state: int = 0,
+) -> tuple[pd.DataFrame, float, list[str]] | None:
+    """Bradley–Terry over systems, comparisons of all contexts pooled, with intervals.
+
+    Returns
+    -------
+    (table, spearman, notes) or None
+        ``table``: system, bt_score, lower, upper, n_comparisons, human_mean (mean reference
+        over the compared candidates of the system), sorted best first. ``spearman``:
+        between BT scores and human means over systems (NaN without a reference). None when
+        candidates have no systems, or systems do not repeat across contexts.
+    """
+    cands = ds.candidates
+    if "system" not in cands.columns or not cands["system"].notna().any():
+        return None
+    rows = select_comparisons(ds, attribute, judge)
+    fc = flat_comparisons(rows, attribute=attribute, judge=judge, item="system", candidates=cands)
+    n_compared = sum(len(c) for c in pm.candidate_ids)
+    if len(fc.items) < 2 or len(fc.items) >= n_compared:
+        return None
+    bt = bradley_terry(
+        first=fc.first,
+        second=fc.second,
+        outcome=fc.p,
+        n_items=len(fc.items),
+        intervals=intervals,
+        n_boot=n_boot,
+        random_state=random_state,
+    )
+    table = pd.DataFrame(
+        {
+            "system": fc.items,
+            "bt_score": bt.scores,
+            "lower": bt.lower,
+            "upper": bt.upper,
+            "n_comparisons": np.bincount(fc.first, minlength=len(fc.items))
+            + np.bincount(fc.second, minlength=len(fc.items)),
+        }
+    )
+    rho = math.nan
+    if ref is not None:
+        flat = pd.DataFrame(
+            {
+                "context_id": [
+                    ctx
+                    for ctx, cs in zip(pm.context_ids, pm.candidate_ids, strict=True)
+                    for _ in cs
+                ],
+                "candidate_id": [x for cs in pm.candidate_ids for x in cs],
+                "human": np.concatenate(
+                    [ref.scores[c, : len(cs)] for c, cs in enumerate(pm.candidate_ids)]
+                ),
+            }
+        )
+        lut = (
+            cands[["context_id", "candidate_id", "system"]]
+            .astype({"context_id": str, "candidate_id": str})
+            .drop_duplicates(["context_id", "candidate_id"])
+        )
+        merged = flat.merge(lut, on=["context_id", "candidate_id"], how="left")
+        means = merged.groupby(merged["system"].astype(str))["human"].mean()
+        table["human_mean"] = table["system"].map(means)
+        rho = float(spearman(table["bt_score"].to_numpy(), table["human_mean"].to_numpy(float)))
+    table = table.sort_values("bt_score", ascending=False, na_position="last")
+    return table.reset_index(drop=True), rho, list(bt.notes)
+
+
+# ---------------------------------------------------------------------------------------
+# Cached functions for the page (keyed by common.dataset_key())
+# ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Ranking every context…", max_entries=32)
+def rankings(key: str, attribute: str, judge: str) -> Rankings:
+    """Every ranking method in every context, with agreement (see :func:`compute_rankings`)."""
+    return compute_rankings(pmatrix(key, attribute, judge), human_reference(key, attribute, judge))
+
+
+@st.cache_data(show_spinner="Fitting Bradley–Terry over systems…", max_entries=32)
+def system_ranking(
+    key: str,
+    attribute: str,
+    judge: str,
+    intervals: str = "fisher",
+    n_boot: int = 200,
+    random_state: int = 0,
+):
+    """System-level Bradley–Terry with intervals (see :func:`compute_system_ranking`)."""
+    return compute_system_ranking(
+        dataset(key),
+        attribute,
+        judge,
+        pmatrix(key, attribute, judge),
+        human_reference(key, attribute, judge),
+        intervals=intervals,
+        n_boot=n_boot,
+        random_state=random_state,
+    )
