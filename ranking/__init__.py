@@ -15,7 +15,10 @@ from ranking.agreement import (
     fleiss_kappa,
     human_baseline,
     icc,
+    kendall_matrix,
     krippendorff_alpha,
+    order_matrix,
+    paired_shift,
     permutation_test,
     self_consistency,
     share_all_agree,
@@ -71,4 +74,7 @@ __all__ = [
     "williams_matrix",
     "bh_adjust",
     "permutation_test",
+    "paired_shift",
+    "kendall_matrix",
+    "order_matrix",
 ]
