@@ -12,18 +12,51 @@ st.set_page_config(page_title="JudgeScope", page_icon=":material/balance:", layo
 
 PAGES = {
     "Data": [
-        st.Page("pages/home.py", title="Data", icon=":material/folder_open:", default=True, url_path="data"),
+        st.Page(
+            "pages/home.py",
+            title="Data",
+            icon=":material/folder_open:",
+            default=True,
+            url_path="data",
+        ),
         st.Page("pages/judge_run.py", title="Judge", icon=":material/smart_toy:", url_path="judge"),
     ],
     "Explore": [
-        st.Page("pages/rankings.py", title="Rankings", icon=":material/leaderboard:", url_path="rankings"),
-        st.Page("pages/position_bias.py", title="Position bias", icon=":material/swap_horiz:", url_path="bias"),
-        st.Page("pages/budgets.py", title="Comparison budgets", icon=":material/trending_up:", url_path="budgets"),
-        st.Page("pages/agreement.py", title="Human agreement", icon=":material/handshake:", url_path="agreement"),
-        st.Page("pages/prompts.py", title="Prompt sensitivity", icon=":material/science:", url_path="prompts"),
+        st.Page(
+            "pages/rankings.py",
+            title="Rankings",
+            icon=":material/leaderboard:",
+            url_path="rankings",
+        ),
+        st.Page(
+            "pages/position_bias.py",
+            title="Position bias",
+            icon=":material/swap_horiz:",
+            url_path="bias",
+        ),
+        st.Page(
+            "pages/budgets.py",
+            title="Comparison budgets",
+            icon=":material/trending_up:",
+            url_path="budgets",
+        ),
+        st.Page(
+            "pages/agreement.py",
+            title="Human agreement",
+            icon=":material/handshake:",
+            url_path="agreement",
+        ),
+        st.Page(
+            "pages/prompts.py",
+            title="Prompt sensitivity",
+            icon=":material/science:",
+            url_path="prompts",
+        ),
     ],
     "Share": [
-        st.Page("pages/report.py", title="Report", icon=":material/description:", url_path="report"),
+        st.Page(
+            "pages/report.py", title="Report", icon=":material/description:", url_path="report"
+        ),
     ],
 }
 

@@ -94,8 +94,9 @@ def main(argv=None):
     tables = {
         "human IAA (ICC2k, alpha x3, share agree; 6 criteria)": lambda: da.iaa_table(ds),
         "human baseline (overall + system, Kendall)": lambda: da.human_baseline_table(ds),
-        f"judge-human correlations (120 cells x 3 levels, Kendall, n_boot={B})":
-            lambda: da.correlation_table(ds, n_boot=B),
+        f"judge-human correlations (120 cells x 3 levels, Kendall, n_boot={B})": lambda: (
+            da.correlation_table(ds, n_boot=B)
+        ),
         "Williams + BH matrices (24 families x 10 pairs)": lambda: da.williams_table(ds),
         "self-consistency (120 cells)": lambda: da.self_consistency_table(ds),
     }
@@ -112,32 +113,57 @@ def main(argv=None):
     df = da.aligned_scores(ds)
     t_ours = median_time(lambda: da.correlation_table(ds, n_boot=0), R)
     t_peer = median_time(lambda: scipy_point_table(df), max(1, R // 2))
-    print(f"  point correlations, 360 values: ours {t_ours:.3f} s, scipy loop {t_peer:.3f} s, "
-          f"ratio {t_ours / t_peer:.3f}")
+    print(
+        f"  point correlations, 360 values: ours {t_ours:.3f} s, scipy loop {t_peer:.3f} s, "
+        f"ratio {t_ours / t_peer:.3f}"
+    )
 
     g = df[(df["judge"] == "ChatGPT/eval_prompt_1") & (df["attribute"] == "coherence")]
     x, y = g["score"].to_numpy(float), g["human"].to_numpy(float)
     ctx, sysl = g["context_id"].to_numpy(), g["system"].to_numpy()
     n_slice = min(B, 100)
     for level in ("overall", "system"):
-        t_ours = median_time(lambda lv=level: ag.correlation(
-            x, y, level=lv, method="kendall", contexts=ctx, systems=sysl, n_boot=B,
-            random_state=1), R)
-        t_peer = median_time(lambda lv=level: scipy_bootstrap(x, y, ctx, sysl, lv, n_slice),
-                             1) * B / n_slice
-        print(f"  bootstrap one cell, {level}, {B} replicates: ours {t_ours * 1e3:.1f} ms, "
-              f"resample + scipy {t_peer * 1e3:.0f} ms (scaled from {n_slice}), "
-              f"ratio {t_ours / t_peer:.4f}")
+        t_ours = median_time(
+            lambda lv=level: ag.correlation(
+                x,
+                y,
+                level=lv,
+                method="kendall",
+                contexts=ctx,
+                systems=sysl,
+                n_boot=B,
+                random_state=1,
+            ),
+            R,
+        )
+        t_peer = (
+            median_time(lambda lv=level: scipy_bootstrap(x, y, ctx, sysl, lv, n_slice), 1)
+            * B
+            / n_slice
+        )
+        print(
+            f"  bootstrap one cell, {level}, {B} replicates: ours {t_ours * 1e3:.1f} ms, "
+            f"resample + scipy {t_peer * 1e3:.0f} ms (scaled from {n_slice}), "
+            f"ratio {t_ours / t_peer:.4f}"
+        )
 
     hs = ds.human_scores
-    mats = [da._rating_matrix(hs[hs["attribute"] == a], ["human_1", "human_2", "human_3"])[0]
-            for a in sorted(hs["attribute"].unique())]
+    mats = [
+        da._rating_matrix(hs[hs["attribute"] == a], ["human_1", "human_2", "human_3"])[0]
+        for a in sorted(hs["attribute"].unique())
+    ]
     for level in ("interval", "ordinal"):
         t_ours = median_time(lambda lv=level: [ag.krippendorff_alpha(Y, lv) for Y in mats], R)
-        t_peer = median_time(lambda lv=level: [krippendorff.alpha(
-            reliability_data=Y.T, level_of_measurement=lv) for Y in mats], R)
-        print(f"  Krippendorff alpha {level}, 6 criteria: ours {t_ours * 1e3:.1f} ms, "
-              f"krippendorff package {t_peer * 1e3:.1f} ms, ratio {t_ours / t_peer:.3f}")
+        t_peer = median_time(
+            lambda lv=level: [
+                krippendorff.alpha(reliability_data=Y.T, level_of_measurement=lv) for Y in mats
+            ],
+            R,
+        )
+        print(
+            f"  Krippendorff alpha {level}, 6 criteria: ours {t_ours * 1e3:.1f} ms, "
+            f"krippendorff package {t_peer * 1e3:.1f} ms, ratio {t_ours / t_peer:.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -89,15 +89,19 @@ def main():
     f, s, y = make_data(n_items, n_comp, seed=0)
     ref = bradley_terry(first=f, second=s, outcome=y, n_items=n_items, tol=1e-14, max_iter=100)
     print(f"\n== {n_items:,} items / {n_comp:,} comparisons ==")
-    print(f"reference: finite MLE {ref.finite_mle}, max |grad| at reference "
-          f"{max_gradient(ref.scores, f, s, y, n_items):.2e}")
+    print(
+        f"reference: finite MLE {ref.finite_mle}, max |grad| at reference "
+        f"{max_gradient(ref.scores, f, s, y, n_items):.2e}"
+    )
     med, res, _, cpu = timed(
         lambda: bradley_terry(first=f, second=s, outcome=y, n_items=n_items), args.repeats
     )
     err = float(np.abs(res.scores - ref.scores).max())
-    print(f"ranking.bradley_terry: median {med * 1e3:.1f} ms wall ({cpu * 1e3:.1f} ms CPU, "
-          f"all threads) over {args.repeats}, "
-          f"{res.n_iter} Newton iterations, max |dtheta| vs reference {err:.1e}")
+    print(
+        f"ranking.bradley_terry: median {med * 1e3:.1f} ms wall ({cpu * 1e3:.1f} ms CPU, "
+        f"all threads) over {args.repeats}, "
+        f"{res.n_iter} Newton iterations, max |dtheta| vs reference {err:.1e}"
+    )
     if not args.skip_choix:
         import choix
 
@@ -110,9 +114,11 @@ def main():
             )
             out_c = out_c - out_c.mean()
             err_c = float(np.abs(out_c - ref.scores).max())
-            print(f"choix.ilsr_pairwise(tol={tol:g}): median {med_c:.2f} s wall ({cpu_c:.2f} s "
-                  f"CPU) over "
-                  f"{args.choix_repeats}, max |dtheta| vs reference {err_c:.1e}")
+            print(
+                f"choix.ilsr_pairwise(tol={tol:g}): median {med_c:.2f} s wall ({cpu_c:.2f} s "
+                f"CPU) over "
+                f"{args.choix_repeats}, max |dtheta| vs reference {err_c:.1e}"
+            )
             if err_c < 1e-6:
                 break
         print(f"speed-up at equal accuracy (< 1e-6): {med_c / med:.0f}x")
@@ -133,13 +139,17 @@ def main():
     )
     ref = bradley_terry(first=f, second=s, outcome=y, n_items=n_items, tol=1e-14, max_iter=100)
     err = float(np.abs(res.scores - ref.scores).max())
-    print(f"ranking.bradley_terry: median {med:.3f} s wall over {args.repeats} "
-          f"(min {min(times):.3f}, max {max(times):.3f}; median CPU {cpu:.3f} s), "
-          f"{res.n_iter} Newton iterations, "
-          f"max |dtheta| vs tol-1e-14 run {err:.1e}, max |grad| at that run "
-          f"{max_gradient(ref.scores, f, s, y, n_items):.1e}")
-    print(f"memory: tracemalloc peak inside the call {traced_peak / 2**20:.0f} MiB; process "
-          f"peak RSS {rss_after:.0f} MiB (before the call {rss_before:.0f} MiB)")
+    print(
+        f"ranking.bradley_terry: median {med:.3f} s wall over {args.repeats} "
+        f"(min {min(times):.3f}, max {max(times):.3f}; median CPU {cpu:.3f} s), "
+        f"{res.n_iter} Newton iterations, "
+        f"max |dtheta| vs tol-1e-14 run {err:.1e}, max |grad| at that run "
+        f"{max_gradient(ref.scores, f, s, y, n_items):.1e}"
+    )
+    print(
+        f"memory: tracemalloc peak inside the call {traced_peak / 2**20:.0f} MiB; process "
+        f"peak RSS {rss_after:.0f} MiB (before the call {rss_before:.0f} MiB)"
+    )
 
 
 if __name__ == "__main__":

@@ -75,27 +75,35 @@ def main():
         numba.set_num_threads(threads)
         ml_ranking(P16[:2])
         wall, cpu = timed(lambda: ml_ranking(P16), args.repeats)
-        print(f"exact N=16, 100 contexts, {threads} thread(s): {wall / 100 * 1e3:.2f} ms per "
-              f"context wall ({cpu / 100 * 1e3:.2f} ms CPU)")
+        print(
+            f"exact N=16, 100 contexts, {threads} thread(s): {wall / 100 * 1e3:.2f} ms per "
+            f"context wall ({cpu / 100 * 1e3:.2f} ms CPU)"
+        )
     numba.set_num_threads(n_threads)
 
     P20 = random_P(rng, 4, 20)
     wall, cpu = timed(lambda: ml_ranking(P20), max(1, args.repeats // 2))
-    print(f"exact N=20, 4 contexts: {wall / 4 * 1e3:.1f} ms per context wall "
-          f"({cpu / 4 * 1e3:.1f} ms CPU)")
+    print(
+        f"exact N=20, 4 contexts: {wall / 4 * 1e3:.1f} ms per context wall "
+        f"({cpu / 4 * 1e3:.1f} ms CPU)"
+    )
 
     for n in (50, 100):
         Pn = random_P(rng, 10, n)
         wall, _ = timed(lambda Pn=Pn: ml_ranking(Pn), args.repeats)
-        print(f"heuristic N={n}, 10 contexts: {wall / 10 * 1e3:.2f} ms per context "
-              f"(includes the Bradley–Terry start)")
+        print(
+            f"heuristic N={n}, 10 contexts: {wall / 10 * 1e3:.2f} ms per context "
+            f"(includes the Bradley–Terry start)"
+        )
 
     exact = ml_ranking(P16)
     heur = ml_ranking(P16, exact_max_n=0)
     gap = exact.log_likelihood - heur.log_likelihood
     same = (exact.order == heur.order).all(axis=1).mean()
-    print(f"heuristic vs exact at N=16 (100 contexts): same order in {same:.0%}, "
-          f"log-lik gap median {np.median(gap):.2e}, max {gap.max():.2e}")
+    print(
+        f"heuristic vs exact at N=16 (100 contexts): same order in {same:.0%}, "
+        f"log-lik gap median {np.median(gap):.2e}, max {gap.max():.2e}"
+    )
 
     P8 = random_P(rng, 3, 8)
     wall_dp, _ = timed(lambda: ml_ranking(P8), args.repeats)
@@ -104,8 +112,10 @@ def main():
         _, val = brute_force(P8[c])
         assert abs(val - ml_ranking(P8[c]).log_likelihood[0]) < 1e-9
     wall_bf = time.perf_counter() - t
-    print(f"N=8: exact DP {wall_dp / 3 * 1e3:.3f} ms per context vs brute force "
-          f"{wall_bf / 3 * 1e3:.0f} ms per context ({wall_bf / wall_dp:.0f}x); same optimum")
+    print(
+        f"N=8: exact DP {wall_dp / 3 * 1e3:.3f} ms per context vs brute force "
+        f"{wall_bf / 3 * 1e3:.0f} ms per context ({wall_bf / wall_dp:.0f}x); same optimum"
+    )
 
 
 if __name__ == "__main__":

@@ -28,10 +28,19 @@ from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from ranking import agreement as ag
 
 __all__ = [
-    "annotator_groups", "human_reference", "judge_scores", "aligned_scores",
-    "correlation_table", "williams_table", "williams_matrix_frame", "iaa_table",
-    "human_baseline_table", "self_consistency_table", "pairwise_accuracy_table",
-    "verdict_agreement_table", "main",
+    "annotator_groups",
+    "human_reference",
+    "judge_scores",
+    "aligned_scores",
+    "correlation_table",
+    "williams_table",
+    "williams_matrix_frame",
+    "iaa_table",
+    "human_baseline_table",
+    "self_consistency_table",
+    "pairwise_accuracy_table",
+    "verdict_agreement_table",
+    "main",
 ]
 
 ITEM = ["context_id", "candidate_id"]
@@ -70,8 +79,9 @@ def annotator_groups(ds: Dataset) -> dict[str, list[str]]:
     A name without a trailing number is a group of its own (``expert_mean``, ``mean``).
     """
     groups: dict[str, list[str]] = {}
-    names = sorted(ds.human_scores["annotator"].astype(str).unique()) if len(
-        ds.human_scores) else []
+    names = (
+        sorted(ds.human_scores["annotator"].astype(str).unique()) if len(ds.human_scores) else []
+    )
     for name in names:
         m = _GROUP.match(name)
         groups.setdefault(m.group("group") if m else name, []).append(name)
@@ -126,8 +136,9 @@ def judge_scores(ds: Dataset, judge=None, prompt_id=None, attribute=None) -> pd.
     return out.drop(columns="n_parsed")
 
 
-def aligned_scores(ds: Dataset, judge=None, prompt_id=None, attribute=None,
-                   annotators=None) -> pd.DataFrame:
+def aligned_scores(
+    ds: Dataset, judge=None, prompt_id=None, attribute=None, annotators=None
+) -> pd.DataFrame:
     """Judge scores joined with the human reference and the candidates' systems.
 
     One row per item the judge rated (unparsed ones kept with NaN score) that has a human
@@ -146,8 +157,19 @@ def aligned_scores(ds: Dataset, judge=None, prompt_id=None, attribute=None,
     return out
 
 
-_COUNTS = {"n", "n_items", "n_used", "n_dropped_nan", "n_units", "n_skipped", "n_annotators",
-           "icc2k_items", "n_samples", "n_nan", "n_contexts"}
+_COUNTS = {
+    "n",
+    "n_items",
+    "n_used",
+    "n_dropped_nan",
+    "n_units",
+    "n_skipped",
+    "n_annotators",
+    "icc2k_items",
+    "n_samples",
+    "n_nan",
+    "n_contexts",
+}
 
 
 def _frame(rows: list[dict], cols: list[str]) -> pd.DataFrame:
@@ -165,8 +187,9 @@ def _codes(series: pd.Series) -> np.ndarray:
     return codes
 
 
-def _wide(frame: pd.DataFrame, column: str, value: str = "score",
-          columns: Sequence | None = None) -> tuple[np.ndarray, pd.DataFrame, list]:
+def _wide(
+    frame: pd.DataFrame, column: str, value: str = "score", columns: Sequence | None = None
+) -> tuple[np.ndarray, pd.DataFrame, list]:
     """Items x ``column`` matrix of ``value`` (mean of duplicates, NaN where absent).
 
     Faster than ``pivot_table`` for the many small tables built here. Returns the matrix,
@@ -236,30 +259,68 @@ def correlation_table(
         has_sys = bool((sysc >= 0).all())
         for level in levels:
             for method in methods:
-                base = dict(judge=jname, prompt_id=pid, attribute=attr, level=level,
-                            method=method, variant=variant if method == "kendall" else "",
-                            n_items=len(idx))
+                base = dict(
+                    judge=jname,
+                    prompt_id=pid,
+                    attribute=attr,
+                    level=level,
+                    method=method,
+                    variant=variant if method == "kendall" else "",
+                    n_items=len(idx),
+                )
                 if level == "system" and not has_sys:
-                    rows.append({**base, "value": np.nan,
-                                 "reason": "candidates carry no system labels"})
+                    rows.append(
+                        {**base, "value": np.nan, "reason": "candidates carry no system labels"}
+                    )
                     continue
                 # The same seed in every cell: a cell's interval does not depend on which
                 # others were asked for, and judges are resampled alike.
-                res = ag.correlation(x, y, level=level, method=method, variant=variant,
-                                     contexts=ctx, systems=sysc if has_sys else None,
-                                     n_boot=n_boot, level_ci=level_ci,
-                                     random_state=random_state)
+                res = ag.correlation(
+                    x,
+                    y,
+                    level=level,
+                    method=method,
+                    variant=variant,
+                    contexts=ctx,
+                    systems=sysc if has_sys else None,
+                    n_boot=n_boot,
+                    level_ci=level_ci,
+                    random_state=random_state,
+                )
                 rows.append({**base, **_corr_fields(res)})
-    cols = ["judge", "prompt_id", "attribute", "level", "method", "variant", "value", "lower",
-            "upper", "pvalue", "n_items", "n_used", "n_dropped_nan", "n_units", "n_skipped",
-            "reason"]
+    cols = [
+        "judge",
+        "prompt_id",
+        "attribute",
+        "level",
+        "method",
+        "variant",
+        "value",
+        "lower",
+        "upper",
+        "pvalue",
+        "n_items",
+        "n_used",
+        "n_dropped_nan",
+        "n_units",
+        "n_skipped",
+        "reason",
+    ]
     return _frame(rows, cols)
 
 
 def _corr_fields(res: ag.CorrelationResult) -> dict:
-    return dict(value=res.value, lower=res.lower, upper=res.upper, pvalue=res.pvalue,
-                n_used=res.n_used, n_dropped_nan=res.n_dropped_nan, n_units=res.n_units,
-                n_skipped=res.n_skipped, reason=res.reason)
+    return dict(
+        value=res.value,
+        lower=res.lower,
+        upper=res.upper,
+        pvalue=res.pvalue,
+        n_used=res.n_used,
+        n_dropped_nan=res.n_dropped_nan,
+        n_units=res.n_units,
+        n_skipped=res.n_skipped,
+        reason=res.reason,
+    )
 
 
 def williams_table(
@@ -305,24 +366,51 @@ def williams_table(
         systems = sysc if (sysc >= 0).all() else None
         if level == "system" and systems is None:
             raise DataError(f"{ds.name}: system-level Williams tests need system labels")
-        res = ag.williams_matrix(S, human, level=level, method=method, variant=variant,
-                                 systems=systems, names=judges)
+        res = ag.williams_matrix(
+            S, human, level=level, method=method, variant=variant, systems=systems, names=judges
+        )
         for a in range(len(judges)):
             for b in range(a + 1, len(judges)):
-                rows.append(dict(
-                    attribute=attr, prompt_id=pid, judge_a=judges[a], judge_b=judges[b],
-                    r_a=res.r_human_pair[a, b], r_b=res.r_human_pair[b, a],
-                    r_ab=res.r_between[a, b], n=int(res.n[a, b]),
-                    t=res.t[a, b], p=res.p[a, b], p_bh=res.p_adjusted[a, b], level=level,
-                    method=method, reason=res.reasons.get((a, b), ""),
-                ))
-    cols = ["attribute", "prompt_id", "judge_a", "judge_b", "r_a", "r_b", "r_ab", "n", "t",
-            "p", "p_bh", "level", "method", "reason"]
+                rows.append(
+                    dict(
+                        attribute=attr,
+                        prompt_id=pid,
+                        judge_a=judges[a],
+                        judge_b=judges[b],
+                        r_a=res.r_human_pair[a, b],
+                        r_b=res.r_human_pair[b, a],
+                        r_ab=res.r_between[a, b],
+                        n=int(res.n[a, b]),
+                        t=res.t[a, b],
+                        p=res.p[a, b],
+                        p_bh=res.p_adjusted[a, b],
+                        level=level,
+                        method=method,
+                        reason=res.reasons.get((a, b), ""),
+                    )
+                )
+    cols = [
+        "attribute",
+        "prompt_id",
+        "judge_a",
+        "judge_b",
+        "r_a",
+        "r_b",
+        "r_ab",
+        "n",
+        "t",
+        "p",
+        "p_bh",
+        "level",
+        "method",
+        "reason",
+    ]
     return _frame(rows, cols)
 
 
-def williams_matrix_frame(table: pd.DataFrame, attribute: str, prompt_id: str,
-                          value: str = "p_bh") -> pd.DataFrame:
+def williams_matrix_frame(
+    table: pd.DataFrame, attribute: str, prompt_id: str, value: str = "p_bh"
+) -> pd.DataFrame:
     """One (attribute, prompt_id) of :func:`williams_table` as a square judge x judge frame.
 
     ``value`` "t" is antisymmetric (row judge minus column judge); p-values are symmetric.
@@ -346,8 +434,9 @@ def _rating_matrix(hs: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, pd.D
     return M, items
 
 
-def iaa_table(ds: Dataset, attribute=None, groups: dict[str, list[str]] | None = None,
-              level_ci: float = 0.95) -> pd.DataFrame:
+def iaa_table(
+    ds: Dataset, attribute=None, groups: dict[str, list[str]] | None = None, level_ci: float = 0.95
+) -> pd.DataFrame:
     """Inter-annotator agreement per annotator group and attribute.
 
     Columns: group, attribute, n_items, n_annotators, icc2k, icc2k_lower, icc2k_upper,
@@ -366,8 +455,12 @@ def iaa_table(ds: Dataset, attribute=None, groups: dict[str, list[str]] | None =
             row = dict(group=gname, attribute=attr, n_items=Y.shape[0], n_annotators=len(names))
             reasons = []
             res = ag.icc(Y, kind="ICC2k", level_ci=level_ci)
-            row.update(icc2k=res.value, icc2k_lower=res.lower, icc2k_upper=res.upper,
-                       icc2k_items=res.n_items)
+            row.update(
+                icc2k=res.value,
+                icc2k_lower=res.lower,
+                icc2k_upper=res.upper,
+                icc2k_items=res.n_items,
+            )
             if res.reason:
                 reasons.append(f"ICC2k: {res.reason}")
             for lv in ("nominal", "ordinal", "interval"):
@@ -383,9 +476,21 @@ def iaa_table(ds: Dataset, attribute=None, groups: dict[str, list[str]] | None =
                 reasons.append(str(err))
             row["reason"] = "; ".join(dict.fromkeys(reasons))
             rows.append(row)
-    cols = ["group", "attribute", "n_items", "n_annotators", "icc2k", "icc2k_lower",
-            "icc2k_upper", "icc2k_items", "alpha_nominal", "alpha_ordinal", "alpha_interval",
-            "share_all_agree", "reason"]
+    cols = [
+        "group",
+        "attribute",
+        "n_items",
+        "n_annotators",
+        "icc2k",
+        "icc2k_lower",
+        "icc2k_upper",
+        "icc2k_items",
+        "alpha_nominal",
+        "alpha_ordinal",
+        "alpha_interval",
+        "share_all_agree",
+        "reason",
+    ]
     return _frame(rows, cols)
 
 
@@ -415,33 +520,57 @@ def human_baseline_table(
             ctx = _codes(items["context_id"])
             sysc = None
             if has_sys:
-                sys_col = items.merge(ds.candidates[[*ITEM, "system"]].drop_duplicates(ITEM),
-                                      on=ITEM, how="left")["system"]
+                sys_col = items.merge(
+                    ds.candidates[[*ITEM, "system"]].drop_duplicates(ITEM), on=ITEM, how="left"
+                )["system"]
                 sysc = _codes(sys_col) if sys_col.notna().all() else None
             for level in levels:
                 base = dict(group=gname, attribute=attr, level=level, method=method)
                 if level == "system" and sysc is None:
-                    rows.append({**base, "annotator": "mean", "value": np.nan,
-                                 "reason": "candidates carry no system labels"})
+                    rows.append(
+                        {
+                            **base,
+                            "annotator": "mean",
+                            "value": np.nan,
+                            "reason": "candidates carry no system labels",
+                        }
+                    )
                     continue
-                res = ag.human_baseline(Y, contexts=ctx, systems=sysc, level=level,
-                                        method=method, variant=variant)
+                res = ag.human_baseline(
+                    Y, contexts=ctx, systems=sysc, level=level, method=method, variant=variant
+                )
                 for name, r in zip(names, res.results, strict=True):
-                    rows.append({**base, "annotator": name, "value": r.value,
-                                 "n_used": r.n_used, "n_dropped_nan": r.n_dropped_nan,
-                                 "reason": r.reason})
-                rows.append({**base, "annotator": "mean", "value": res.mean,
-                             "reason": res.reason})
-    cols = ["group", "attribute", "level", "method", "annotator", "value", "n_used",
-            "n_dropped_nan", "reason"]
+                    rows.append(
+                        {
+                            **base,
+                            "annotator": name,
+                            "value": r.value,
+                            "n_used": r.n_used,
+                            "n_dropped_nan": r.n_dropped_nan,
+                            "reason": r.reason,
+                        }
+                    )
+                rows.append({**base, "annotator": "mean", "value": res.mean, "reason": res.reason})
+    cols = [
+        "group",
+        "attribute",
+        "level",
+        "method",
+        "annotator",
+        "value",
+        "n_used",
+        "n_dropped_nan",
+        "reason",
+    ]
     return _frame(rows, cols)
 
 
 # ----------------------------------------------------------------------------- judges
 
 
-def self_consistency_table(ds: Dataset, judge=None, prompt_id=None, attribute=None,
-                           level_ci: float = 0.95) -> pd.DataFrame:
+def self_consistency_table(
+    ds: Dataset, judge=None, prompt_id=None, attribute=None, level_ci: float = 0.95
+) -> pd.DataFrame:
     """Agreement of each judge with itself across its samples (tries) per item.
 
     Columns: judge, prompt_id, attribute, n_items, n_samples, icc2k, icc2k_lower,
@@ -458,25 +587,56 @@ def self_consistency_table(ds: Dataset, judge=None, prompt_id=None, attribute=No
     n_items = r.drop_duplicates([*keys, *ITEM]).groupby(keys, sort=True, observed=True).size()
     groups = r.groupby(keys, sort=True, observed=True).indices
     for (jname, pid, attr), k in n_samples.items():
-        base = dict(judge=jname, prompt_id=pid, attribute=attr,
-                    n_items=int(n_items.loc[(jname, pid, attr)]), n_samples=int(k))
+        base = dict(
+            judge=jname,
+            prompt_id=pid,
+            attribute=attr,
+            n_items=int(n_items.loc[(jname, pid, attr)]),
+            n_samples=int(k),
+        )
         if k < 2:
-            rows.append({**base, "reason": "one sample per item; self-consistency needs 2 or "
-                                           "more samples (tries)"})
+            rows.append(
+                {
+                    **base,
+                    "reason": "one sample per item; self-consistency needs 2 or "
+                    "more samples (tries)",
+                }
+            )
             continue
         Y, _, _ = _wide(r.iloc[groups[(jname, pid, attr)]], "sample")
         res = ag.self_consistency(Y, level_ci=level_ci)
-        rows.append({**base, "icc2k": res.icc.value, "icc2k_lower": res.icc.lower,
-                     "icc2k_upper": res.icc.upper, "icc2k_items": res.n_items_icc,
-                     "share_identical": res.share_identical, "n_nan": res.n_nan,
-                     "reason": res.reason})
-    cols = ["judge", "prompt_id", "attribute", "n_items", "n_samples", "icc2k", "icc2k_lower",
-            "icc2k_upper", "icc2k_items", "share_identical", "n_nan", "reason"]
+        rows.append(
+            {
+                **base,
+                "icc2k": res.icc.value,
+                "icc2k_lower": res.icc.lower,
+                "icc2k_upper": res.icc.upper,
+                "icc2k_items": res.n_items_icc,
+                "share_identical": res.share_identical,
+                "n_nan": res.n_nan,
+                "reason": res.reason,
+            }
+        )
+    cols = [
+        "judge",
+        "prompt_id",
+        "attribute",
+        "n_items",
+        "n_samples",
+        "icc2k",
+        "icc2k_lower",
+        "icc2k_upper",
+        "icc2k_items",
+        "share_identical",
+        "n_nan",
+        "reason",
+    ]
     return _frame(rows, cols)
 
 
-def pairwise_accuracy_table(ds: Dataset, judge=None, attribute=None, annotators=None,
-                            tau: float = 0.5) -> pd.DataFrame:
+def pairwise_accuracy_table(
+    ds: Dataset, judge=None, attribute=None, annotators=None, tau: float = 0.5
+) -> pd.DataFrame:
     """Pairwise accuracy of comparative judges against the human reference.
 
     Uses the ranking engine's ``pairwise_accuracy`` (pairs whose human scores differ,
@@ -563,20 +723,28 @@ def verdict_agreement_table(ds: Dataset) -> pd.DataFrame:
             both = both.dropna(subset=["label_j", "label_h"])
             row = dict(judge=j, annotator=h, n_pairs=len(both), reason="")
             if not len(both):
-                rows.append({**row, "agreement": np.nan, "cohen_kappa": np.nan,
-                             "reason": "no pair judged by both"})
+                rows.append(
+                    {
+                        **row,
+                        "agreement": np.nan,
+                        "cohen_kappa": np.nan,
+                        "reason": "no pair judged by both",
+                    }
+                )
                 continue
             row["agreement"] = float((both["label_j"] == both["label_h"]).mean())
             try:
-                row["cohen_kappa"] = ag.cohen_kappa(both["label_j"].to_numpy(object),
-                                                    both["label_h"].to_numpy(object))
+                row["cohen_kappa"] = ag.cohen_kappa(
+                    both["label_j"].to_numpy(object), both["label_h"].to_numpy(object)
+                )
             except ValueError as err:  # undefined kappa is shown with its reason
                 row.update(cohen_kappa=np.nan, reason=str(err))
             rows.append(row)
     out = pd.DataFrame(rows)
     out["is_human"] = out["judge"].str.startswith(HUMAN_JUDGE_PREFIX)
-    return out.reindex(columns=["judge", "annotator", "n_pairs", "agreement", "cohen_kappa",
-                                "is_human", "reason"])
+    return out.reindex(
+        columns=["judge", "annotator", "n_pairs", "agreement", "cohen_kappa", "is_human", "reason"]
+    )
 
 
 # ----------------------------------------------------------------------------- command line
@@ -598,8 +766,16 @@ def _show(title: str, frame: pd.DataFrame, out) -> None:
     for col in frame.columns:
         if col in _COUNTS:  # whole numbers print without decimals, missing as <NA>
             frame[col] = frame[col].astype("Int64")
-    with pd.option_context("display.width", 200, "display.max_columns", 50,
-                           "display.max_rows", 500, "display.max_colwidth", 60):
+    with pd.option_context(
+        "display.width",
+        200,
+        "display.max_columns",
+        50,
+        "display.max_rows",
+        500,
+        "display.max_colwidth",
+        60,
+    ):
         print(frame.to_string(index=False, float_format=lambda v: f"{v:.3f}"), file=out)
 
 
@@ -608,23 +784,30 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     from data import load_benchmark
 
     out = out or sys.stdout
-    p = argparse.ArgumentParser(prog="python -m data.agreement", description=__doc__.split(
-        "\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m data.agreement", description=__doc__.split("\n\n")[0]
+    )
     p.add_argument("--benchmark", required=True, help="benchmark name, e.g. hanna, summeval")
     p.add_argument("--data-dir", default=None, help="folder with the benchmark files")
     p.add_argument("--judge", action="append", help="judge name(s); repeat or comma-separate")
     p.add_argument("--prompt-id", action="append", help="prompt id(s) (Eval-Prompts)")
     p.add_argument("--attribute", action="append", help="attribute(s)")
-    p.add_argument("--annotators", action="append",
-                   help="annotators whose mean is the human reference (default: the only group)")
+    p.add_argument(
+        "--annotators",
+        action="append",
+        help="annotators whose mean is the human reference (default: the only group)",
+    )
     p.add_argument("--levels", default="overall,system,item")
     p.add_argument("--methods", default="kendall")
     p.add_argument("--variant", default="b", choices=list(ag.KENDALL_VARIANTS))
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--williams-level", default="overall", choices=["overall", "system"])
-    p.add_argument("--tables", default="iaa,baseline,correlation,williams,consistency,accuracy",
-                   help="comma-separated subset of the default")
+    p.add_argument(
+        "--tables",
+        default="iaa,baseline,correlation,williams,consistency,accuracy",
+        help="comma-separated subset of the default",
+    )
     args = p.parse_args(argv)
 
     try:
@@ -643,27 +826,57 @@ def _print_tables(ds: Dataset, args: argparse.Namespace, out) -> None:
     if "iaa" in tables and len(ds.human_scores):
         _show("human inter-annotator agreement", iaa_table(ds, attr), out)
     if "baseline" in tables and len(ds.human_scores):
-        _show("human baseline (each annotator vs the mean of the others)",
-              human_baseline_table(ds, attr, method=args.methods.split(",")[0],
-                                   variant=args.variant), out)
+        _show(
+            "human baseline (each annotator vs the mean of the others)",
+            human_baseline_table(ds, attr, method=args.methods.split(",")[0], variant=args.variant),
+            out,
+        )
     if len(ds.ratings):
         if "correlation" in tables:
-            _show("judge vs human mean",
-                  correlation_table(ds, judge, prompt, attr, annotators,
-                                    levels=args.levels.split(","),
-                                    methods=args.methods.split(","), variant=args.variant,
-                                    n_boot=args.n_boot, random_state=args.seed), out)
+            _show(
+                "judge vs human mean",
+                correlation_table(
+                    ds,
+                    judge,
+                    prompt,
+                    attr,
+                    annotators,
+                    levels=args.levels.split(","),
+                    methods=args.methods.split(","),
+                    variant=args.variant,
+                    n_boot=args.n_boot,
+                    random_state=args.seed,
+                ),
+                out,
+            )
         if "williams" in tables:
-            wt = williams_table(ds, judge, prompt, attr, annotators, level=args.williams_level,
-                                method=args.methods.split(",")[0], variant=args.variant)
-            _show("Williams tests between judges (p_bh: Benjamini-Hochberg per attribute and "
-                  "prompt)", wt, out)
+            wt = williams_table(
+                ds,
+                judge,
+                prompt,
+                attr,
+                annotators,
+                level=args.williams_level,
+                method=args.methods.split(",")[0],
+                variant=args.variant,
+            )
+            _show(
+                "Williams tests between judges (p_bh: Benjamini-Hochberg per attribute and prompt)",
+                wt,
+                out,
+            )
         if "consistency" in tables:
-            _show("judge self-consistency across samples",
-                  self_consistency_table(ds, judge, prompt, attr), out)
+            _show(
+                "judge self-consistency across samples",
+                self_consistency_table(ds, judge, prompt, attr),
+                out,
+            )
     if "accuracy" in tables and len(ds.comparisons) and len(ds.human_scores):
-        _show("pairwise accuracy of comparative judges",
-              pairwise_accuracy_table(ds, judge, attr, annotators), out)
+        _show(
+            "pairwise accuracy of comparative judges",
+            pairwise_accuracy_table(ds, judge, attr, annotators),
+            out,
+        )
 
 
 if __name__ == "__main__":

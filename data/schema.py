@@ -128,7 +128,9 @@ class Dataset:
     def counts(self) -> dict[str, int]:
         """Row counts of each table plus distinct contexts / candidates / annotators."""
         out = {name: len(self.table(name)) for name in TABLE_NAMES}
-        out["n_contexts"] = int(self.candidates["context_id"].nunique()) if len(self.candidates) else 0
+        out["n_contexts"] = (
+            int(self.candidates["context_id"].nunique()) if len(self.candidates) else 0
+        )
         out["n_annotators"] = (
             int(self.human_scores["annotator"].nunique()) if len(self.human_scores) else 0
         )

@@ -5,8 +5,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages import state, ui
-from pages.services import common, comparisons
 from pages.services import budgets as svc
+from pages.services import common, comparisons
 
 PAGE = "Comparison budgets"
 BANDS = {"p10_p90": "10–90 % of draws", "sd": "±1 sd"}

@@ -21,9 +21,7 @@ pick, upload = st.tabs(["Benchmark or demo", "Upload a file"])
 with pick:
     infos = data.list_benchmarks()
     labels = {"demo": "Demo (simulated judge, offline)"} | {b.name: b.title for b in infos}
-    choice = st.selectbox(
-        "Dataset", list(labels), format_func=labels.get, key=f"{PAGE}.benchmark"
-    )
+    choice = st.selectbox("Dataset", list(labels), format_func=labels.get, key=f"{PAGE}.benchmark")
     info = next((b for b in infos if b.name == choice), None)
     st.caption(info.description if info else "A small simulated set with a position-biased judge.")
     if st.button("Load", key=f"{PAGE}.load", type="primary"):
@@ -54,8 +52,12 @@ with upload:
             columns = list(dio.read_frame(file.name, file.getvalue()).columns)
             c1, c2, c3 = st.columns(3)
             ctx = c1.selectbox("Context id column", columns, key=f"{PAGE}.map.ctx")
-            cand = c2.selectbox("Candidate id column", columns, index=min(1, len(columns) - 1),
-                                key=f"{PAGE}.map.cand")
+            cand = c2.selectbox(
+                "Candidate id column",
+                columns,
+                index=min(1, len(columns) - 1),
+                key=f"{PAGE}.map.cand",
+            )
             text = c3.selectbox("Candidate text column", [None, *columns], key=f"{PAGE}.map.text")
             attrs = st.multiselect(
                 "Attribute (score) columns",
@@ -63,7 +65,9 @@ with upload:
                 key=f"{PAGE}.map.attrs",
             )
             mapping = dio.WideMapping(
-                context_id=ctx, candidate_id=cand, candidate_text=text,
+                context_id=ctx,
+                candidate_id=cand,
+                candidate_text=text,
                 attributes={a: a for a in attrs},
             )
     if file is not None and st.button("Add to JudgeScope", key=f"{PAGE}.add", type="primary"):
@@ -105,14 +109,20 @@ if len(ds.candidates):
     ctx_ids = ds.candidates["context_id"].drop_duplicates().tolist()
     cid = left.selectbox("Context", ctx_ids, key=f"{PAGE}.ctx")
     text = ds.contexts.loc[ds.contexts["context_id"] == cid, "text"]
-    left.text_area("Context text", text.iloc[0] if len(text) else "(no text)", height=300,
-                   disabled=True, key=f"{PAGE}.ctx_text.{cid}")
+    left.text_area(
+        "Context text",
+        text.iloc[0] if len(text) else "(no text)",
+        height=300,
+        disabled=True,
+        key=f"{PAGE}.ctx_text.{cid}",
+    )
     cands = ds.candidates[ds.candidates["context_id"] == cid]
     right.dataframe(cands.drop(columns=["context_id"]), hide_index=True, height=300)
     if len(ds.human_scores):
         hs = ds.human_scores[ds.human_scores["context_id"] == cid]
-        mean = hs.pivot_table(index="candidate_id", columns="attribute", values="score",
-                              aggfunc="mean")
+        mean = hs.pivot_table(
+            index="candidate_id", columns="attribute", values="score", aggfunc="mean"
+        )
         st.subheader("Human scores (mean over annotators) in this context")
         st.dataframe(mean.round(2))
 

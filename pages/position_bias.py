@@ -6,8 +6,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages import state, ui
-from pages.services import common, comparisons
 from pages.services import bias as svc
+from pages.services import common, comparisons
 
 PAGE = "Position bias"
 MODES = {

@@ -25,7 +25,8 @@ ds = state.active()
 key = common.dataset_key()
 comps = ds.comparisons
 has_pairwise = bool(len(comps)) and bool(
-    (~comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX)).any())
+    (~comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX)).any()
+)
 ui.need(
     len(ds.ratings) > 0 or has_pairwise,
     f"**{state.active_name()}** has no judge outputs. Run a judge with two or more templates "
@@ -43,20 +44,28 @@ if len(ds.ratings):
         c1, c2, c3 = st.columns(3)
         with c1:
             model = ui.select(
-                "Judge model", models, key=f"{PAGE}.model",
-                format_func=lambda m: f"{m} ({n_templates[m]} template"
-                                      f"{'s' if n_templates[m] > 1 else ''})",
+                "Judge model",
+                models,
+                key=f"{PAGE}.model",
+                format_func=lambda m: (
+                    f"{m} ({n_templates[m]} template{'s' if n_templates[m] > 1 else ''})"
+                ),
                 help="Judge names without their template and decoding tag; the model with "
-                     "the most templates comes first.",
+                "the most templates comes first.",
             )
         mine = variants[variants["model"] == model]
         names = sorted(mine["variant"].unique())
         with c2:
-            attribute = ui.select("Attribute", sorted(mine["attribute"].astype(str).unique()),
-                                  key=f"{PAGE}.attribute")
+            attribute = ui.select(
+                "Attribute", sorted(mine["attribute"].astype(str).unique()), key=f"{PAGE}.attribute"
+            )
         with c3:
-            baseline = ui.select("Baseline template", names, key=f"{PAGE}.baseline",
-                                 help="Mean shifts are measured against this template.")
+            baseline = ui.select(
+                "Baseline template",
+                names,
+                key=f"{PAGE}.baseline",
+                help="Mean shifts are measured against this template.",
+            )
         ui.settings(PAGE, {"model": model, "attribute": attribute, "baseline": baseline})
 
         several = len(names) > 1
@@ -66,19 +75,28 @@ if len(ds.ratings):
 
         m1, m2, m3 = st.columns(3)
         with m1:
-            ui.metric("Templates", f"{len(names)}",
-                      f"templates (and temperatures) {model} was run with here")
+            ui.metric(
+                "Templates",
+                f"{len(names)}",
+                f"templates (and temperatures) {model} was run with here",
+            )
         with m2:
             if several and shifts["shift"].notna().any():
                 big = shifts.loc[shifts["shift"].abs().idxmax()]
-                ui.metric("Largest mean shift", f"{big['shift']:+.2f}",
-                          f"{big['variant']} vs {baseline} on {big['attribute']} (score points)")
+                ui.metric(
+                    "Largest mean shift",
+                    f"{big['shift']:+.2f}",
+                    f"{big['variant']} vs {baseline} on {big['attribute']} (score points)",
+                )
             else:
                 ui.metric("Largest mean shift", "–", "needs two or more templates")
         with m3:
             rate = float(fails["n_failed"].sum() / max(fails["n_outputs"].sum(), 1))
-            ui.metric("Unparsed answers", f"{rate:.1%}",
-                      "share of all ratings of this model whose score could not be read")
+            ui.metric(
+                "Unparsed answers",
+                f"{rate:.1%}",
+                "share of all ratings of this model whose score could not be read",
+            )
         if not several:
             st.info(
                 f"**{model}** was run with one template here ({names[0]}), so there is no "
@@ -96,43 +114,78 @@ if len(ds.ratings):
         else:
             colour = "variant"
         plot = px.box if shape == "box" else px.violin
-        fig = plot(sel, x="variant", y="score", color=colour,
-                   category_orders={"variant": names},
-                   labels={"variant": "template", "score": f"{attribute} score"})
-        ui.figure(fig, f"{model}: {attribute} scores per template", page=PAGE,
-                  data=sel.drop(columns=["raw"], errors="ignore"))
+        fig = plot(
+            sel,
+            x="variant",
+            y="score",
+            color=colour,
+            category_orders={"variant": names},
+            labels={"variant": "template", "score": f"{attribute} score"},
+        )
+        ui.figure(
+            fig,
+            f"{model}: {attribute} scores per template",
+            page=PAGE,
+            data=sel.drop(columns=["raw"], errors="ignore"),
+        )
 
         if several:
             st.subheader("Mean shift against the baseline")
-            st.caption(f"Per item (context and candidate), the mean score under each template "
-                       f"minus the score under **{baseline}**; 95% t intervals over items.")
+            st.caption(
+                f"Per item (context and candidate), the mean score under each template "
+                f"minus the score under **{baseline}**; 95% t intervals over items."
+            )
             fig = go.Figure()
             for n, (attr, g) in enumerate(shifts.groupby("attribute", sort=True)):
-                fig.add_trace(go.Scatter(
-                    x=g["variant"], y=g["shift"], mode="markers", name=str(attr),
-                    marker=dict(size=10, color=ui.PALETTE[n % len(ui.PALETTE)]),
-                    error_y=dict(type="data", symmetric=False, array=g["upper"] - g["shift"],
-                                 arrayminus=g["shift"] - g["lower"]),
-                ))
+                fig.add_trace(
+                    go.Scatter(
+                        x=g["variant"],
+                        y=g["shift"],
+                        mode="markers",
+                        name=str(attr),
+                        marker=dict(size=10, color=ui.PALETTE[n % len(ui.PALETTE)]),
+                        error_y=dict(
+                            type="data",
+                            symmetric=False,
+                            array=g["upper"] - g["shift"],
+                            arrayminus=g["shift"] - g["lower"],
+                        ),
+                    )
+                )
             fig.add_hline(y=0, line_dash="dot")
-            fig.update_layout(scattermode="group", yaxis_title=f"shift vs {baseline}",
-                              xaxis_title="template")
+            fig.update_layout(
+                scattermode="group", yaxis_title=f"shift vs {baseline}", xaxis_title="template"
+            )
             ui.figure(fig, f"{model}: mean shift vs {baseline}", page=PAGE, data=shifts)
 
             st.subheader("Rank stability between templates")
             levels = ["system", "item"] if has_systems else ["item"]
             level = st.radio(
-                "Rankings of", levels, horizontal=True, key=f"{PAGE}.rank_level",
-                format_func={"system": "systems (by mean score)",
-                             "item": "candidates within each context"}.get,
+                "Rankings of",
+                levels,
+                horizontal=True,
+                key=f"{PAGE}.rank_level",
+                format_func={
+                    "system": "systems (by mean score)",
+                    "item": "candidates within each context",
+                }.get,
             )
             tau = svc.prompt_rank_stability(key, model, attribute, level)
             z = tau.to_numpy(dtype=float)
-            fig = go.Figure(go.Heatmap(
-                z=z, x=list(tau.columns), y=list(tau.index), zmin=-1, zmax=1, zmid=0,
-                colorscale=ui.DIVERGING, text=np.round(z, 3), texttemplate="%{text}",
-                hovertemplate="%{y} vs %{x}: Kendall tau-b %{z:.3f}<extra></extra>",
-            ))
+            fig = go.Figure(
+                go.Heatmap(
+                    z=z,
+                    x=list(tau.columns),
+                    y=list(tau.index),
+                    zmin=-1,
+                    zmax=1,
+                    zmid=0,
+                    colorscale=ui.DIVERGING,
+                    text=np.round(z, 3),
+                    texttemplate="%{text}",
+                    hovertemplate="%{y} vs %{x}: Kendall tau-b %{z:.3f}<extra></extra>",
+                )
+            )
             fig.update_layout(yaxis=dict(autorange="reversed"), height=140 + 45 * len(tau))
             off = z[~np.eye(len(z), dtype=bool)]
             st.caption(
@@ -140,40 +193,66 @@ if len(ds.ratings):
                 + (" (mean over contexts)" if level == "item" else "")
                 + (f"; lowest pair: {np.nanmin(off):.3f}." if np.isfinite(off).any() else ".")
             )
-            ui.figure(fig, f"{model}: rank stability ({level} level), {attribute}", page=PAGE,
-                      data=tau.reset_index(names="template"))
+            ui.figure(
+                fig,
+                f"{model}: rank stability ({level} level), {attribute}",
+                page=PAGE,
+                data=tau.reset_index(names="template"),
+            )
 
         st.subheader("Parse failures per template")
         if not fails["n_failed"].any():
             st.caption(f"Every answer of {model} could be read: no unparsed ratings.")
-        fig = px.bar(fails, x="variant", y="failure_rate", color="attribute", barmode="group",
-                     labels={"variant": "template", "failure_rate": "share unparsed"},
-                     hover_data=["n_failed", "n_outputs"])
+        fig = px.bar(
+            fails,
+            x="variant",
+            y="failure_rate",
+            color="attribute",
+            barmode="group",
+            labels={"variant": "template", "failure_rate": "share unparsed"},
+            hover_data=["n_failed", "n_outputs"],
+        )
         fig.update_yaxes(tickformat=".0%", rangemode="tozero")
         ui.figure(fig, f"{model}: unparsed answers per template", page=PAGE, data=fails)
 
 # ------------------------------------------------------------------------------ pairwise
 if has_pairwise:
     st.header("Pairwise judges")
-    st.caption("Each pairwise judge's name carries its template (and decoding settings), so "
-               "templates compare side by side.")
+    st.caption(
+        "Each pairwise judge's name carries its template (and decoding settings), so "
+        "templates compare side by side."
+    )
     with ui.guard("Position bias and accuracy per template"):
         pb = svc.prompt_pairwise(key)
         if not len(pb):
             st.info("No pairwise judge has a parsed comparison here.")
         else:
-            fig = px.bar(pb, x="judge", y="first_position_win_rate", color="attribute",
-                         barmode="group", range_y=[0, 1],
-                         labels={"first_position_win_rate": "first-position win rate"})
+            fig = px.bar(
+                pb,
+                x="judge",
+                y="first_position_win_rate",
+                color="attribute",
+                barmode="group",
+                range_y=[0, 1],
+                labels={"first_position_win_rate": "first-position win rate"},
+            )
             fig.add_hline(y=0.5, line_dash="dot", annotation_text="no bias")
             ui.figure(fig, "First-position win rate per judge and template", page=PAGE, data=pb)
             if pb["pairwise_accuracy"].notna().any():
-                fig = px.bar(pb, x="judge", y="pairwise_accuracy", color="attribute",
-                             barmode="group", range_y=[0, 1],
-                             labels={"pairwise_accuracy": "pairwise accuracy"})
+                fig = px.bar(
+                    pb,
+                    x="judge",
+                    y="pairwise_accuracy",
+                    color="attribute",
+                    barmode="group",
+                    range_y=[0, 1],
+                    labels={"pairwise_accuracy": "pairwise accuracy"},
+                )
                 fig.add_hline(y=0.5, line_dash="dot", annotation_text="chance")
                 ui.figure(fig, "Pairwise accuracy per judge and template", page=PAGE, data=pb)
             else:
-                st.info("Pairwise accuracy needs human scores or human verdicts for the same "
-                        "candidates; this dataset has none.")
+                st.info(
+                    "Pairwise accuracy needs human scores or human verdicts for the same "
+                    "candidates; this dataset has none."
+                )
             ui.table(pb, "Pairwise judges per template", page=PAGE, hide_index=True)

@@ -35,7 +35,9 @@ else:
     for page, items in views.items():
         st.markdown(f"**{page}**: " + ", ".join(items))
 
-title = st.text_input("Report title", f"JudgeScope report — {state.active_name()}", key=f"{PAGE}.title")
+title = st.text_input(
+    "Report title", f"JudgeScope report — {state.active_name()}", key=f"{PAGE}.title"
+)
 with ui.guard("Building the report"):
     html_doc = export.report_html(views, settings, dataset=state.active_name(), title=title)
     st.download_button(

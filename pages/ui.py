@@ -80,7 +80,9 @@ def show_error(err: Exception, *, what: str = "") -> None:
     """A readable message, never a stack trace."""
     if isinstance(err, DataError):
         head = f"{what}: " if what else ""
-        st.error(head + f"{len(err.problems)} problem(s) found. Nothing already loaded was changed.")
+        st.error(
+            head + f"{len(err.problems)} problem(s) found. Nothing already loaded was changed."
+        )
         st.markdown("\n".join(f"- {p}" for p in err.problems[:50]))
     else:
         st.error(f"{what + ': ' if what else ''}{err}")
@@ -105,8 +107,9 @@ def select(label: str, options, *, key: str, index: int = 0, **kwargs):
     options = list(options)
     if key in st.session_state and st.session_state[key] not in options:
         del st.session_state[key]
-    return st.selectbox(label, options, index=min(index, max(len(options) - 1, 0)), key=key,
-                        **kwargs)
+    return st.selectbox(
+        label, options, index=min(index, max(len(options) - 1, 0)), key=key, **kwargs
+    )
 
 
 def need(condition: bool, message: str) -> None:

@@ -28,11 +28,29 @@ from ranking._numba import njit
 from ranking.metrics import kendall
 
 __all__ = [
-    "CorrelationResult", "ICCResult", "HumanBaselineResult", "SelfConsistencyResult",
-    "WelchResult", "PermutationResult", "WilliamsMatrixResult", "PairedShiftResult",
-    "correlation", "icc", "krippendorff_alpha", "share_all_agree", "cohen_kappa",
-    "fleiss_kappa", "human_baseline", "self_consistency", "welch_t", "williams_test",
-    "bh_adjust", "permutation_test", "williams_matrix", "paired_shift", "kendall_matrix",
+    "CorrelationResult",
+    "ICCResult",
+    "HumanBaselineResult",
+    "SelfConsistencyResult",
+    "WelchResult",
+    "PermutationResult",
+    "WilliamsMatrixResult",
+    "PairedShiftResult",
+    "correlation",
+    "icc",
+    "krippendorff_alpha",
+    "share_all_agree",
+    "cohen_kappa",
+    "fleiss_kappa",
+    "human_baseline",
+    "self_consistency",
+    "welch_t",
+    "williams_test",
+    "bh_adjust",
+    "permutation_test",
+    "williams_matrix",
+    "paired_shift",
+    "kendall_matrix",
     "order_matrix",
 ]
 
@@ -629,7 +647,7 @@ def _matmul_rows(W, M):
         return W @ M
     out = np.empty((n_rows, n_cols))
     for s in range(0, n_rows, step):
-        np.matmul(W[s:s + step], M, out=out[s:s + step])
+        np.matmul(W[s : s + step], M, out=out[s : s + step])
     return out
 
 
@@ -703,14 +721,16 @@ def _boot_pooled(x, y, units, n_units, method, variant, W):
     a, b = n_units, n_units + mx.shape[1]
     n0 = N * (N - 1) / 2
     n1 = (_tied_pairs(W, WB[:, a:b], sx) - N) / 2
-    n2 = (_tied_pairs(W, WB[:, b:b + my.shape[1]], sy) - N) / 2
+    n2 = (_tied_pairs(W, WB[:, b : b + my.shape[1]], sy) - N) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         if variant == "b":
             r = cmd / np.sqrt((n0 - n1) * (n0 - n2))
         else:
             present = W > 0
-            m = np.minimum(_distinct_present(x, units, n_units, present),
-                           _distinct_present(y, units, n_units, present)).astype(np.float64)
+            m = np.minimum(
+                _distinct_present(x, units, n_units, present),
+                _distinct_present(y, units, n_units, present),
+            ).astype(np.float64)
             r = 2.0 * cmd / (N**2 * (m - 1) / m)
     return np.clip(r, -1.0, 1.0)
 
@@ -768,8 +788,9 @@ def _rows_corr(X, Y, method, variant):
         return out
     Xg, Yg = X[good], Y[good]
     seg = np.repeat(np.arange(Xg.shape[0]), n)
-    vals, _ = _segment_corr(Xg.ravel(), Yg.ravel(), seg, Xg.shape[0], method, variant,
-                            min_items=MIN_POOLED)
+    vals, _ = _segment_corr(
+        Xg.ravel(), Yg.ravel(), seg, Xg.shape[0], method, variant, min_items=MIN_POOLED
+    )
     out[good] = vals
     return out
 
@@ -877,8 +898,9 @@ def correlation(
     common = dict(level=level, method=method, n_boot=n_boot)
 
     def nan_result(reason, n_used=0, **extra):
-        return CorrelationResult(np.nan, np.nan, np.nan, n_used, n_dropped, None, reason,
-                                 **common, **extra)
+        return CorrelationResult(
+            np.nan, np.nan, np.nan, n_used, n_dropped, None, reason, **common, **extra
+        )
 
     if not np.isfinite(j).any():
         return nan_result(f"all {n} judge scores are NaN (unparsed)")
@@ -887,8 +909,20 @@ def correlation(
 
     rng = _rng(random_state) if n_boot else None
     if level == "item":
-        return _item_level(j, h, valid, contexts, method, variant, n_boot, level_ci,
-                           random_state, rng, n_dropped, common)
+        return _item_level(
+            j,
+            h,
+            valid,
+            contexts,
+            method,
+            variant,
+            n_boot,
+            level_ci,
+            random_state,
+            rng,
+            n_dropped,
+            common,
+        )
 
     x, y = j[valid], h[valid]
     units = n_units = None
@@ -907,11 +941,28 @@ def correlation(
         lower = upper = np.nan
         note = ""
         if n_boot:
-            reps = _boot_pooled(x, y, units, n_units, method, variant,
-                                _boot_weights(random_state, rng, n_boot, n_units))
+            reps = _boot_pooled(
+                x,
+                y,
+                units,
+                n_units,
+                method,
+                variant,
+                _boot_weights(random_state, rng, n_boot, n_units),
+            )
             lower, upper, note = _percentile_interval(reps, level_ci)
-        return CorrelationResult(value, lower, upper, int(x.shape[0]), n_dropped, None, note,
-                                 pvalue=pvalue, n_units=int(x.shape[0]), **common)
+        return CorrelationResult(
+            value,
+            lower,
+            upper,
+            int(x.shape[0]),
+            n_dropped,
+            None,
+            note,
+            pvalue=pvalue,
+            n_units=int(x.shape[0]),
+            **common,
+        )
 
     # system level
     sys_codes, sys_labels = _codes(systems[valid])
@@ -937,18 +988,29 @@ def correlation(
         C = np.bincount(cell, minlength=size).reshape(n_units, n_sys).astype(np.float64)
         WS = _matmul_rows(W, np.hstack([Sx, Sy, C]))
         with np.errstate(invalid="ignore", divide="ignore"):
-            BX = _snap_ties(WS[:, :n_sys] / WS[:, 2 * n_sys:])
-            BY = _snap_ties(WS[:, n_sys:2 * n_sys] / WS[:, 2 * n_sys:])
+            BX = _snap_ties(WS[:, :n_sys] / WS[:, 2 * n_sys :])
+            BY = _snap_ties(WS[:, n_sys : 2 * n_sys] / WS[:, 2 * n_sys :])
         # A replicate that lost a whole system is undefined rather than a smaller sample.
         reps = _rows_corr(BX, BY, method, variant)
         lower, upper, note = _percentile_interval(reps, level_ci)
-    return CorrelationResult(value, lower, upper, int(x.shape[0]), n_dropped, None,
-                             _join(skip_note, note), pvalue=pvalue, n_units=n_sys,
-                             n_skipped=skipped, **common)
+    return CorrelationResult(
+        value,
+        lower,
+        upper,
+        int(x.shape[0]),
+        n_dropped,
+        None,
+        _join(skip_note, note),
+        pvalue=pvalue,
+        n_units=n_sys,
+        n_skipped=skipped,
+        **common,
+    )
 
 
-def _item_level(j, h, valid, contexts, method, variant, n_boot, level_ci, random_state, rng,
-                n_dropped, common):
+def _item_level(
+    j, h, valid, contexts, method, variant, n_boot, level_ci, random_state, rng, n_dropped, common
+):
     codes_all, labels = _codes(contexts)
     n_ctx = labels.shape[0]
     seg = codes_all[valid]
@@ -956,11 +1018,20 @@ def _item_level(j, h, valid, contexts, method, variant, n_boot, level_ci, random
     ok = status == _OK
     reason = _status_reason(status)
     n_used = int(np.isin(seg, np.flatnonzero(ok)).sum())
-    extra = dict(per_context=per_ctx, context_labels=labels, n_units=int(ok.sum()),
-                 n_skipped=int((~ok).sum()), **common)
+    extra = dict(
+        per_context=per_ctx,
+        context_labels=labels,
+        n_units=int(ok.sum()),
+        n_skipped=int((~ok).sum()),
+        **common,
+    )
     if not ok.any():
         return CorrelationResult(
-            np.nan, np.nan, np.nan, 0, n_dropped,
+            np.nan,
+            np.nan,
+            np.nan,
+            0,
+            n_dropped,
             reason=_join("no context has 2 or more valid, non-constant scores", reason),
             **extra,
         )
@@ -974,8 +1045,9 @@ def _item_level(j, h, valid, contexts, method, variant, n_boot, level_ci, random
         W = _boot_weights(random_state, rng, n_boot, used.shape[0])
         reps = _matmul_rows(W, used[:, None])[:, 0] / W.sum(axis=1)
         lower, upper, note = _percentile_interval(reps, level_ci)
-    return CorrelationResult(value, lower, upper, n_used, n_dropped, reason=_join(reason, note),
-                             **extra)
+    return CorrelationResult(
+        value, lower, upper, n_used, n_dropped, reason=_join(reason, note), **extra
+    )
 
 
 # ----------------------------------------------------------------------------- ICC
@@ -1041,16 +1113,34 @@ def icc(ratings, kind="ICC2k", level_ci=0.95):
     n_dropped = n_all - n
     base = dict(kind=kind, n_items=n, n_raters=k, n_dropped=n_dropped)
     if n < 3:
-        return ICCResult(np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan,
-                         reason=f"fewer than 3 items rated by every rater ({n})", **base)
+        return ICCResult(
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            reason=f"fewer than 3 items rated by every rater ({n})",
+            **base,
+        )
     msr, msc, mse, msw = _anova_two_way(Y)
     alpha = 1.0 - level_ci
     one_way = kind in ("ICC1", "ICC1k")
     df1 = n - 1.0
     df2 = n * (k - 1.0) if one_way else (n - 1.0) * (k - 1.0)
     if np.ptp(Y) == 0.0:
-        return ICCResult(np.nan, np.nan, np.nan, np.nan, df1, df2, np.nan,
-                         reason=f"all ratings equal {Y[0, 0]!r}; ICC undefined", **base)
+        return ICCResult(
+            np.nan,
+            np.nan,
+            np.nan,
+            np.nan,
+            df1,
+            df2,
+            np.nan,
+            reason=f"all ratings equal {Y[0, 0]!r}; ICC undefined",
+            **base,
+        )
     # Exact structure checks: no within-item spread (one-way), or raters differing only by
     # a constant offset (two-way), leave no error variance for the F test.
     if one_way:
@@ -1075,9 +1165,17 @@ def icc(ratings, kind="ICC2k", level_ci=0.95):
             value = (msr - mse) / msr
     value = float(value)
     if denom_err == 0.0:
-        return ICCResult(value, np.nan, np.nan, np.inf, df1, df2, 0.0,
-                         reason="residual variance is zero; the F-based interval is undefined",
-                         **base)
+        return ICCResult(
+            value,
+            np.nan,
+            np.nan,
+            np.inf,
+            df1,
+            df2,
+            0.0,
+            reason="residual variance is zero; the F-based interval is undefined",
+            **base,
+        )
     F = msr / denom_err
     p = float(stats.f.sf(F, df1, df2))
     fq = stats.f.ppf(1 - alpha / 2, df1, df2)
@@ -1216,8 +1314,9 @@ def _labels_1d(x, name):
 
 def _missing(arr):
     if arr.dtype == object:
-        return np.array([v is None or (isinstance(v, float) and np.isnan(v)) for v in arr],
-                        dtype=bool)
+        return np.array(
+            [v is None or (isinstance(v, float) and np.isnan(v)) for v in arr], dtype=bool
+        )
     if arr.dtype.kind == "f":
         return np.isnan(arr)
     return np.zeros(arr.shape[0], dtype=bool)
@@ -1228,8 +1327,7 @@ def _category_codes(values):
         cats = np.unique(values)
     except TypeError:
         raise ValueError(
-            "labels mix types that cannot be ordered (e.g. numbers and strings); "
-            "use one type"
+            "labels mix types that cannot be ordered (e.g. numbers and strings); use one type"
         ) from None
     return cats, np.searchsorted(cats, values)
 
@@ -1262,7 +1360,7 @@ def cohen_kappa(a, b, weights=None):
     if a.shape[0] < 2:
         raise ValueError(f"Cohen's kappa needs at least 2 items rated by both; got {a.shape[0]}")
     cats, codes = _category_codes(np.concatenate([a, b]))
-    ca, cb = codes[: a.shape[0]], codes[a.shape[0]:]
+    ca, cb = codes[: a.shape[0]], codes[a.shape[0] :]
     q = cats.shape[0]
     O = np.zeros((q, q))
     np.add.at(O, (ca, cb), 1.0)
@@ -1395,9 +1493,18 @@ def human_baseline(
         with np.errstate(invalid="ignore", divide="ignore"):
             others = np.where(n_other > 0, (tot - own) / n_other, np.nan)
         results.append(
-            correlation(Y[:, a], others, level=level, method=method, variant=variant,
-                        contexts=contexts, systems=systems, n_boot=n_boot,
-                        level_ci=level_ci, random_state=rng)
+            correlation(
+                Y[:, a],
+                others,
+                level=level,
+                method=method,
+                variant=variant,
+                contexts=contexts,
+                systems=systems,
+                n_boot=n_boot,
+                level_ci=level_ci,
+                random_state=rng,
+            )
         )
     values = np.array([r.value for r in results])
     defined = np.isfinite(values)
@@ -1447,9 +1554,17 @@ def self_consistency(samples, level_ci=0.95):
     else:
         share = np.nan
         reason = _join(reason, "no item has 2 or more parsed samples")
-    return SelfConsistencyResult(res, share, n_items, K, int(complete.sum()),
-                                 int(pairable.sum()), int(n_items - complete.sum()), n_nan,
-                                 reason)
+    return SelfConsistencyResult(
+        res,
+        share,
+        n_items,
+        K,
+        int(complete.sum()),
+        int(pairable.sum()),
+        int(n_items - complete.sum()),
+        n_nan,
+        reason,
+    )
 
 
 # ----------------------------------------------------------------------------- significance
@@ -1475,11 +1590,23 @@ def welch_t(a, b):
         if g.shape[0] < 2:
             raise ValueError(f"group {name} has {g.shape[0]} valid value(s); Welch needs >= 2")
     sa, sb = float(xa.std(ddof=1)), float(xb.std(ddof=1))
-    summary = dict(mean_a=float(xa.mean()), mean_b=float(xb.mean()), std_a=sa, std_b=sb,
-                   n_a=int(xa.shape[0]), n_b=int(xb.shape[0]), n_dropped_nan=n_dropped)
+    summary = dict(
+        mean_a=float(xa.mean()),
+        mean_b=float(xb.mean()),
+        std_a=sa,
+        std_b=sb,
+        n_a=int(xa.shape[0]),
+        n_b=int(xb.shape[0]),
+        n_dropped_nan=n_dropped,
+    )
     if sa == 0.0 and sb == 0.0:
-        return WelchResult(np.nan, np.nan, np.nan, **summary,
-                           reason="both groups are constant; the t statistic is undefined")
+        return WelchResult(
+            np.nan,
+            np.nan,
+            np.nan,
+            **summary,
+            reason="both groups are constant; the t statistic is undefined",
+        )
     res = stats.ttest_ind(xa, xb, equal_var=False)
     return WelchResult(float(res.statistic), float(res.pvalue), float(res.df), **summary)
 
@@ -1568,25 +1695,29 @@ def _stat_rows(J, h, level, codes, n_groups, method, variant):
     n_rows, n = J.shape
     if level == "overall":
         seg = np.repeat(np.arange(n_rows), n)
-        vals, _ = _segment_corr(J.ravel(), np.tile(h, n_rows), seg, n_rows, method, variant,
-                                min_items=MIN_POOLED)
+        vals, _ = _segment_corr(
+            J.ravel(), np.tile(h, n_rows), seg, n_rows, method, variant, min_items=MIN_POOLED
+        )
         return vals
     if level == "system":
         # Sums in item order then one division and tie snapping, as correlation() does.
         counts = np.bincount(codes, minlength=n_groups).astype(np.float64)
         cell = (np.arange(n_rows)[:, None] * n_groups + codes[None, :]).ravel()
         JM = _snap_ties(
-            np.bincount(cell, J.ravel(), n_rows * n_groups).reshape(n_rows, n_groups) / counts)
+            np.bincount(cell, J.ravel(), n_rows * n_groups).reshape(n_rows, n_groups) / counts
+        )
         hm = _snap_ties(np.bincount(codes, h, n_groups) / counts)
         return _rows_corr(JM, np.broadcast_to(hm, (n_rows, n_groups)).copy(), method, variant)
     seg = (np.arange(n_rows)[:, None] * n_groups + codes[None, :]).ravel()
-    vals, status = _segment_corr(J.ravel(), np.tile(h, n_rows), seg, n_rows * n_groups,
-                                 method, variant)
+    vals, status = _segment_corr(
+        J.ravel(), np.tile(h, n_rows), seg, n_rows * n_groups, method, variant
+    )
     vals = vals.reshape(n_rows, n_groups)
     ok = (status == _OK).reshape(n_rows, n_groups)
     with np.errstate(invalid="ignore"):
-        return np.where(ok.any(axis=1), np.where(ok, vals, 0.0).sum(axis=1) / ok.sum(axis=1),
-                        np.nan)
+        return np.where(
+            ok.any(axis=1), np.where(ok, vals, 0.0).sum(axis=1) / ok.sum(axis=1), np.nan
+        )
 
 
 def permutation_test(
@@ -1639,9 +1770,16 @@ def permutation_test(
     obs = _stat_rows(np.stack([a, b]), h, level, codes, n_groups, method, variant)
     diff = float(obs[0] - obs[1])
     if not np.isfinite(diff):
-        return PermutationResult(np.nan, np.nan, float(obs[0]), float(obs[1]), n_used,
-                                 n_dropped, int(n_permutations),
-                                 "a correlation is undefined (too few items or constant scores)")
+        return PermutationResult(
+            np.nan,
+            np.nan,
+            float(obs[0]),
+            float(obs[1]),
+            n_used,
+            n_dropped,
+            int(n_permutations),
+            "a correlation is undefined (too few items or constant scores)",
+        )
     rng = _rng(random_state)
     n_perm = int(n_permutations)
     # Bounded memory: about 2 million scores per chunk.
@@ -1656,7 +1794,8 @@ def permutation_test(
         A = np.where(swap, b, a)
         B = np.where(swap, a, b)
         d = _stat_rows(A, h, level, codes, n_groups, method, variant) - _stat_rows(
-            B, h, level, codes, n_groups, method, variant)
+            B, h, level, codes, n_groups, method, variant
+        )
         fin = np.isfinite(d)
         n_defined += int(fin.sum())
         extreme += int((np.abs(d[fin]) >= abs(diff) - tol).sum())
@@ -1665,8 +1804,9 @@ def permutation_test(
     if n_defined < n_perm:
         reason = f"{n_perm - n_defined} of {n_perm} permutations undefined and left out"
     p = (1.0 + extreme) / (1.0 + n_defined)
-    return PermutationResult(diff, float(p), float(obs[0]), float(obs[1]), n_used, n_dropped,
-                             n_perm, reason)
+    return PermutationResult(
+        diff, float(p), float(obs[0]), float(obs[1]), n_used, n_dropped, n_perm, reason
+    )
 
 
 def williams_matrix(
@@ -1744,14 +1884,24 @@ def williams_matrix(
         ys.append(y)
         segs.append(np.full(x.shape[0], k))
         sizes.append(x.shape[0])
-    values, status = _segment_corr(np.concatenate(xs), np.concatenate(ys), np.concatenate(segs),
-                                   len(jobs), method, variant, min_items=MIN_POOLED)
+    values, status = _segment_corr(
+        np.concatenate(xs),
+        np.concatenate(ys),
+        np.concatenate(segs),
+        len(jobs),
+        method,
+        variant,
+        min_items=MIN_POOLED,
+    )
     what = "systems" if level == "system" else "items"
     label = [f"judge {a}" for a in range(n_j)] if names is None else [str(v) for v in names]
     if len(label) != n_j:
         raise ValueError(f"names has {len(label)} entries for {n_j} judge columns")
-    text = {_TOO_FEW: f"fewer than {MIN_POOLED} valid {what}",
-            _CONST_JUDGE: "constant scores of {a}", _CONST_HUMAN: "constant scores of {b}"}
+    text = {
+        _TOO_FEW: f"fewer than {MIN_POOLED} valid {what}",
+        _CONST_JUDGE: "constant scores of {a}",
+        _CONST_HUMAN: "constant scores of {b}",
+    }
 
     def why(k):
         a, b, _ = jobs[k]
@@ -1829,8 +1979,9 @@ def paired_shift(a, b, level_ci=0.95):
     d = d[keep]
     n_used, n_dropped = int(d.shape[0]), int((~keep).sum())
     if n_used < 2:
-        return PairedShiftResult(np.nan, np.nan, np.nan, np.nan, n_used, n_dropped,
-                                 "fewer than 2 items rated under both")
+        return PairedShiftResult(
+            np.nan, np.nan, np.nan, np.nan, n_used, n_dropped, "fewer than 2 items rated under both"
+        )
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     half = float(stats.t.ppf(0.5 + level_ci / 2, n_used - 1)) * sd / np.sqrt(n_used)
     if sd > 0:

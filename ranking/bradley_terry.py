@@ -722,7 +722,7 @@ def _pcg(ei, ej, h, alpha_vec, comp, comp_size, gauge, D, g, x, rtol, max_cg, cs
     if r0 == 0.0:
         return 0
     k = 0
-    for k in range(1, max_cg + 1):
+    for k in range(1, max_cg + 1):  # noqa: B007 (k is the iteration count returned)
         _flat_matvec(ei, ej, h, alpha_vec, comp, comp_size, gauge, p, Ap, csum)
         pAp = 0.0
         for i in range(n):
@@ -848,8 +848,7 @@ def _newton_flat(ei, ej, wy, w, comp, n_comp, alpha_vec, theta, max_iter, tol):
         # inexact Newton forcing term: loose solves far away, tight ones near the optimum
         rtol = min(0.1, np.sqrt(gmax / max(g0, 1e-300)))
         rtol = max(rtol, 1e-10)
-        n_cg += _pcg(ei, ej, h, alpha_vec, comp, comp_size, gauge, D, g, step, rtol, max_cg,
-                     csum)
+        n_cg += _pcg(ei, ej, h, alpha_vec, comp, comp_size, gauge, D, g, step, rtol, max_cg, csum)
         max_change = 0.0
         slope = 0.0
         for i in range(n):
@@ -920,8 +919,7 @@ def _fit_flat(ei, ej, wy, w, n_items, alpha, max_iter, tol, theta0=None):
         alpha_vec[present] = alpha
         converged, n_iter, max_change, _ = newton(max_iter)
     else:
-        if _newman_warmup(ei, ej, wy, w, comp, n_comp, theta, _WARMUP_PASSES,
-                          _WARMUP_SWITCH) < 0:
+        if _newman_warmup(ei, ej, wy, w, comp, n_comp, theta, _WARMUP_PASSES, _WARMUP_SWITCH) < 0:
             theta[:] = start()
         # A converged unpenalised Newton run proves that the MLE exists (a stationary point
         # of a concave function); where it does not exist Newton keeps taking O(1) steps.
@@ -941,9 +939,16 @@ def _fit_flat(ei, ej, wy, w, n_items, alpha, max_iter, tol, theta0=None):
                 n_iter += n_more
     _centre(theta, comp, n_comp)
     theta[~present] = np.nan
-    return theta, bool(converged), int(n_iter), float(max_change), comp, int(n_comp), bool(
-        ok.all()
-    ), alpha_vec
+    return (
+        theta,
+        bool(converged),
+        int(n_iter),
+        float(max_change),
+        comp,
+        int(n_comp),
+        bool(ok.all()),
+        alpha_vec,
+    )
 
 
 def _fisher_flat(ei, ej, w, n_items, theta, alpha_vec, comp, n_comp):
@@ -994,9 +999,7 @@ def _check_common(tau, alpha, max_iter, tol, intervals, n_boot, level):
     if not (np.isfinite(tol) and tol > 0.0):
         raise ValueError(f"tol must be > 0; got {tol!r}")
     if intervals not in (None, "bootstrap", "fisher"):
-        raise ValueError(
-            f"intervals must be None, 'bootstrap' or 'fisher'; got {intervals!r}"
-        )
+        raise ValueError(f"intervals must be None, 'bootstrap' or 'fisher'; got {intervals!r}")
     if intervals == "bootstrap" and int(n_boot) < 2:
         raise ValueError(f"n_boot must be >= 2 for bootstrap intervals; got {n_boot!r}")
     if intervals is not None and not (0.0 < level < 1.0):
@@ -1073,8 +1076,9 @@ def check_flat(first, second, outcome, n_items, weights=None, *, name="compariso
                 f"{name}: weights must have the same length as outcome; got shape "
                 f"{weights.shape} for {len(outcome)} comparisons"
             )
-    code, k = _scan_flat(first, second, outcome,
-                         np.empty(0) if weights is None else weights, n_items)
+    code, k = _scan_flat(
+        first, second, outcome, np.empty(0) if weights is None else weights, n_items
+    )
     if code == 1 or code == 2:
         label, arr = ("first", first) if code == 1 else ("second", second)
         raise ValueError(
@@ -1089,9 +1093,7 @@ def check_flat(first, second, outcome, n_items, weights=None, *, name="compariso
             f"({n_bad} bad value(s)); drop unparsed comparisons before ranking"
         )
     if code == 5:
-        raise ValueError(
-            f"{name}: weights must be finite and >= 0; weights[{k}] = {weights[k]!r}"
-        )
+        raise ValueError(f"{name}: weights must be finite and >= 0; weights[{k}] = {weights[k]!r}")
     if weights is None:
         weights = np.ones(len(first))
     elif code == 6:
@@ -1192,10 +1194,35 @@ def bradley_terry(
     if P is None and not flat_given:
         raise ValueError("no comparisons given: pass P or first/second/outcome")
     if P is not None:
-        return _bt_P(P, weights, soft, tau, alpha, int(max_iter), float(tol), intervals,
-                     int(n_boot), level, random_state)
-    return _bt_flat(first, second, outcome, n_items, weights, soft, tau, alpha, int(max_iter),
-                    float(tol), intervals, int(n_boot), level, random_state)
+        return _bt_P(
+            P,
+            weights,
+            soft,
+            tau,
+            alpha,
+            int(max_iter),
+            float(tol),
+            intervals,
+            int(n_boot),
+            level,
+            random_state,
+        )
+    return _bt_flat(
+        first,
+        second,
+        outcome,
+        n_items,
+        weights,
+        soft,
+        tau,
+        alpha,
+        int(max_iter),
+        float(tol),
+        intervals,
+        int(n_boot),
+        level,
+        random_state,
+    )
 
 
 def _win_weights(Y, Om):
@@ -1245,8 +1272,9 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
         bad = finite & (~np.isfinite(Om) | (Om < 0))
         if bad.any():
             c, i, j = np.argwhere(bad)[0]
-            raise ValueError(f"weights must be finite and >= 0; weights[{c}, {i}, {j}] = "
-                             f"{Om[c, i, j]!r}")
+            raise ValueError(
+                f"weights must be finite and >= 0; weights[{c}, {i}, {j}] = {Om[c, i, j]!r}"
+            )
         Om = np.where(finite, Om, 0.0)
     Y = np.where(finite, _decide(np.where(finite, arr, 0.5), soft, tau), 0.0)
     W = np.ascontiguousarray(_win_weights(Y, Om))
@@ -1257,7 +1285,10 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
     if not converged.all():
         warnings.warn(
             f"bradley_terry: context(s) {np.flatnonzero(~converged)[:10].tolist()} did not "
-            f"converge in {max_iter} iterations", RuntimeWarning, stacklevel=3)
+            f"converge in {max_iter} iterations",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     lower = upper = None
     method = "newton-cholesky per context"
     if intervals == "fisher":
@@ -1278,7 +1309,8 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
         samples = np.empty((n_boot, n_ctx, n))
         for b in range(n_boot):
             pick = offsets[ctx_of] + np.floor(rng.random(ctx_of.size) * sizes[ctx_of]).astype(
-                np.int64)
+                np.int64
+            )
             counts = np.bincount(pick, minlength=all_cells.size).astype(np.float64)
             Om_b = np.zeros(n_ctx * n * n)
             Om_b[all_cells] = counts * cell_w
@@ -1304,8 +1336,22 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
     )
 
 
-def _bt_flat(first, second, outcome, n_items, weights, soft, tau, alpha, max_iter, tol,
-             intervals, n_boot, level, random_state):
+def _bt_flat(
+    first,
+    second,
+    outcome,
+    n_items,
+    weights,
+    soft,
+    tau,
+    alpha,
+    max_iter,
+    tol,
+    intervals,
+    n_boot,
+    level,
+    random_state,
+):
     ei, ej, out, w, n_items = check_flat(first, second, outcome, n_items, weights)
     y = _decide(out, soft, tau)
     wy = w * y
@@ -1313,8 +1359,11 @@ def _bt_flat(first, second, outcome, n_items, weights, soft, tau, alpha, max_ite
         ei, ej, wy, w, n_items, float(alpha), max_iter, tol
     )
     if not converged:
-        warnings.warn(f"bradley_terry: did not converge in {max_iter} iterations",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"bradley_terry: did not converge in {max_iter} iterations",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     lower = upper = None
     method = "newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)"
     if intervals == "fisher":
@@ -1328,8 +1377,9 @@ def _bt_flat(first, second, outcome, n_items, weights, soft, tau, alpha, max_ite
         samples = np.empty((n_boot, n_items))
         for b in range(n_boot):
             counts = np.bincount(rng.integers(0, m, m), minlength=m).astype(np.float64)
-            samples[b] = _fit_flat(ei, ej, wy * counts, w * counts, n_items, float(alpha),
-                                   max_iter, tol, theta0=theta)[0]
+            samples[b] = _fit_flat(
+                ei, ej, wy * counts, w * counts, n_items, float(alpha), max_iter, tol, theta0=theta
+            )[0]
         lower, upper = _percentile_bounds(samples, level)
         method += f"; bootstrap intervals ({n_boot} replicates, level {level})"
     return BTResult(

@@ -141,7 +141,7 @@ def elo(
         while done < n_boot:
             b = min(batch, n_boot - done)
             orders = rng.permuted(np.broadcast_to(np.arange(m), (b, m)), axis=1)
-            samples[done:done + b] = _elo_boot(ei, ej, out, orders, n_items, *args)
+            samples[done : done + b] = _elo_boot(ei, ej, out, orders, n_items, *args)
             done += b
         q = 100.0 * (1.0 - level) / 2.0
         lower = np.percentile(samples, q, axis=0)

@@ -217,7 +217,7 @@ def _window_search(A, order, width):
     step = max(1, w // 2)
     start = 0
     while True:
-        block = order[start:start + w].copy()
+        block = order[start : start + w].copy()
         for a in range(w):
             for b in range(w):
                 Ab[a, b] = A[block[a], block[b]]
@@ -228,7 +228,7 @@ def _window_search(A, order, width):
         old_v = _block_value(A, block)
         new_v = _block_value(A, new_block)
         if new_v > old_v + 1e-12 * (1.0 + abs(old_v)):
-            order[start:start + w] = new_block
+            order[start : start + w] = new_block
             improved = True
         if start + w >= m:
             break

@@ -18,7 +18,6 @@ from data import agreement as dag
 from data.schema import Dataset
 from pages.services.common import dataset, variant_label
 
-
 #: Correlation choices of the agreement page: label -> (method, Kendall variant).
 CORRELATIONS = {
     "Kendall tau-b": ("kendall", "b"),
@@ -49,23 +48,34 @@ def default_group(groups: dict[str, list[str]]) -> str | None:
     return max(groups, key=lambda g: (len(groups[g]), g))
 
 
-def correlation_frame(ds: Dataset, method: str, variant: str, annotators, n_boot: int,
-                      random_state: int = 0) -> pd.DataFrame:
+def correlation_frame(
+    ds: Dataset, method: str, variant: str, annotators, n_boot: int, random_state: int = 0
+) -> pd.DataFrame:
     """Judge-human correlations at every level, with a ``label`` per (judge, prompt)."""
-    table = dag.correlation_table(ds, annotators=annotators, levels=tuple(LEVELS),
-                                   methods=(method,), variant=variant, n_boot=int(n_boot),
-                                   random_state=random_state)
+    table = dag.correlation_table(
+        ds,
+        annotators=annotators,
+        levels=tuple(LEVELS),
+        methods=(method,),
+        variant=variant,
+        n_boot=int(n_boot),
+        random_state=random_state,
+    )
     if len(table):
-        table.insert(0, "label", [variant_label(j, p) for j, p in
-                                  zip(table["judge"], table["prompt_id"], strict=True)])
+        table.insert(
+            0,
+            "label",
+            [variant_label(j, p) for j, p in zip(table["judge"], table["prompt_id"], strict=True)],
+        )
     return table
 
 
 def correlation_heatmap_frames(table: pd.DataFrame, level: str):
     """(values, hover text) frames, judges x attributes, for one level."""
     sel = table[table["level"] == level]
-    values = sel.pivot_table(index="label", columns="attribute", values="value", aggfunc="first",
-                             dropna=False)
+    values = sel.pivot_table(
+        index="label", columns="attribute", values="value", aggfunc="first", dropna=False
+    )
 
     def hover(row) -> str:
         if not np.isfinite(row["value"]):
@@ -79,20 +89,23 @@ def correlation_heatmap_frames(table: pd.DataFrame, level: str):
         return text
 
     sel = sel.assign(hover=[hover(r) for _, r in sel.iterrows()])
-    texts = sel.pivot_table(index="label", columns="attribute", values="hover", aggfunc="first",
-                            dropna=False)
+    texts = sel.pivot_table(
+        index="label", columns="attribute", values="hover", aggfunc="first", dropna=False
+    )
     texts = texts.reindex(index=values.index, columns=values.columns)
     return values, texts
 
 
 def baseline_frame(ds: Dataset, groups: dict, method: str, variant: str) -> pd.DataFrame:
     """Human baseline: each annotator vs the mean of the others, every level."""
-    return dag.human_baseline_table(ds, groups=groups, levels=tuple(LEVELS), method=method,
-                                     variant=variant)
+    return dag.human_baseline_table(
+        ds, groups=groups, levels=tuple(LEVELS), method=method, variant=variant
+    )
 
 
-def scatter_frame(ds: Dataset, judge: str, prompt_id: str, annotators, jitter: float = 0.15,
-                  random_state: int = 0) -> pd.DataFrame:
+def scatter_frame(
+    ds: Dataset, judge: str, prompt_id: str, annotators, jitter: float = 0.15, random_state: int = 0
+) -> pd.DataFrame:
     """Judge score vs human mean per item and attribute, with jittered copies for plotting.
 
     Likert scores pile up on a few values; ``x_jitter`` / ``y_jitter`` add uniform noise of
@@ -107,15 +120,17 @@ def scatter_frame(ds: Dataset, judge: str, prompt_id: str, annotators, jitter: f
     return df
 
 
-def williams_frame(ds: Dataset, method: str, variant: str, annotators, level: str,
-                   across_prompts: bool) -> pd.DataFrame:
+def williams_frame(
+    ds: Dataset, method: str, variant: str, annotators, level: str, across_prompts: bool
+) -> pd.DataFrame:
     """Williams + BH table; ``across_prompts`` compares every (judge, prompt) pair together."""
     if across_prompts and len(ds.ratings):
         r = ds.ratings
         labels = [variant_label(j, p) for j, p in zip(r["judge"], r["prompt_id"], strict=True)]
         ds = dataclasses.replace(ds, ratings=r.assign(judge=labels, prompt_id="all prompts"))
-    return dag.williams_table(ds, annotators=annotators, level=level, method=method,
-                               variant=variant)
+    return dag.williams_table(
+        ds, annotators=annotators, level=level, method=method, variant=variant
+    )
 
 
 def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str):
@@ -124,8 +139,10 @@ def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str)
     sel = table[(table["attribute"] == attribute) & (table["prompt_id"] == prompt_id)]
     hover = pd.DataFrame("", index=p.index, columns=p.columns)
     for row in sel.itertuples(index=False):
-        for a, b, ra, rb in ((row.judge_a, row.judge_b, row.r_a, row.r_b),
-                             (row.judge_b, row.judge_a, row.r_b, row.r_a)):
+        for a, b, ra, rb in (
+            (row.judge_a, row.judge_b, row.r_a, row.r_b),
+            (row.judge_b, row.judge_a, row.r_b, row.r_a),
+        ):
             hover.loc[a, b] = (
                 f"{a} vs {b}<br>r = {ra:.3f} vs {rb:.3f} (difference {ra - rb:+.3f})"
                 f"<br>p = {row.p:.3g}, BH-adjusted {row.p_bh:.3g}<br>n = {row.n}"
@@ -144,13 +161,24 @@ def pairwise_accuracy_frame(ds: Dataset, annotators) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------
 
 
-@st.cache_data(show_spinner="Correlating judges with humans (bootstrap intervals)…",
-               max_entries=16)
-def agreement_correlations(key: str, method: str, variant: str, annotators: tuple | None,
-                           n_boot: int, random_state: int = 0) -> pd.DataFrame:
+@st.cache_data(show_spinner="Correlating judges with humans (bootstrap intervals)…", max_entries=16)
+def agreement_correlations(
+    key: str,
+    method: str,
+    variant: str,
+    annotators: tuple | None,
+    n_boot: int,
+    random_state: int = 0,
+) -> pd.DataFrame:
     """:func:`correlation_frame` of the dataset behind ``key``."""
-    return correlation_frame(dataset(key), method, variant,
-                             list(annotators) if annotators else None, n_boot, random_state)
+    return correlation_frame(
+        dataset(key),
+        method,
+        variant,
+        list(annotators) if annotators else None,
+        n_boot,
+        random_state,
+    )
 
 
 @st.cache_data(show_spinner="Human baseline…", max_entries=16)
@@ -158,8 +186,9 @@ def agreement_baseline(key: str, group: str, method: str, variant: str) -> pd.Da
     """:func:`baseline_frame` for one annotator group (all groups if ``group`` is unknown)."""
     ds = dataset(key)
     groups = reference_groups(ds)
-    return baseline_frame(ds, {group: groups[group]} if group in groups else groups, method,
-                          variant)
+    return baseline_frame(
+        ds, {group: groups[group]} if group in groups else groups, method, variant
+    )
 
 
 @st.cache_data(show_spinner="Inter-annotator agreement…", max_entries=16)
@@ -173,22 +202,33 @@ def agreement_self_consistency(key: str) -> pd.DataFrame:
     """``data.agreement.self_consistency_table`` with a ``label`` per (judge, prompt)."""
     table = dag.self_consistency_table(dataset(key))
     if len(table):
-        table.insert(0, "label", [variant_label(j, p) for j, p in
-                                  zip(table["judge"], table["prompt_id"], strict=True)])
+        table.insert(
+            0,
+            "label",
+            [variant_label(j, p) for j, p in zip(table["judge"], table["prompt_id"], strict=True)],
+        )
     return table
 
 
 @st.cache_data(show_spinner="Williams tests between judges…", max_entries=16)
-def agreement_williams(key: str, method: str, variant: str, annotators: tuple | None,
-                       level: str, across_prompts: bool) -> pd.DataFrame:
+def agreement_williams(
+    key: str, method: str, variant: str, annotators: tuple | None, level: str, across_prompts: bool
+) -> pd.DataFrame:
     """:func:`williams_frame` of the dataset behind ``key``."""
-    return williams_frame(dataset(key), method, variant,
-                          list(annotators) if annotators else None, level, across_prompts)
+    return williams_frame(
+        dataset(key),
+        method,
+        variant,
+        list(annotators) if annotators else None,
+        level,
+        across_prompts,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def agreement_scatter(key: str, judge: str, prompt_id: str,
-                      annotators: tuple | None) -> pd.DataFrame:
+def agreement_scatter(
+    key: str, judge: str, prompt_id: str, annotators: tuple | None
+) -> pd.DataFrame:
     """:func:`scatter_frame` of the dataset behind ``key``."""
     return scatter_frame(dataset(key), judge, prompt_id, list(annotators) if annotators else None)
 

@@ -29,7 +29,6 @@ from ranking.bias import balanced_threshold, position_bias, swap_consistency
 from ranking.metrics import spearman
 from ranking.scores import win_ratio
 
-
 #: Thresholds of the accuracy-vs-tau curve.
 TAU_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
 

@@ -15,7 +15,6 @@ import streamlit as st
 from pages.services.comparisons import human_reference, pmatrix
 from ranking.budget import budget_curves, comparisons_needed
 
-
 #: Comparison strategies of the budget curves and their display names.
 STRATEGIES = {
     "random": "random",

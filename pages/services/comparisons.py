@@ -20,7 +20,6 @@ from pages.services.common import dataset
 from ranking.metrics import pairwise_accuracy
 from ranking.scores import win_ratio
 
-
 #: Judge label of every human annotator's comparisons taken together.
 HUMAN_POOL = "human annotators (pooled)"
 #: Individual human judges are offered one by one only up to this many (LLMFAO has 124).

@@ -19,7 +19,6 @@ import streamlit as st
 from data.schema import DataError, Dataset
 from pages.services.judge_outputs import merge_outputs
 
-
 #: Judge modes: label -> (run kind, runner mode, template kind).
 JUDGE_MODES = {
     "pairwise: label probabilities": ("pairwise", "probs", "comparative"),
@@ -104,8 +103,9 @@ def first_context(ds: Dataset, context_id: str | None = None) -> tuple[str, str 
     return cid, text, pairs
 
 
-def preview_prompt(ds: Dataset, template, attribute: str, domain: str = "summary",
-                   context_id: str | None = None) -> tuple[str, str]:
+def preview_prompt(
+    ds: Dataset, template, attribute: str, domain: str = "summary", context_id: str | None = None
+) -> tuple[str, str]:
     """The filled prompt the judge would see for the first comparison (or candidate).
 
     Pairwise templates get the first two candidates of the context as A and B; absolute ones
@@ -178,8 +178,12 @@ class JudgeSettings:
     def decoding(self):
         from judge.backends.base import Decoding
 
-        return Decoding(temperature=float(self.temperature), top_p=float(self.top_p),
-                        max_new_tokens=int(self.max_new_tokens), seed=int(self.seed))
+        return Decoding(
+            temperature=float(self.temperature),
+            top_p=float(self.top_p),
+            max_new_tokens=int(self.max_new_tokens),
+            seed=int(self.seed),
+        )
 
     def public(self) -> dict:
         """The settings as a plain dict for the report; a base URL loses any user:password."""
@@ -193,15 +197,27 @@ class JudgeSettings:
 
 def _run_kwargs(ds: Dataset, settings: JudgeSettings) -> dict:
     """Keyword arguments shared by estimate, plan and run."""
-    n_ctx = ds.candidates["context_id"].astype(str).drop_duplicates().head(
-        int(settings.n_contexts)).tolist()
-    kw = dict(attribute=settings.attribute, contexts=n_ctx, domain=settings.domain,
-              decoding=settings.decoding(), n_samples=int(settings.n_samples),
-              mode=settings.runner_mode)
+    n_ctx = (
+        ds.candidates["context_id"]
+        .astype(str)
+        .drop_duplicates()
+        .head(int(settings.n_contexts))
+        .tolist()
+    )
+    kw = dict(
+        attribute=settings.attribute,
+        contexts=n_ctx,
+        domain=settings.domain,
+        decoding=settings.decoding(),
+        n_samples=int(settings.n_samples),
+        mode=settings.runner_mode,
+    )
     if settings.kind == "pairwise":
-        kw.update(selection=settings.selection,
-                  budget=None if settings.selection == "all" else int(settings.budget or 1),
-                  random_state=int(settings.seed))
+        kw.update(
+            selection=settings.selection,
+            budget=None if settings.selection == "all" else int(settings.budget or 1),
+            random_state=int(settings.seed),
+        )
     return kw
 
 
@@ -216,8 +232,11 @@ def make_backend(settings: JudgeSettings, api_key: str | None = None):
     if settings.backend == "openai":
         from judge.backends.openai_compat import OpenAIBackend
 
-        return OpenAIBackend(settings.model.strip(), base_url=settings.base_url.strip() or None,
-                             api_key=api_key or None)
+        return OpenAIBackend(
+            settings.model.strip(),
+            base_url=settings.base_url.strip() or None,
+            api_key=api_key or None,
+        )
     if settings.backend == "hf":
         return hf_backend(settings.model.strip(), settings.device)
     raise ValueError(f"backend must be one of {list(BACKENDS)}; got {settings.backend!r}")
@@ -249,13 +268,29 @@ def judge_estimate(ds: Dataset, settings: JudgeSettings, template, backend=None,
         who = settings.model.strip()
         if not who:
             raise ValueError("enter the model name the endpoint serves")
-        return estimate(ds, settings.attribute, template, who, mode=mode, store=store,
-                        base_url=settings.base_url.strip() or None,
-                        **{k: v for k, v in kw.items() if k != "attribute"}, **extra)
+        return estimate(
+            ds,
+            settings.attribute,
+            template,
+            who,
+            mode=mode,
+            store=store,
+            base_url=settings.base_url.strip() or None,
+            **{k: v for k, v in kw.items() if k != "attribute"},
+            **extra,
+        )
     if backend is None:
         return None
-    return estimate(ds, settings.attribute, template, backend, mode=mode, store=store,
-                    **{k: v for k, v in kw.items() if k != "attribute"}, **extra)
+    return estimate(
+        ds,
+        settings.attribute,
+        template,
+        backend,
+        mode=mode,
+        store=store,
+        **{k: v for k, v in kw.items() if k != "attribute"},
+        **extra,
+    )
 
 
 class JudgeJob:
@@ -266,8 +301,17 @@ class JudgeJob:
     The API key reaches the backend's client inside the thread and is kept nowhere else.
     """
 
-    def __init__(self, ds: Dataset, settings: JudgeSettings, template, *, api_key=None,
-                 backend=None, store=None, source_name: str | None = None):
+    def __init__(
+        self,
+        ds: Dataset,
+        settings: JudgeSettings,
+        template,
+        *,
+        api_key=None,
+        backend=None,
+        store=None,
+        source_name: str | None = None,
+    ):
         self.source = ds  # the dataset judged (results are merged into a copy of it)
         self.source_name = source_name or ds.name
         self.settings = settings
@@ -282,7 +326,9 @@ class JudgeJob:
         #: None until the page has taken the result; then the new dataset's name ("" if none)
         self.merged_into: str | None = None
         self._thread = threading.Thread(
-            target=self._work, args=(ds, api_key, backend, store), daemon=True,
+            target=self._work,
+            args=(ds, api_key, backend, store),
+            daemon=True,
             name="judgescope-judge-run",
         )
         self._thread.start()
@@ -309,8 +355,15 @@ class JudgeJob:
                 kw.pop("selection", None)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                self.result = run(ds, template=self.template, backend=backend, store=store,
-                                  progress=self._progress, cancel=self.cancel, **kw)
+                self.result = run(
+                    ds,
+                    template=self.template,
+                    backend=backend,
+                    store=store,
+                    progress=self._progress,
+                    cancel=self.cancel,
+                    **kw,
+                )
             self.warnings = [str(w.message) for w in caught]
         except Exception as err:  # shown on the page; the trace goes to the server log
             _log_error("judge run failed", err)
@@ -339,13 +392,18 @@ class JudgeJob:
         judge = rows.attrs.get("judge", self.settings.model)
         table = "comparisons" if self.settings.kind == "pairwise" else "ratings"
         suffix = f" + {judge}"
-        name = self.source_name if self.source_name.endswith(suffix) else (
-            self.source_name + suffix)
+        name = (
+            self.source_name if self.source_name.endswith(suffix) else (self.source_name + suffix)
+        )
         merged = merge_outputs(self.source, table, rows, name) if len(rows) else None
         summary = {
-            "judge": judge, "table": table, "dataset": name if merged is not None else "",
-            "n_calls": rows.attrs.get("n_calls", 0), "n_cached": rows.attrs.get("n_cached", 0),
-            "n_called": rows.attrs.get("n_called", 0), "n_rows": len(rows),
+            "judge": judge,
+            "table": table,
+            "dataset": name if merged is not None else "",
+            "n_calls": rows.attrs.get("n_calls", 0),
+            "n_cached": rows.attrs.get("n_cached", 0),
+            "n_called": rows.attrs.get("n_called", 0),
+            "n_rows": len(rows),
             "cancelled": bool(rows.attrs.get("cancelled", False)),
             "notes": list(rows.attrs.get("notes", [])) + self.warnings,
         }

@@ -33,14 +33,16 @@ def merge_outputs(ds: Dataset, table: str, rows: pd.DataFrame, name: str) -> Dat
         new_keys = rows[keys].astype(str).drop_duplicates()
         hit = old[keys].astype(str).merge(new_keys, how="left", on=keys, indicator=True)
         old = old[(hit["_merge"] == "left_only").to_numpy()]
-    combined = pd.concat([old, rows], ignore_index=True) if len(old) else rows.reset_index(
-        drop=True)
+    combined = (
+        pd.concat([old, rows], ignore_index=True) if len(old) else rows.reset_index(drop=True)
+    )
     merged = dataclasses.replace(ds, name=name, **{table: combined})
     return validate_dataset(merged)
 
 
-def import_outputs(ds: Dataset, file_name: str, content: bytes, kind: str,
-                   name: str | None = None) -> tuple[Dataset, str]:
+def import_outputs(
+    ds: Dataset, file_name: str, content: bytes, kind: str, name: str | None = None
+) -> tuple[Dataset, str]:
     """Merge an uploaded pairwise or ratings file into a copy of ``ds`` named ``name``.
 
     ``kind`` is "pairwise" (context, first, second and a verdict or probability) or
@@ -64,8 +66,7 @@ def import_outputs(ds: Dataset, file_name: str, content: bytes, kind: str,
         raise DataError(f"{file_name}: no {table} rows found in the file")
     # Checked against the active candidates on its own first, so that messages give the
     # row numbers of the file rather than of the merged table.
-    alone = Dataset(name=file_name, contexts=ds.contexts, candidates=ds.candidates,
-                    **{table: rows})
+    alone = Dataset(name=file_name, contexts=ds.contexts, candidates=ds.candidates, **{table: rows})
     validate_dataset(alone, sources={table: file_name})
     return merge_outputs(ds, table, rows, name or f"{ds.name} + {file_name}"), table
 

@@ -30,17 +30,18 @@ def rating_variants(ds: Dataset) -> pd.DataFrame:
     if not len(r):
         return r.assign(model=[], temperature=[], variant=[])
     pairs = r[["judge", "prompt_id"]].astype(str).drop_duplicates()
-    info = {(j, p): judge_model(j, p) for j, p in zip(pairs["judge"], pairs["prompt_id"],
-                                                      strict=True)}
+    info = {
+        (j, p): judge_model(j, p) for j, p in zip(pairs["judge"], pairs["prompt_id"], strict=True)
+    }
     keys = list(zip(r["judge"].astype(str), r["prompt_id"].astype(str), strict=True))
-    out = r.assign(model=[info[k][0] for k in keys],
-                   temperature=[info[k][1] for k in keys])
+    out = r.assign(model=[info[k][0] for k in keys], temperature=[info[k][1] for k in keys])
     out["temperature"] = out["temperature"].astype("float64")
     n_temps = out.groupby("model")["temperature"].nunique(dropna=False)
     several = out["model"].map(n_temps).to_numpy() > 1
     temp_txt = out["temperature"].map(lambda t: "t?" if pd.isna(t) else f"t{t:g}")
-    out["variant"] = np.where(several, out["prompt_id"].astype(str) + " @ " + temp_txt,
-                              out["prompt_id"].astype(str))
+    out["variant"] = np.where(
+        several, out["prompt_id"].astype(str) + " @ " + temp_txt, out["prompt_id"].astype(str)
+    )
     return out
 
 
@@ -56,12 +57,16 @@ def model_options(variants: pd.DataFrame) -> list[str]:
 def item_means(variants: pd.DataFrame, model: str, attribute: str) -> pd.DataFrame:
     """Mean parsed score per item (context, candidate) and variant for one model/attribute."""
     sel = variants[(variants["model"] == model) & (variants["attribute"].astype(str) == attribute)]
-    return (sel.groupby(["context_id", "candidate_id", "variant"], observed=True)["score"]
-            .mean().reset_index())
+    return (
+        sel.groupby(["context_id", "candidate_id", "variant"], observed=True)["score"]
+        .mean()
+        .reset_index()
+    )
 
 
-def mean_shift_frame(variants: pd.DataFrame, model: str, baseline: str,
-                     level_ci: float = 0.95) -> pd.DataFrame:
+def mean_shift_frame(
+    variants: pd.DataFrame, model: str, baseline: str, level_ci: float = 0.95
+) -> pd.DataFrame:
     """Mean score of each variant minus the baseline's, paired over items, with a t interval.
 
     Per attribute and variant: ``shift`` = mean over items rated (parsed) under both of
@@ -73,7 +78,8 @@ def mean_shift_frame(variants: pd.DataFrame, model: str, baseline: str,
     sel = variants[variants["model"] == model]
     for attribute in sorted(sel["attribute"].astype(str).unique()):
         wide = item_means(variants, model, attribute).pivot_table(
-            index=["context_id", "candidate_id"], columns="variant", values="score")
+            index=["context_id", "candidate_id"], columns="variant", values="score"
+        )
         if baseline not in wide.columns:
             continue
         base = wide[baseline].to_numpy(dtype=np.float64)
@@ -81,15 +87,37 @@ def mean_shift_frame(variants: pd.DataFrame, model: str, baseline: str,
             if v == baseline:
                 continue
             res = paired_shift(wide[v].to_numpy(dtype=np.float64), base, level_ci)
-            rows.append(dict(attribute=attribute, variant=v, baseline=baseline, shift=res.shift,
-                             lower=res.lower, upper=res.upper, pvalue=res.pvalue,
-                             n_items=res.n_used, reason=res.reason))
-    return pd.DataFrame(rows).reindex(columns=["attribute", "variant", "baseline", "shift",
-                                               "lower", "upper", "pvalue", "n_items", "reason"])
+            rows.append(
+                dict(
+                    attribute=attribute,
+                    variant=v,
+                    baseline=baseline,
+                    shift=res.shift,
+                    lower=res.lower,
+                    upper=res.upper,
+                    pvalue=res.pvalue,
+                    n_items=res.n_used,
+                    reason=res.reason,
+                )
+            )
+    return pd.DataFrame(rows).reindex(
+        columns=[
+            "attribute",
+            "variant",
+            "baseline",
+            "shift",
+            "lower",
+            "upper",
+            "pvalue",
+            "n_items",
+            "reason",
+        ]
+    )
 
 
-def rank_stability(ds: Dataset, variants: pd.DataFrame, model: str, attribute: str,
-                   level: str = "system") -> pd.DataFrame:
+def rank_stability(
+    ds: Dataset, variants: pd.DataFrame, model: str, attribute: str, level: str = "system"
+) -> pd.DataFrame:
     """Kendall tau-b between the rankings two variants induce, variant x variant
     (``ranking.agreement.kendall_matrix``).
 
@@ -103,15 +131,20 @@ def rank_stability(ds: Dataset, variants: pd.DataFrame, model: str, attribute: s
         cands = ds.candidates
         if "system" not in cands.columns or not cands["system"].notna().any():
             raise DataError(f"{ds.name}: candidates carry no system labels; use the item level")
-        lut = cands[["context_id", "candidate_id", "system"]].astype(str).drop_duplicates(
-            ["context_id", "candidate_id"])
+        lut = (
+            cands[["context_id", "candidate_id", "system"]]
+            .astype(str)
+            .drop_duplicates(["context_id", "candidate_id"])
+        )
         means = means.astype({"context_id": str, "candidate_id": str}).merge(
-            lut, on=["context_id", "candidate_id"], how="left")
+            lut, on=["context_id", "candidate_id"], how="left"
+        )
         wide = means.pivot_table(index="system", columns="variant", values="score")
         vectors = [wide[v].to_numpy(dtype=np.float64) for v in names]
     elif level == "item":
-        wide = means.pivot_table(index=["context_id", "candidate_id"], columns="variant",
-                                 values="score")
+        wide = means.pivot_table(
+            index=["context_id", "candidate_id"], columns="variant", values="score"
+        )
         # one (contexts x candidates) block per variant, all on the same rows and columns
         vectors = [wide[v].unstack("candidate_id").to_numpy(dtype=np.float64) for v in names]
     else:
@@ -123,9 +156,12 @@ def rank_stability(ds: Dataset, variants: pd.DataFrame, model: str, attribute: s
 def rating_failure_frame(variants: pd.DataFrame, model: str) -> pd.DataFrame:
     """Share of unparsed ratings per variant and attribute for one model."""
     sel = variants[variants["model"] == model]
-    out = (sel.assign(failed=sel["score"].isna())
-           .groupby(["variant", "attribute"], observed=True)["failed"]
-           .agg(failure_rate="mean", n_failed="sum", n_outputs="size").reset_index())
+    out = (
+        sel.assign(failed=sel["score"].isna())
+        .groupby(["variant", "attribute"], observed=True)["failed"]
+        .agg(failure_rate="mean", n_failed="sum", n_outputs="size")
+        .reset_index()
+    )
     out["n_failed"] = out["n_failed"].astype("int64")
     return out
 
@@ -142,8 +178,11 @@ def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
     names = bias["judge"].astype(str)
     bias = bias[(names != HUMAN_POOL) & ~names.str.startswith(HUMAN_JUDGE_PREFIX)]
     comps = ds.comparisons
-    failed = comps.assign(failed=comps["p_first"].isna()).groupby(
-        ["judge", "attribute"], observed=True)["failed"].mean()
+    failed = (
+        comps.assign(failed=comps["p_first"].isna())
+        .groupby(["judge", "attribute"], observed=True)["failed"]
+        .mean()
+    )
     accuracy, reference, failure = [], [], []
     for judge, attribute in zip(bias["judge"], bias["attribute"], strict=True):
         pm = build_pmatrix(ds, attribute, judge)
@@ -157,8 +196,9 @@ def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
         accuracy.append(acc)
         reference.append(ref.source if ref is not None else "none")
         failure.append(float(failed.get((judge, attribute), math.nan)))
-    return bias.assign(pairwise_accuracy=accuracy, failure_rate=failure,
-                       reference=reference).reset_index(drop=True)
+    return bias.assign(
+        pairwise_accuracy=accuracy, failure_rate=failure, reference=reference
+    ).reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------

@@ -30,7 +30,6 @@ from ranking.metrics import spearman
 from ranking.ml import ml_ranking
 from ranking.scores import win_ratio
 
-
 #: Ranking methods, in display order.
 METHODS = ("win-ratio", "maximum likelihood", "Bradley–Terry")
 

@@ -107,8 +107,11 @@ def twin_icc2k(Y):
 
 def twin_williams(r12, r13, r23, n):
     K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
-    t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(
-        2 * K * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    t = (
+        (r12 - r13)
+        * np.sqrt((n - 1) * (1 + r23))
+        / np.sqrt(2 * K * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    )
     return t, 2 * stats.t.sf(abs(t), n - 3)
 
 
@@ -142,8 +145,9 @@ def test_hanna_human_icc2k_and_alpha_per_criterion(hanna):
 
 @pytest.fixture(scope="module")
 def hanna_corr(hanna):
-    return da.correlation_table(hanna, levels=("overall", "system"), methods=("kendall",),
-                                n_boot=200)
+    return da.correlation_table(
+        hanna, levels=("overall", "system"), methods=("kendall",), n_boot=200
+    )
 
 
 def test_hanna_kendall_overall_and_system_for_all_judges_and_prompts(hanna, hanna_corr):
@@ -157,7 +161,8 @@ def test_hanna_kendall_overall_and_system_for_all_judges_and_prompts(hanna, hann
     # Percentile intervals need not contain the estimate (11 systems, tau near its bound),
     # but nearly all do.
     inside = (hanna_corr["lower"] <= hanna_corr["value"]) & (
-        hanna_corr["value"] <= hanna_corr["upper"])
+        hanna_corr["value"] <= hanna_corr["upper"]
+    )
     assert inside.mean() > 0.9
     judges = {j.split("/")[0] for j in hanna_corr["judge"]}
     assert judges == set(HANNA_JUDGES)
@@ -176,7 +181,8 @@ def test_hanna_williams_bh_matrix_per_criterion(hanna):
     m = merged(hanna)
     for (attr, pid), fam in table.groupby(["attribute", "prompt_id"]):
         wide = m[(m["attribute"] == attr) & (m["prompt_id"] == pid)].pivot_table(
-            index=ITEM, columns="judge", values="score")
+            index=ITEM, columns="judge", values="score"
+        )
         human = m.drop_duplicates(ITEM + ["attribute"]).set_index(ITEM + ["attribute"])["human"]
         h = human.xs(attr, level="attribute").reindex(wide.index)
         p_twin = []
@@ -187,11 +193,14 @@ def test_hanna_williams_bh_matrix_per_criterion(hanna):
             rab = stats.kendalltau(a, b).statistic
             t, p = twin_williams(ra, rb, rab, ok.sum())
             assert (row.r_a, row.r_b, row.r_ab, row.n) == (
-                pytest.approx(ra), pytest.approx(rb), pytest.approx(rab), ok.sum())
+                pytest.approx(ra),
+                pytest.approx(rb),
+                pytest.approx(rab),
+                ok.sum(),
+            )
             assert (row.t, row.p) == (pytest.approx(t, rel=1e-9), pytest.approx(p, rel=1e-9))
             p_twin.append(p)
-        np.testing.assert_allclose(fam["p_bh"], stats.false_discovery_control(p_twin),
-                                   rtol=1e-9)
+        np.testing.assert_allclose(fam["p_bh"], stats.false_discovery_control(p_twin), rtol=1e-9)
         assert (fam["p_bh"] >= fam["p"] - 1e-15).all()
         M = da.williams_matrix_frame(table, attr, pid, value="t")
         np.testing.assert_allclose(M.to_numpy(), -M.to_numpy().T)
@@ -209,13 +218,22 @@ def test_hanna_human_baseline(hanna):
             g = pd.DataFrame({"score": own, "human": others}).reset_index()
             g["system"] = sys_of.reindex(pd.MultiIndex.from_frame(g[ITEM])).to_numpy()
             for level in ("overall", "system"):
-                got = table[(table["attribute"] == crit) & (table["level"] == level)
-                            & (table["annotator"] == name)]["value"].item()
+                got = table[
+                    (table["attribute"] == crit)
+                    & (table["level"] == level)
+                    & (table["annotator"] == name)
+                ]["value"].item()
                 assert got == pytest.approx(twin_corr(g, level, stats.kendalltau), abs=1e-12)
-        mean = table[(table["attribute"] == crit) & (table["annotator"] == "mean")
-                     & (table["level"] == "overall")]["value"].item()
-        each = table[(table["attribute"] == crit) & (table["annotator"].isin(names))
-                     & (table["level"] == "overall")]["value"]
+        mean = table[
+            (table["attribute"] == crit)
+            & (table["annotator"] == "mean")
+            & (table["level"] == "overall")
+        ]["value"].item()
+        each = table[
+            (table["attribute"] == crit)
+            & (table["annotator"].isin(names))
+            & (table["level"] == "overall")
+        ]["value"]
         assert mean == pytest.approx(each.mean())
     # The baseline is weak at story level and strong at system level on HANNA.
     ov = table[(table["level"] == "overall") & (table["annotator"] == "mean")]["value"]
@@ -231,11 +249,27 @@ def test_hanna_self_consistency_explains_single_published_mean(hanna):
 
 def test_cli_prints_the_hanna_tables(hanna):
     out = io.StringIO()
-    da.main(["--benchmark", "hanna", "--judge", "ChatGPT/eval_prompt_1,Beluga-13B/eval_prompt_1",
-             "--attribute", "coherence", "--n-boot", "50"], out=out)
+    da.main(
+        [
+            "--benchmark",
+            "hanna",
+            "--judge",
+            "ChatGPT/eval_prompt_1,Beluga-13B/eval_prompt_1",
+            "--attribute",
+            "coherence",
+            "--n-boot",
+            "50",
+        ],
+        out=out,
+    )
     text = out.getvalue()
-    for title in ("human inter-annotator agreement", "human baseline", "judge vs human mean",
-                  "Williams tests", "self-consistency"):
+    for title in (
+        "human inter-annotator agreement",
+        "human baseline",
+        "judge vs human mean",
+        "Williams tests",
+        "self-consistency",
+    ):
         assert title in text
     assert "ChatGPT/eval_prompt_1" in text and "complexity" not in text
 
@@ -246,9 +280,13 @@ SUMMEVAL_JUDGES = ("gpt-3.5-turbo-0301/rts", "gpt-4-0314/rts", "llama-2-7b-chat-
 
 
 def test_summeval_judges_vs_expert_mean_item_and_system(summeval):
-    table = da.correlation_table(summeval, judge=list(SUMMEVAL_JUDGES),
-                                 levels=("item", "system"), methods=("spearman", "kendall"),
-                                 n_boot=100)
+    table = da.correlation_table(
+        summeval,
+        judge=list(SUMMEVAL_JUDGES),
+        levels=("item", "system"),
+        methods=("spearman", "kendall"),
+        n_boot=100,
+    )
     assert len(table) == 3 * 4 * 2 * 2
     m = merged(summeval)
     for row in table.itertuples(index=False):
@@ -266,7 +304,8 @@ def test_summeval_judges_vs_expert_mean_item_and_system(summeval):
     assert 0.3 < by_judge["gpt-4-0314/rts"] < 0.7
     skipped = item[item["judge"] == "llama-2-7b-chat-hf/rts"]
     assert (skipped["n_skipped"] > 20).all() and skipped["reason"].str.contains(
-        "constant judge scores").all()
+        "constant judge scores"
+    ).all()
 
 
 def test_summeval_expert_and_crowd_krippendorff_alpha(summeval_annotators):
@@ -299,8 +338,7 @@ def test_topicalchat_gpt35_self_consistency_over_20_samples(topicalchat):
     r = topicalchat.ratings
     assert (table["n_samples"] == 20).all()
     for attr, row in table.iterrows():
-        wide = r[r["attribute"] == attr].pivot_table(index=ITEM, columns="sample",
-                                                     values="score")
+        wide = r[r["attribute"] == attr].pivot_table(index=ITEM, columns="sample", values="score")
         Y = wide.to_numpy()
         assert row["n_items"] == len(wide)
         assert row["icc2k"] == pytest.approx(twin_icc2k(Y), abs=1e-12)
@@ -326,15 +364,19 @@ def test_cli_reports_an_ambiguous_human_reference(summeval_annotators, capsys):
 
 def small_dataset():
     rng = np.random.default_rng(0)
-    cands = pd.DataFrame([(f"c{c}", f"s{s}", f"s{s}", "text") for c in range(6) for s in range(4)],
-                         columns=["context_id", "candidate_id", "system", "text"])
+    cands = pd.DataFrame(
+        [(f"c{c}", f"s{s}", f"s{s}", "text") for c in range(6) for s in range(4)],
+        columns=["context_id", "candidate_id", "system", "text"],
+    )
     human = []
     for row in cands.itertuples(index=False):
         for a in ("rater_1", "rater_2", "rater_3"):
-            human.append((row.context_id, row.candidate_id, "quality", a,
-                          float(rng.integers(1, 6))))
-    hs = pd.DataFrame(human, columns=["context_id", "candidate_id", "attribute", "annotator",
-                                      "score"])
+            human.append(
+                (row.context_id, row.candidate_id, "quality", a, float(rng.integers(1, 6)))
+            )
+    hs = pd.DataFrame(
+        human, columns=["context_id", "candidate_id", "attribute", "annotator", "score"]
+    )
     ratings = []
     for row in cands.itertuples(index=False):
         for judge in ("J1", "J2"):
@@ -342,18 +384,30 @@ def small_dataset():
                 score = float(rng.integers(1, 6))
                 if judge == "J1" and row.context_id == "c0" and sample == 1:
                     score = np.nan
-                ratings.append((row.context_id, row.candidate_id, "quality", judge, "p", sample,
-                                score))
-    rt = pd.DataFrame(ratings, columns=["context_id", "candidate_id", "attribute", "judge",
-                                        "prompt_id", "sample", "score"])
+                ratings.append(
+                    (row.context_id, row.candidate_id, "quality", judge, "p", sample, score)
+                )
+    rt = pd.DataFrame(
+        ratings,
+        columns=[
+            "context_id",
+            "candidate_id",
+            "attribute",
+            "judge",
+            "prompt_id",
+            "sample",
+            "score",
+        ],
+    )
     return data.Dataset(name="small", candidates=cands, human_scores=hs, ratings=rt)
 
 
 def test_tables_on_a_small_synthetic_set():
     ds = small_dataset()
     assert da.annotator_groups(ds) == {"rater": ["rater_1", "rater_2", "rater_3"]}
-    table = da.correlation_table(ds, levels=("overall", "system", "item"),
-                                 methods=("spearman",), n_boot=50)
+    table = da.correlation_table(
+        ds, levels=("overall", "system", "item"), methods=("spearman",), n_boot=50
+    )
     m = merged(ds)
     for row in table.itertuples(index=False):
         g = m[m["judge"] == row.judge]
@@ -398,8 +452,9 @@ def test_pandalm_verdict_agreement_against_twin(pandalm):
     c = pandalm.comparisons
     key = ["context_id", "attribute", "first_id", "second_id", "sample"]
     assert not c.duplicated(key + ["judge"]).any()  # one verdict per judge and pair
-    c = c.assign(label=[twin_verdict(v, p) for v, p in zip(c["verdict"], c["p_first"],
-                                                               strict=True)])
+    c = c.assign(
+        label=[twin_verdict(v, p) for v, p in zip(c["verdict"], c["p_first"], strict=True)]
+    )
     wide = c.pivot_table(index=key, columns="judge", values="label", aggfunc="first")
     humans = [j for j in wide.columns if j.startswith("human:")]
     assert len(humans) == 3
@@ -411,8 +466,12 @@ def test_pandalm_verdict_agreement_against_twin(pandalm):
         return votes[0][0]
 
     wide["human majority"] = [majority(r) for _, r in wide.iterrows()]
-    pairs = [(j, h) for j in ("gpt-3.5-turbo", "pandalm-7b", *humans)
-             for h in (*humans, "human majority") if j != h]
+    pairs = [
+        (j, h)
+        for j in ("gpt-3.5-turbo", "pandalm-7b", *humans)
+        for h in (*humans, "human majority")
+        if j != h
+    ]
     assert len(table) == len(pairs)
     for j, h in pairs:
         both = wide[[j, h]].dropna()
@@ -428,9 +487,13 @@ def test_pandalm_verdict_agreement_against_twin(pandalm):
 
 def test_verdict_agreement_reasons_on_a_small_set():
     comps = pd.DataFrame(
-        [("c0", "human:h1", "x", "y", 1.0, "A"), ("c1", "human:h1", "x", "y", 1.0, "A"),
-         ("c0", "m", "x", "y", 1.0, "A"), ("c1", "m", "x", "y", 1.0, "A"),
-         ("c2", "late", "x", "y", 0.0, "B")],
+        [
+            ("c0", "human:h1", "x", "y", 1.0, "A"),
+            ("c1", "human:h1", "x", "y", 1.0, "A"),
+            ("c0", "m", "x", "y", 1.0, "A"),
+            ("c1", "m", "x", "y", 1.0, "A"),
+            ("c2", "late", "x", "y", 0.0, "B"),
+        ],
         columns=["context_id", "judge", "first_id", "second_id", "p_first", "verdict"],
     ).assign(attribute="overall", sample=0)
     out = da.verdict_agreement_table(data.Dataset(name="v", comparisons=comps))

@@ -77,8 +77,7 @@ def test_demo_heatmaps_metrics_and_method_switch():
         z = _array(spec["data"][0]["z"])
         assert np.isfinite(z).all() and (np.abs(z) <= 1).all()
     metrics = _metrics(at)
-    assert set(metrics) >= {"Best judge (overall)", "Human baseline (overall)",
-                            "Judges × prompts"}
+    assert set(metrics) >= {"Best judge (overall)", "Human baseline (overall)", "Judges × prompts"}
     assert metrics["Judges × prompts"] == "2"
     assert len(at.caption) > 3  # every metric has its help line (and more)
     # the demo judge follows its humans: a clearly positive correlation
@@ -105,8 +104,10 @@ def test_demo_self_consistency_and_iaa_tables():
 
 def test_page_without_human_data_says_what_to_do():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    csv = (b"context_id,attribute,judge,first_id,second_id,p_first\n"
-           b"c1,quality,j,x,y,0.7\nc1,quality,j,y,x,0.4\n")
+    csv = (
+        b"context_id,attribute,judge,first_id,second_id,p_first\n"
+        b"c1,quality,j,x,y,0.7\nc1,quality,j,y,x,0.4\n"
+    )
     at.radio(key="data.kind").set_value("pairwise").run()
     at.file_uploader(key="data.file").upload("pairs.csv", csv, "text/csv").run()
     at.button(key="data.add").click().run()
@@ -144,8 +145,9 @@ def test_summeval_annotator_groups():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("benchmark, folder", [("summeval", "summeval_llm_eval"),
-                                               ("topicalchat", "topicalchat_usr")])
+@pytest.mark.parametrize(
+    "benchmark, folder", [("summeval", "summeval_llm_eval"), ("topicalchat", "topicalchat_usr")]
+)
 def test_single_reference_benchmarks(benchmark, folder):
     _need(folder)
     at = _page(benchmark)
@@ -171,17 +173,18 @@ def test_pandalm_human_verdicts():
 
 def test_variant_label_and_model_names():
     assert common.variant_label("ChatGPT/eval_prompt_1", "eval_prompt_1") == (
-        "ChatGPT/eval_prompt_1")
+        "ChatGPT/eval_prompt_1"
+    )
     assert common.variant_label("demo-judge", "plain") == "demo-judge · plain"
-    assert common.judge_model("gpt-3.5-turbo-0301/altmcq", "altmcq") == (
-        "gpt-3.5-turbo-0301", None)
+    assert common.judge_model("gpt-3.5-turbo-0301/altmcq", "altmcq") == ("gpt-3.5-turbo-0301", None)
     assert common.judge_model("my-model/t0.7-p0.9", "hanna-ep1") == ("my-model", 0.7)
     assert common.judge_model("plain", "plain") == ("plain", None)
 
 
 def _verdicts(rows) -> Dataset:
-    comps = pd.DataFrame(rows, columns=["context_id", "judge", "first_id", "second_id",
-                                        "p_first", "verdict"])
+    comps = pd.DataFrame(
+        rows, columns=["context_id", "judge", "first_id", "second_id", "p_first", "verdict"]
+    )
     comps = comps.assign(attribute="overall", sample=0)
     return Dataset(name="v", comparisons=comps)
 
@@ -207,8 +210,12 @@ def test_human_verdict_agreement_by_hand():
 
 
 def test_verdicts_read_from_probabilities_when_missing():
-    rows = [("c0", "human:h1", "x", "y", 0.9, None), ("c0", "m", "x", "y", 0.2, None),
-            ("c1", "human:h1", "x", "y", 0.5, None), ("c1", "m", "x", "y", 0.5, None)]
+    rows = [
+        ("c0", "human:h1", "x", "y", 0.9, None),
+        ("c0", "m", "x", "y", 0.2, None),
+        ("c1", "human:h1", "x", "y", 0.5, None),
+        ("c1", "m", "x", "y", 0.5, None),
+    ]
     out = verdict_agreement_table(_verdicts(rows))
     row = out[(out["judge"] == "m") & (out["annotator"] == "human:h1")].iloc[0]
     assert row["n_pairs"] == 2 and row["agreement"] == 0.5
@@ -219,10 +226,17 @@ def test_correlation_heatmap_frames_match_the_table():
     table = agreement_svc.correlation_frame(ds, "spearman", "b", None, n_boot=50)
     values, hover = agreement_svc.correlation_heatmap_frames(table, "overall")
     assert list(values.columns) == ["consistency", "fluency"]
-    assert set(values.index) == {"demo-judge (simulated) · explain",
-                                 "demo-judge (simulated) · plain"}
-    row = table[(table["level"] == "overall") & (table["attribute"] == "fluency")
-                & (table["prompt_id"] == "plain")].iloc[0]
+    assert set(values.index) == {
+        "demo-judge (simulated) · explain",
+        "demo-judge (simulated) · plain",
+    }
+    row = table[
+        (table["level"] == "overall")
+        & (table["attribute"] == "fluency")
+        & (table["prompt_id"] == "plain")
+    ].iloc[0]
     assert values.loc["demo-judge (simulated) · plain", "fluency"] == row["value"]
-    assert f"[{row['lower']:.3f}, {row['upper']:.3f}]" in hover.loc[
-        "demo-judge (simulated) · plain", "fluency"]
+    assert (
+        f"[{row['lower']:.3f}, {row['upper']:.3f}]"
+        in hover.loc["demo-judge (simulated) · plain", "fluency"]
+    )

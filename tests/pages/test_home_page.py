@@ -45,9 +45,9 @@ def test_bad_upload_shows_message_and_keeps_demo():
 def test_good_upload_becomes_active():
     at = _app()
     good = (
-        "context_id,candidate_id,attribute,annotator,score\n"
-        "c1,x,quality,ann1,4\nc1,y,quality,ann1,2\nc2,x,quality,ann1,5\n"
-    ).encode()
+        b"context_id,candidate_id,attribute,annotator,score\n"
+        b"c1,x,quality,ann1,4\nc1,y,quality,ann1,2\nc2,x,quality,ann1,5\n"
+    )
     at.file_uploader(key="data.file").upload("mine.csv", good, "text/csv").run()
     at.button(key="data.add").click().run()
     assert not at.exception, [e.value for e in at.exception]

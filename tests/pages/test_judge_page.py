@@ -145,8 +145,7 @@ def test_run_against_fake_server_then_resume_from_cache(cache):
     for path in files:
         assert secret not in path.read_bytes(), path
     views = at.session_state[ui.REPORT]
-    report = export.report_html(views, at.session_state[ui.REPORT + ".settings"],
-                                dataset=new_name)
+    report = export.report_html(views, at.session_state[ui.REPORT + ".settings"], dataset=new_name)
     assert "fake-judge" in report and "Last judge run" in report and SECRET not in report
     assert secret not in export.tables_zip(views)
     for ds in at.session_state["app.datasets"].values():
@@ -271,10 +270,15 @@ def test_import_of_unknown_candidates_names_the_row(cache):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("benchmark, folder", [
-    ("summeval", "summeval_llm_eval"), ("hanna", "hanna"), ("topicalchat", "topicalchat_usr"),
-    ("pandalm", "pandalm_testset"),
-])
+@pytest.mark.parametrize(
+    "benchmark, folder",
+    [
+        ("summeval", "summeval_llm_eval"),
+        ("hanna", "hanna"),
+        ("topicalchat", "topicalchat_usr"),
+        ("pandalm", "pandalm_testset"),
+    ],
+)
 def test_real_benchmarks(cache, benchmark, folder):
     if not (data_dirs()[0] / folder).is_dir():
         pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
@@ -292,8 +296,9 @@ def test_custom_template_text_never_opens_a_server_file(tmp_path):
     from pages.services import judge as judge_svc
 
     secret_file = tmp_path / "t.yaml"
-    secret_file.write_text("id: x\nversion: '1'\nkind: absolute\ntext: '{candidate}'\n"
-                           "scale: [1, 5]\n")
+    secret_file.write_text(
+        "id: x\nversion: '1'\nkind: absolute\ntext: '{candidate}'\nscale: [1, 5]\n"
+    )
     with pytest.raises(TemplateError, match="expected a list of templates"):
         judge_svc.read_custom_templates(str(secret_file))
     assert list(judge_svc.read_custom_templates(secret_file.read_text())) == ["x"]
@@ -302,8 +307,9 @@ def test_custom_template_text_never_opens_a_server_file(tmp_path):
 def test_settings_for_the_report_hide_url_credentials():
     from pages.services import judge as judge_svc
 
-    s = judge_svc.JudgeSettings(backend="openai", model="m",
-                               base_url="http://user:pw@localhost:8000/v1?x=1")
+    s = judge_svc.JudgeSettings(
+        backend="openai", model="m", base_url="http://user:pw@localhost:8000/v1?x=1"
+    )
     assert s.public()["base_url"] == "http://localhost:8000/v1"
     assert "api_key" not in s.public()
 
@@ -345,15 +351,17 @@ def test_judge_job_with_an_injected_backend(tmp_path):
     from pages.services import judge as judge_svc
 
     ds = data_pkg.demo_dataset()
-    settings = judge_svc.JudgeSettings(backend="openai", model="unused", n_contexts=2,
-                                      attribute="fluency")
+    settings = judge_svc.JudgeSettings(
+        backend="openai", model="unused", n_contexts=2, attribute="fluency"
+    )
     template = builtin_templates()["liusie-c1"]
     cands = ds.candidates
     lead = cands[(cands["context_id"] == "news01") & (cands["candidate_id"] == "lead")]
     backend = _EchoBackend(marker=lead["text"].iloc[0])
     store = str(tmp_path / "runs.sqlite")
-    job = judge_svc.JudgeJob(ds, settings, template, backend=backend, store=store,
-                            source_name="demo")
+    job = judge_svc.JudgeJob(
+        ds, settings, template, backend=backend, store=store, source_name="demo"
+    )
     assert job.wait(60) and job.error is None
     name, merged, summary = job.take_result()
     assert name == "demo + echo/liusie-c1"
@@ -365,8 +373,9 @@ def test_judge_job_with_an_injected_backend(tmp_path):
     assert firsts.loc[("news01", "lead", "large")] == pytest.approx(0.7)
     assert len(ds.comparisons) == 720  # the source is never changed
     # the same run on the merged dataset is answered from the store, under the same name
-    again = judge_svc.JudgeJob(merged, settings, template, backend=backend, store=store,
-                              source_name=name)
+    again = judge_svc.JudgeJob(
+        merged, settings, template, backend=backend, store=store, source_name=name
+    )
     assert again.wait(60)
     name2, merged2, summary2 = again.take_result()
     assert name2 == name and summary2["n_cached"] == 60 and backend.n_calls == 60
@@ -383,9 +392,13 @@ def test_judge_job_reports_a_backend_error(tmp_path):
         def check(self):
             raise BackendError("cannot reach the endpoint http://nowhere/v1")
 
-    job = judge_svc.JudgeJob(data_pkg.demo_dataset(), judge_svc.JudgeSettings(
-        backend="openai", model="m", n_contexts=1, attribute="fluency"),
-        builtin_templates()["liusie-c1"], backend=Broken(), store=str(tmp_path / "s.sqlite"))
+    job = judge_svc.JudgeJob(
+        data_pkg.demo_dataset(),
+        judge_svc.JudgeSettings(backend="openai", model="m", n_contexts=1, attribute="fluency"),
+        builtin_templates()["liusie-c1"],
+        backend=Broken(),
+        store=str(tmp_path / "s.sqlite"),
+    )
     assert job.wait(60)
     name, merged, summary = job.take_result()
     assert merged is None and "cannot reach the endpoint" in summary["error"]

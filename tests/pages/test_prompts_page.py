@@ -86,7 +86,8 @@ def test_demo_every_view_and_the_violin_switch():
 
     at.radio(key="prompts.shape").set_value("violin").run()
     assert _figures(at)[f"{model}: consistency scores per template"]["data"][0]["type"] == (
-        "violin")
+        "violin"
+    )
     at.radio(key="prompts.rank_level").set_value("item").run()
     assert f"{model}: rank stability (item level), consistency" in _figures(at)
 
@@ -101,8 +102,10 @@ def test_baseline_choice_moves_the_shift():
 
 def test_page_without_judge_outputs_says_what_to_do():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    good = (b"context_id,candidate_id,attribute,annotator,score\n"
-            b"c1,x,quality,ann1,4\nc1,y,quality,ann1,2\n")
+    good = (
+        b"context_id,candidate_id,attribute,annotator,score\n"
+        b"c1,x,quality,ann1,4\nc1,y,quality,ann1,2\n"
+    )
     at.file_uploader(key="data.file").upload("humans.csv", good, "text/csv").run()
     at.button(key="data.add").click().run()
     at.switch_page("pages/prompts.py").run()
@@ -154,15 +157,29 @@ def test_topicalchat_one_template_says_so():
 
 
 def _ratings(rows) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["context_id", "candidate_id", "attribute", "judge",
-                                       "prompt_id", "sample", "score"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "context_id",
+            "candidate_id",
+            "attribute",
+            "judge",
+            "prompt_id",
+            "sample",
+            "score",
+        ],
+    )
 
 
 def test_rating_variants_temperature_and_model():
-    r = _ratings([
-        ("c", "x", "q", "m/t0.2-p1", "p1", 0, 3.0), ("c", "x", "q", "m/t1-p1", "p1", 0, 4.0),
-        ("c", "x", "q", "m/t1-p1", "p2", 0, 5.0), ("c", "x", "q", "other/p1", "p1", 0, 2.0),
-    ])
+    r = _ratings(
+        [
+            ("c", "x", "q", "m/t0.2-p1", "p1", 0, 3.0),
+            ("c", "x", "q", "m/t1-p1", "p1", 0, 4.0),
+            ("c", "x", "q", "m/t1-p1", "p2", 0, 5.0),
+            ("c", "x", "q", "other/p1", "p1", 0, 2.0),
+        ]
+    )
     v = prompts_svc.rating_variants(Dataset(name="t", ratings=r))
     assert v["model"].tolist() == ["m", "m", "m", "other"]
     assert v["temperature"].tolist()[:3] == [0.2, 1.0, 1.0]
@@ -194,8 +211,8 @@ def test_rank_stability_against_direct_kendall():
     model = prompts_svc.model_options(v)[0]
     got = prompts_svc.rank_stability(ds, v, model, "fluency", "system")
     sel = v[(v["attribute"] == "fluency")].merge(
-        ds.candidates[["context_id", "candidate_id", "system"]], on=["context_id",
-                                                                     "candidate_id"])
+        ds.candidates[["context_id", "candidate_id", "system"]], on=["context_id", "candidate_id"]
+    )
     means = sel.groupby(["variant", "system"])["score"].mean().unstack("system")
     ref = stats.kendalltau(means.loc["explain"], means.loc["plain"]).statistic
     assert got.loc["explain", "plain"] == pytest.approx(ref)
@@ -225,8 +242,12 @@ def test_failure_reasons_of_raw_outputs():
     from judge.templates import builtin_templates
 
     t = builtin_templates()["liusie-c1"]
-    rows = pd.DataFrame({"p_first": [1.0, np.nan, np.nan, np.nan],
-                         "raw": ["A", "[refusal] refusal: no", "I cannot decide.", None]})
+    rows = pd.DataFrame(
+        {
+            "p_first": [1.0, np.nan, np.nan, np.nan],
+            "raw": ["A", "[refusal] refusal: no", "I cannot decide.", None],
+        }
+    )
     out = judge_outputs_svc.outputs_with_failures(rows, "comparisons", t)
     assert out["failure"].tolist()[:2] == ["", "refusal"]
     assert out["failure"].iloc[2] not in ("", "unparsed answer")  # the parser's own code

@@ -23,7 +23,9 @@ def _views():
 
 
 def test_report_is_one_self_contained_file():
-    doc = export.report_html(_views(), {"rankings": {"tau": 0.5}}, dataset="summeval", title="T & co")
+    doc = export.report_html(
+        _views(), {"rankings": {"tau": 0.5}}, dataset="summeval", title="T & co"
+    )
     assert doc.startswith("<!doctype html>")
     assert "T &amp; co" in doc and "summeval" in doc
     assert "Spearman per method" in doc and "Bias table" in doc

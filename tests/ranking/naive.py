@@ -401,8 +401,14 @@ def naive_bt_fit(first, second, outcome, n_items, weights=None, alpha=0.0):
             H[j, i] -= h
         return H[_np.ix_(free, free)]
 
-    res = _optimize.minimize(fun, _np.zeros(len(free)), jac=grad, hess=hess,
-                             method="trust-exact", options={"gtol": 1e-13, "maxiter": 1000})
+    res = _optimize.minimize(
+        fun,
+        _np.zeros(len(free)),
+        jac=grad,
+        hess=hess,
+        method="trust-exact",
+        options={"gtol": 1e-13, "maxiter": 1000},
+    )
     theta = full(res.x)
     if alpha == 0:
         theta -= theta.mean()

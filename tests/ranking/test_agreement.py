@@ -59,9 +59,9 @@ def icc_twin(Y, kind, level_ci=0.95):
     cols = [sum(Y[:, j]) / n for j in range(k)]
     bms = k * sum((r - grand) ** 2 for r in rows) / (n - 1)
     jms = n * sum((c - grand) ** 2 for c in cols) / (k - 1)
-    ems = sum(
-        (Y[i, j] - rows[i] - cols[j] + grand) ** 2 for i in range(n) for j in range(k)
-    ) / ((n - 1) * (k - 1))
+    ems = sum((Y[i, j] - rows[i] - cols[j] + grand) ** 2 for i in range(n) for j in range(k)) / (
+        (n - 1) * (k - 1)
+    )
     wms = sum((Y[i, j] - rows[i]) ** 2 for i in range(n) for j in range(k)) / (n * (k - 1))
     a = 1 - level_ci
     if kind in ("ICC1", "ICC1k"):
@@ -165,8 +165,7 @@ def test_kendall_segments_matches_loop_on_hand_and_random_cases():
                 x = x + rng.normal(0, 1e-3, n)  # no ties in x
             cmd, tx, ty = ag._kendall_segments(x, y, np.array([0]), np.array([n]))
             assert (cmd[0], tx[0], ty[0]) == kendall_counts_loop(x, y)
-    cmd, tx, ty = ag._kendall_segments(np.ones(60), np.arange(60.0), np.array([0]),
-                                       np.array([60]))
+    cmd, tx, ty = ag._kendall_segments(np.ones(60), np.arange(60.0), np.array([0]), np.array([60]))
     assert (cmd[0], tx[0], ty[0]) == (0, 60 * 59 // 2, 0)
 
 
@@ -177,8 +176,9 @@ def test_kendall_blocks_match_full_matrix_twin():
     got = ag._kendall_blocks(x, y, units.astype(np.int64), 6)
     np.testing.assert_allclose(got, kendall_blocks_numpy(x, y, units, 6))
     # Hand-made: two units, one concordant pair across them, one tie inside unit 0.
-    got = ag._kendall_blocks(np.array([1.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0]),
-                             np.array([0, 0, 1]), 2)
+    got = ag._kendall_blocks(
+        np.array([1.0, 1.0, 2.0]), np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1]), 2
+    )
     np.testing.assert_allclose(got, [[0.0, 2.0], [2.0, 0.0]])
 
 
@@ -284,8 +284,9 @@ def test_kendall_bootstrap_tie_counting_paths(kind):
     rng = np.random.default_rng(15)
     units = np.repeat(np.arange(6), 10)
     x = rng.normal(0, 2, 60)
-    x = {"continuous": x, "many values": np.round(x, 1),
-         "few values": np.clip(np.round(x), -2, 2)}[kind]
+    x = {"continuous": x, "many values": np.round(x, 1), "few values": np.clip(np.round(x), -2, 2)}[
+        kind
+    ]
     y = np.round(x + rng.normal(0, 2, 60))
     W = ag._unit_weights(np.random.default_rng(2), 15, 6)
     reps = ag._boot_pooled(x, y, units, 6, "kendall", "b", W)
@@ -301,10 +302,26 @@ def test_kendall_bootstrap_tie_counting_paths(kind):
 def test_bootstrap_interval_is_percentile_of_context_resamples(panel, level):
     j, h, ctx, sysl = panel
     n_boot = 60
-    res = ag.correlation(j, h, level=level, method="kendall", contexts=ctx, systems=sysl,
-                         n_boot=n_boot, random_state=11)
-    again = ag.correlation(j, h, level=level, method="kendall", contexts=ctx, systems=sysl,
-                           n_boot=n_boot, random_state=11)
+    res = ag.correlation(
+        j,
+        h,
+        level=level,
+        method="kendall",
+        contexts=ctx,
+        systems=sysl,
+        n_boot=n_boot,
+        random_state=11,
+    )
+    again = ag.correlation(
+        j,
+        h,
+        level=level,
+        method="kendall",
+        contexts=ctx,
+        systems=sysl,
+        n_boot=n_boot,
+        random_state=11,
+    )
     assert (res.lower, res.upper) == (again.lower, again.upper)
     assert res.lower <= res.value <= res.upper
     ok = np.isfinite(j)
@@ -380,8 +397,13 @@ def test_bad_shapes_and_options_raise_clear_errors():
 
 
 def test_system_level_needs_three_systems():
-    res = ag.correlation([1.0, 2, 3, 4], [1.0, 3, 2, 4], level="system",
-                         systems=["a", "a", "b", "b"], method="kendall")
+    res = ag.correlation(
+        [1.0, 2, 3, 4],
+        [1.0, 3, 2, 4],
+        level="system",
+        systems=["a", "a", "b", "b"],
+        method="kendall",
+    )
     assert np.isnan(res.value) and "fewer than 3 valid systems" in res.reason
 
 
@@ -394,8 +416,14 @@ SHROUT_FLEISS = np.array(
 
 def test_icc_reproduces_shrout_fleiss_1979_table():
     # Published in Shrout & Fleiss (1979), Table 4; the same checks as psych's test_ICC.R.
-    published = {"ICC1": 0.17, "ICC2": 0.29, "ICC3": 0.71, "ICC1k": 0.44, "ICC2k": 0.62,
-                 "ICC3k": 0.91}
+    published = {
+        "ICC1": 0.17,
+        "ICC2": 0.29,
+        "ICC3": 0.71,
+        "ICC1k": 0.44,
+        "ICC2k": 0.62,
+        "ICC3k": 0.91,
+    }
     for kind, value in published.items():
         assert round(ag.icc(SHROUT_FLEISS, kind).value, 2) == value
     res = ag.icc(SHROUT_FLEISS, "ICC2k")
@@ -407,12 +435,19 @@ def test_icc_reproduces_shrout_fleiss_1979_table():
 @pytest.mark.parametrize("kind", ag.ICC_KINDS)
 def test_icc_matches_formula_twin(kind):
     rng = np.random.default_rng(5)
-    for Y in (SHROUT_FLEISS, rng.integers(1, 6, (30, 3)).astype(float),
-              rng.normal(0, 1, (12, 5)) + rng.normal(0, 2, (12, 1))):
+    for Y in (
+        SHROUT_FLEISS,
+        rng.integers(1, 6, (30, 3)).astype(float),
+        rng.normal(0, 1, (12, 5)) + rng.normal(0, 2, (12, 1)),
+    ):
         res = ag.icc(Y, kind, level_ci=0.9)
         v, lo, hi, F, p = icc_twin(Y, kind, level_ci=0.9)
-        np.testing.assert_allclose([res.value, res.lower, res.upper, res.F, res.p],
-                                   [v, lo, hi, F, p], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            [res.value, res.lower, res.upper, res.F, res.p],
+            [v, lo, hi, F, p],
+            rtol=1e-9,
+            atol=1e-12,
+        )
 
 
 def test_icc_drops_incomplete_items_and_reports_degenerate_cases():
@@ -436,11 +471,13 @@ def test_icc_drops_incomplete_items_and_reports_degenerate_cases():
 
 def test_alpha_reproduces_krippendorff_reference_example():
     # Krippendorff's worked example (3 coders x 15 units), as in the krippendorff package docs.
-    data = np.array([
-        [np.nan, np.nan, np.nan, np.nan, np.nan, 3, 4, 1, 2, 1, 1, 3, 3, np.nan, 3],
-        [1, np.nan, 2, 1, 3, 3, 4, 3, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan],
-        [np.nan, np.nan, 2, 1, 3, 4, 4, np.nan, 2, 1, 1, 3, 3, np.nan, 4],
-    ])
+    data = np.array(
+        [
+            [np.nan, np.nan, np.nan, np.nan, np.nan, 3, 4, 1, 2, 1, 1, 3, 3, np.nan, 3],
+            [1, np.nan, 2, 1, 3, 3, 4, 3, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan],
+            [np.nan, np.nan, 2, 1, 3, 4, 4, np.nan, 2, 1, 1, 3, 3, np.nan, 4],
+        ]
+    )
     assert round(ag.krippendorff_alpha(data.T, "nominal"), 6) == 0.691358
     assert round(ag.krippendorff_alpha(data.T, "interval"), 6) == 0.810845
 
@@ -495,10 +532,20 @@ def test_cohen_kappa_textbook_and_twin():
 
 def test_fleiss_kappa_wikipedia_example_and_labels():
     # Fleiss (1971) style example from Wikipedia: 10 subjects, 14 raters, 5 categories.
-    counts = np.array([
-        [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-        [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
-    ])
+    counts = np.array(
+        [
+            [0, 0, 0, 0, 14],
+            [0, 2, 6, 4, 2],
+            [0, 0, 3, 5, 6],
+            [0, 3, 9, 2, 0],
+            [2, 2, 8, 1, 1],
+            [7, 7, 0, 0, 0],
+            [3, 2, 6, 3, 0],
+            [2, 5, 3, 2, 2],
+            [6, 5, 2, 1, 0],
+            [0, 2, 2, 3, 7],
+        ]
+    )
     assert round(ag.fleiss_kappa(counts), 3) == 0.210
     labels = np.array([np.repeat(np.arange(5), row) for row in counts])
     assert ag.fleiss_kappa(labels=labels) == pytest.approx(ag.fleiss_kappa(counts))
@@ -535,7 +582,8 @@ def test_human_baseline_is_each_annotator_against_mean_of_others(panel):
     ok = np.isfinite(R[:, 1])
     res = ag.human_baseline(R, level="overall", method="spearman")
     assert res.values[1] == pytest.approx(
-        stats.spearmanr(R[ok, 1], R[ok][:, [0, 2]].mean(axis=1)).statistic)
+        stats.spearmanr(R[ok, 1], R[ok][:, [0, 2]].mean(axis=1)).statistic
+    )
     assert res.results[1].n_dropped_nan == 1
     with pytest.raises(ValueError, match="at least 2 annotators"):
         ag.human_baseline(R[:, :1], level="overall")
@@ -564,8 +612,11 @@ def test_welch_matches_scipy_and_hand_df():
     want = stats.ttest_ind(a, bb, equal_var=False)
     va, vb = a.var(ddof=1) / a.size, bb.var(ddof=1) / bb.size
     df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (bb.size - 1))
-    assert (res.t, res.p, res.df) == (pytest.approx(want.statistic), pytest.approx(want.pvalue),
-                                      pytest.approx(df))
+    assert (res.t, res.p, res.df) == (
+        pytest.approx(want.statistic),
+        pytest.approx(want.pvalue),
+        pytest.approx(df),
+    )
     assert (res.n_a, res.n_b, res.n_dropped_nan) == (40, 25, 1)
     assert res.std_b == pytest.approx(bb.std(ddof=1))
     const = ag.welch_t([1.0, 1, 1], [2.0, 2])
@@ -611,8 +662,17 @@ def test_permutation_test_matches_loop_twin(panel, level):
     rng = np.random.default_rng(13)
     k = np.round(h + rng.normal(0, 2.5, h.size), 1)
     n_perm = 30
-    res = ag.permutation_test(j, k, h, level=level, method="kendall", contexts=ctx,
-                              systems=sysl, n_permutations=n_perm, random_state=3)
+    res = ag.permutation_test(
+        j,
+        k,
+        h,
+        level=level,
+        method="kendall",
+        contexts=ctx,
+        systems=sysl,
+        n_permutations=n_perm,
+        random_state=3,
+    )
     ok = np.isfinite(j)
     kw = dict(level=level, method="kendall", contexts=ctx[ok], systems=sysl[ok])
     r_a = ag.correlation(j[ok], h[ok], **kw).value
@@ -649,7 +709,10 @@ def test_williams_matrix_matches_pairwise_tests(panel):
         rab = stats.kendalltau(S[m, a], S[m, b]).statistic
         t, p = williams_twin(ra, rb, rab, m.sum())
         assert (res.t[a, b], res.t[b, a], res.p[a, b]) == (
-            pytest.approx(t), pytest.approx(-t), pytest.approx(p))
+            pytest.approx(t),
+            pytest.approx(-t),
+            pytest.approx(p),
+        )
         assert res.n[a, b] == m.sum()
     iu = np.triu_indices(3, 1)
     np.testing.assert_allclose(res.p_adjusted[iu], bh_twin(res.p[iu]))
@@ -691,8 +754,9 @@ def test_snap_ties_restores_ties_broken_by_summation_order():
     systems = np.repeat(["a", "b", "c"], 4)
     human = np.array([1.0, 2, 3, 4, 1, 2, 3, 5, 1, 1, 1, 1])
     res = ag.correlation(vals, human, level="system", method="kendall", systems=systems)
-    assert res.value == pytest.approx(stats.kendalltau([0.45, 0.45, 0.125],
-                                                       [2.5, 2.75, 1.0]).statistic)
+    assert res.value == pytest.approx(
+        stats.kendalltau([0.45, 0.45, 0.125], [2.5, 2.75, 1.0]).statistic
+    )
 
 
 # ----------------------------------------------------------------------------- score sets
@@ -767,8 +831,9 @@ def test_order_matrix_by_hand_and_accuracy_against_kendall():
     from ranking.metrics import pairwise_accuracy
 
     got = ag.order_matrix([[3.0, 1.0, 3.0, np.nan]])
-    want = np.array([[np.nan, 1, 0.5, np.nan], [0, np.nan, 0, np.nan],
-                     [0.5, 1, np.nan, np.nan], [np.nan] * 4])
+    want = np.array(
+        [[np.nan, 1, 0.5, np.nan], [0, np.nan, 0, np.nan], [0.5, 1, np.nan, np.nan], [np.nan] * 4]
+    )
     np.testing.assert_array_equal(got[0], want)
     # without ties, the pairwise accuracy of a ranking is (1 + Kendall tau) / 2
     rng = np.random.default_rng(2)

@@ -49,8 +49,7 @@ def test_three_cycle_gives_equal_scores():
 
 def test_two_items_closed_form_log_odds():
     # 3 wins out of 4 for item 0: theta_0 - theta_1 = log 3, centred -> +-log(3)/2
-    res = bradley_terry(first=[0, 0, 1, 1], second=[1, 1, 0, 0], outcome=[1, 1, 0, 1],
-                        n_items=2)
+    res = bradley_terry(first=[0, 0, 1, 1], second=[1, 1, 0, 0], outcome=[1, 1, 0, 1], n_items=2)
     np.testing.assert_allclose(res.scores, [np.log(3) / 2, -np.log(3) / 2], atol=1e-12)
     # soft outcomes: one comparison at p = 0.8 is 0.8 of a win
     res = bradley_terry(first=[0, 1], second=[1, 0], outcome=[0.8, 0.2], n_items=2)
@@ -188,9 +187,12 @@ def test_components_match_twin_on_sparse_random_graphs():
             members = np.flatnonzero(expected == c)
             keep = np.isin(first, members)
             remap = {item: k for k, item in enumerate(members)}
-            theta = naive.naive_bt_fit([remap[i] for i in first[keep]],
-                                       [remap[j] for j in second[keep]], outcome[keep],
-                                       members.size)
+            theta = naive.naive_bt_fit(
+                [remap[i] for i in first[keep]],
+                [remap[j] for j in second[keep]],
+                outcome[keep],
+                members.size,
+            )
             np.testing.assert_allclose(res.scores[members], theta, atol=1e-7)
         assert np.isnan(res.scores[expected == -1]).all()
 
@@ -255,8 +257,7 @@ def test_alpha_shrinks_and_keeps_mean_zero():
 def test_fisher_intervals_match_pinv_twin():
     rng = np.random.default_rng(8)
     f, s, y = _connected_flat(rng, 10, 120)
-    res = bradley_terry(first=f, second=s, outcome=y, n_items=10, intervals="fisher",
-                        level=0.9)
+    res = bradley_terry(first=f, second=s, outcome=y, n_items=10, intervals="fisher", level=0.9)
     se = naive.naive_bt_fisher_se(res.scores, f, s, 10)
     z = 1.6448536269514722
     np.testing.assert_allclose(res.upper - res.scores, z * se, rtol=1e-7)
@@ -282,8 +283,9 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert (a.lower <= a.upper).all()
     assert ((a.lower <= a.scores + 1e-9) & (a.scores - 1e-9 <= a.upper)).mean() > 0.9
     f, s, y = _connected_flat(rng, 8, 300)
-    fl = bradley_terry(first=f, second=s, outcome=y, n_items=8, intervals="bootstrap",
-                       n_boot=50, random_state=0)
+    fl = bradley_terry(
+        first=f, second=s, outcome=y, n_items=8, intervals="bootstrap", n_boot=50, random_state=0
+    )
     assert (fl.lower < fl.scores).all() and (fl.scores < fl.upper).all()
     # bootstrap and Fisher widths agree roughly on a well-determined problem
     fi = bradley_terry(first=f, second=s, outcome=y, n_items=8, intervals="fisher")
@@ -334,8 +336,9 @@ def test_fisher_refuses_huge_flat_sets():
     n = MAX_FISHER_ITEMS + 1
     f = np.arange(n - 1)
     with pytest.raises(ValueError, match="bootstrap"):
-        bradley_terry(first=f, second=f + 1, outcome=np.full(n - 1, 0.5), n_items=n,
-                      intervals="fisher")
+        bradley_terry(
+            first=f, second=f + 1, outcome=np.full(n - 1, 0.5), n_items=n, intervals="fisher"
+        )
 
 
 def test_flat_hard_decisions_equal_fit_on_decided_outcomes():
@@ -347,6 +350,7 @@ def test_flat_hard_decisions_equal_fit_on_decided_outcomes():
     direct = bradley_terry(first=f, second=s, outcome=decided, n_items=15)
     np.testing.assert_array_equal(hard.scores, direct.scores)
     assert hard.finite_mle == direct.finite_mle
-    expected = naive.naive_bt_fit(f, s, decided, 15,
-                                  alpha=0.0 if direct.finite_mle else ALPHA_FALLBACK)
+    expected = naive.naive_bt_fit(
+        f, s, decided, 15, alpha=0.0 if direct.finite_mle else ALPHA_FALLBACK
+    )
     np.testing.assert_allclose(direct.scores, expected - expected.mean(), atol=1e-6)

@@ -32,8 +32,9 @@ def test_matches_naive_on_random_games(soft):
     outcome = rng.random(m) if soft else rng.choice([0.0, 0.5, 1.0], m)
     for k, base, scale in ((4.0, 10.0, 400.0), (32.0, 10.0, 400.0), (0.1, np.e, 1.0)):
         res = elo(first, second, outcome, n, k=k, base=base, scale=scale, initial=1200.0)
-        expected = naive.naive_elo(first, second, outcome, n, k=k, initial=1200.0, base=base,
-                                   scale=scale)
+        expected = naive.naive_elo(
+            first, second, outcome, n, k=k, initial=1200.0, base=base, scale=scale
+        )
         np.testing.assert_allclose(res.ratings, expected, rtol=1e-12)
     # the sum of ratings is conserved (zero-sum updates)
     np.testing.assert_allclose(res.ratings.sum(), 1200.0 * n)

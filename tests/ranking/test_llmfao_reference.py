@@ -72,15 +72,15 @@ def test_bradley_terry_P_path_with_vote_weights_matches_golden(name):
     res_P = bradley_terry(P, weights=np.where(W > 0, W, 0.0))
     np.testing.assert_allclose(res_P.scores[0], res_flat.scores, atol=1e-9)
     strength = np.exp(res_P.scores[0])
-    np.testing.assert_allclose(strength / strength.sum(), _golden(golden, "bradley_terry", items),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        strength / strength.sum(), _golden(golden, "bradley_terry", items), rtol=1e-9
+    )
 
 
 @pytest.mark.parametrize("name", DATASETS)
 def test_elo_matches_evalica_golden(name):
     items, first, second, outcome, golden = _load(name)
-    res = elo(first, second, outcome, len(items), k=4.0, initial=1000.0, base=10.0,
-              scale=400.0)
+    res = elo(first, second, outcome, len(items), k=4.0, initial=1000.0, base=10.0, scale=400.0)
     np.testing.assert_allclose(res.ratings, _golden(golden, "elo", items), rtol=0, atol=1e-9)
 
 
