@@ -200,6 +200,44 @@ def _missing_context_text(dataset: Dataset, runs) -> None:
         )
 
 
+def _check_mode(mode: str, modes: tuple[str, ...], n_samples: int) -> None:
+    if mode not in modes:
+        raise ValueError(f"mode must be one of {modes}; got {mode!r}")
+    if mode == "samples" and int(n_samples) < 1:
+        raise ValueError(f"n_samples must be at least 1; got {n_samples}")
+
+
+def _plan_key_base(desc, ident, labels: tuple[str, ...] | None, decoding: Decoding) -> str:
+    """Key base for label requests (``labels`` given) or for sampled answers."""
+    if labels is not None:
+        return key_base(backend=desc, template=ident, kind="label", labels=labels)
+    return key_base(
+        backend=desc, template=ident, kind="generate", decoding=dataclasses.asdict(decoding)
+    )
+
+
+def _label_request(base: str, template, prefix: str, rest: str, labels) -> tuple[str, LabelRequest]:
+    """(cache key, request) for the label probabilities after ``prefix + rest``."""
+    req = LabelRequest(
+        prompt=rest,
+        labels=labels,
+        prefix=prefix,
+        decoder_prefix=template.decoder_prefix or "",
+        system=template.system,
+        answer_prefix=template.answer_prefix or None,
+    )
+    key = key_from_base(base, prompt_hash(rest, prefix=prefix, decoder_prefix=req.decoder_prefix))
+    return key, req
+
+
+def _generate_requests(base: str, prompt: str, decoding: Decoding, system, n_samples: int):
+    """(sample index, cache key, request) for each of the ``n_samples`` answers to ``prompt``."""
+    sha = prompt_hash(prompt, system=system)
+    for k in range(int(n_samples)):
+        req = GenerateRequest(prompt=prompt, decoding=decoding, sample=k, system=system)
+        yield k, key_from_base(base, sha, k), req
+
+
 # ---------------------------------------------------------------------------------------
 # planning
 # ---------------------------------------------------------------------------------------
@@ -225,10 +263,7 @@ def plan_pairwise(
     """
     from ranking.selection import select_comparisons
 
-    if mode not in PAIRWISE_MODES:
-        raise ValueError(f"mode must be one of {PAIRWISE_MODES}; got {mode!r}")
-    if mode == "samples" and int(n_samples) < 1:
-        raise ValueError(f"n_samples must be at least 1; got {n_samples}")
+    _check_mode(mode, PAIRWISE_MODES, n_samples)
     decoding = decoding or Decoding()
     desc, model_id = backend_identity(backend)
     spec, fixed = _specialise(
@@ -242,12 +277,7 @@ def plan_pairwise(
     label_set = labels + ((tie,) if tie else ())
     ident = _template_ident(template)
     system = template.system
-    if mode == "probs":
-        base = key_base(backend=desc, template=ident, kind="label", labels=label_set)
-    else:
-        base = key_base(
-            backend=desc, template=ident, kind="generate", decoding=dataclasses.asdict(decoding)
-        )
+    base = _plan_key_base(desc, ident, label_set if mode == "probs" else None, decoding)
     items: list[RunItem] = []
     requests: dict[str, object] = {}
     notes: list[str] = []
@@ -271,25 +301,12 @@ def plan_pairwise(
                 # context and first candidate as the shared prefix: the pairs of a context
                 # come grouped by first candidate, so a causal backend reuses its KV cache
                 prefix, rest = spec.split(share_first=True, **vals)
-                req = LabelRequest(
-                    prompt=rest,
-                    labels=label_set,
-                    prefix=prefix,
-                    decoder_prefix=template.decoder_prefix or "",
-                    system=template.system,
-                    answer_prefix=template.answer_prefix or None,
-                )
-                key = key_from_base(
-                    base, prompt_hash(rest, prefix=prefix, decoder_prefix=req.decoder_prefix)
-                )
+                key, req = _label_request(base, template, prefix, rest, label_set)
                 items.append(RunItem(key, cid, 0, ids[i], ids[j], request=req))
                 requests.setdefault(key, req)
             else:
                 prompt = spec.render(**vals)
-                sha = prompt_hash(prompt, system=system)
-                for k in range(int(n_samples)):
-                    req = GenerateRequest(prompt=prompt, decoding=decoding, sample=k, system=system)
-                    key = key_from_base(base, sha, k)
+                for k, key, req in _generate_requests(base, prompt, decoding, system, n_samples):
                     items.append(RunItem(key, cid, k, ids[i], ids[j], request=req))
                     requests.setdefault(key, req)
     judge = judge_name(model_id, template.id, mode, decoding)
@@ -340,10 +357,7 @@ def plan_absolute(
     values: dict | None = None,
 ) -> Plan:
     """The model calls of an absolute run (see :func:`run_absolute`); no model is called."""
-    if mode not in ABSOLUTE_MODES:
-        raise ValueError(f"mode must be one of {ABSOLUTE_MODES}; got {mode!r}")
-    if mode == "samples" and int(n_samples) < 1:
-        raise ValueError(f"n_samples must be at least 1; got {n_samples}")
+    _check_mode(mode, ABSOLUTE_MODES, n_samples)
     decoding = decoding or Decoding()
     desc, model_id = backend_identity(backend)
     spec, fixed = _specialise(
@@ -364,12 +378,7 @@ def plan_absolute(
     system = template.system
     parse_rule = parse_rule or spec.parsing.get("rule") or "strict"
     drop = tuple(spec.parsing.get("drop") or ()) if drop is None else tuple(drop)
-    if mode == "expected":
-        base = key_base(backend=desc, template=ident, kind="label", labels=score_labels)
-    else:
-        base = key_base(
-            backend=desc, template=ident, kind="generate", decoding=dataclasses.asdict(decoding)
-        )
+    base = _plan_key_base(desc, ident, score_labels if mode == "expected" else None, decoding)
     items: list[RunItem] = []
     requests: dict[str, object] = {}
     for cid, text, group in runs:
@@ -377,25 +386,12 @@ def plan_absolute(
             vals = dict(fixed, context=text if text is not None else "", candidate=cand_text)
             if mode == "expected":
                 prefix, rest = spec.split(**vals)
-                req = LabelRequest(
-                    prompt=rest,
-                    labels=score_labels,
-                    prefix=prefix,
-                    decoder_prefix=template.decoder_prefix or "",
-                    system=template.system,
-                    answer_prefix=template.answer_prefix or None,
-                )
-                key = key_from_base(
-                    base, prompt_hash(rest, prefix=prefix, decoder_prefix=req.decoder_prefix)
-                )
+                key, req = _label_request(base, template, prefix, rest, score_labels)
                 items.append(RunItem(key, cid, 0, candidate_id=str(cand_id), request=req))
                 requests.setdefault(key, req)
                 continue
             prompt = spec.render(**vals)
-            sha = prompt_hash(prompt, system=system)
-            for k in range(int(n_samples)):
-                req = GenerateRequest(prompt=prompt, decoding=decoding, sample=k, system=system)
-                key = key_from_base(base, sha, k)
+            for k, key, req in _generate_requests(base, prompt, decoding, system, n_samples):
                 items.append(RunItem(key, cid, k, candidate_id=str(cand_id), request=req))
                 requests.setdefault(key, req)
     judge = judge_name(model_id, None, mode, decoding)
@@ -498,6 +494,24 @@ def _check_backend(backend) -> None:
     check = getattr(backend, "check", None)
     if callable(check):
         check()
+
+
+def _run_plan(
+    plan: Plan,
+    backend,
+    store: RunStore,
+    to_table: Callable,
+    *,
+    progress: RunProgress | None,
+    cancel: threading.Event | None,
+    chunk_size: int,
+) -> pd.DataFrame:
+    """Execute ``plan`` against ``store`` and build its table with ``to_table``."""
+    store.start_run(plan.run_id, plan.settings, plan.items)
+    stats = _execute(plan, backend, store, progress=progress, cancel=cancel, chunk_size=chunk_size)
+    rows = store.get_many([it.key for it in plan.items], include_failed=True)
+    df = to_table(plan.items, rows, plan.settings)
+    return _finish(df, plan, stats, store)
 
 
 def _finish(df: pd.DataFrame, plan: Plan, stats: dict, store: RunStore) -> pd.DataFrame:
@@ -614,13 +628,15 @@ def run_pairwise(
                     stacklevel=2,
                 )
                 plan = plan_pairwise(dataset, mode="samples", **kw)
-        store_obj.start_run(plan.run_id, plan.settings, plan.items)
-        stats = _execute(
-            plan, backend, store_obj, progress=progress, cancel=cancel, chunk_size=chunk_size
+        return _run_plan(
+            plan,
+            backend,
+            store_obj,
+            comparisons_from_rows,
+            progress=progress,
+            cancel=cancel,
+            chunk_size=chunk_size,
         )
-        rows = store_obj.get_many([it.key for it in plan.items], include_failed=True)
-        df = comparisons_from_rows(plan.items, rows, plan.settings)
-        return _finish(df, plan, stats, store_obj)
     finally:
         if owned:
             store_obj.close()
@@ -698,13 +714,15 @@ def run_absolute(
                     f"{backend_identity(backend)[1]} offers no token probabilities, so the "
                     "expected score cannot be computed; use mode='samples'"
                 )
-        store_obj.start_run(plan.run_id, plan.settings, plan.items)
-        stats = _execute(
-            plan, backend, store_obj, progress=progress, cancel=cancel, chunk_size=chunk_size
+        return _run_plan(
+            plan,
+            backend,
+            store_obj,
+            ratings_from_rows,
+            progress=progress,
+            cancel=cancel,
+            chunk_size=chunk_size,
         )
-        rows = store_obj.get_many([it.key for it in plan.items], include_failed=True)
-        df = ratings_from_rows(plan.items, rows, plan.settings)
-        return _finish(df, plan, stats, store_obj)
     finally:
         if owned:
             store_obj.close()

@@ -454,26 +454,25 @@ class RunStore:
         ``parse_options`` override the run's own (``labels``, ``tie_labels``, ``aliases``)
         to read the same raw answers with another rule; no model is called.
         """
-        settings = self.run_settings(run_id)
-        if settings["kind"] != "pairwise":
-            raise ValueError(f"run {run_id!r} is {settings['kind']}; use export_ratings")
-        settings.update(parse_options)
-        items = self.run_items(run_id)
-        rows = self.get_many([it.key for it in items], include_failed=True)
-        return comparisons_from_rows(items, rows, settings)
+        return self._export(run_id, "pairwise", parse_options)
 
     def export_ratings(self, run_id: str, **parse_options) -> pd.DataFrame:
         """The canonical ratings table of an absolute run, re-parsed from stored outputs.
 
         ``parse_options`` override the run's own (``parse_rule``, ``scale``, ``drop``).
         """
+        return self._export(run_id, "absolute", parse_options)
+
+    def _export(self, run_id: str, kind: str, parse_options: dict) -> pd.DataFrame:
         settings = self.run_settings(run_id)
-        if settings["kind"] != "absolute":
-            raise ValueError(f"run {run_id!r} is {settings['kind']}; use export_comparisons")
+        if settings["kind"] != kind:
+            other = "export_ratings" if kind == "pairwise" else "export_comparisons"
+            raise ValueError(f"run {run_id!r} is {settings['kind']}; use {other}")
         settings.update(parse_options)
         items = self.run_items(run_id)
         rows = self.get_many([it.key for it in items], include_failed=True)
-        return ratings_from_rows(items, rows, settings)
+        to_table = comparisons_from_rows if kind == "pairwise" else ratings_from_rows
+        return to_table(items, rows, settings)
 
 
 # ---------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import numpy as np
 from scipy import stats
 
 from ranking._numba import njit
-from ranking.metrics import kendall
+from ranking.metrics import _kendall_pairs_loop, kendall
 
 __all__ = [
     "CorrelationResult",
@@ -314,29 +314,6 @@ def _check_ci(level_ci):
 # Segments longer than this use the O(n log n) count (Knight 1966, as scipy does); shorter
 # ones the direct pair loop, which is faster for the 5-20 candidates of a context.
 _KENDALL_LOOP_MAX = 48
-
-
-@njit
-def _kendall_pairs_loop(x, y, a, b):  # pragma: no cover - compiled
-    c = 0
-    tx = 0
-    ty = 0
-    for i in range(a, b):
-        xi = x[i]
-        yi = y[i]
-        for j in range(i + 1, b):
-            dx = xi - x[j]
-            dy = yi - y[j]
-            if dx == 0.0:
-                tx += 1
-            if dy == 0.0:
-                ty += 1
-            if dx != 0.0 and dy != 0.0:
-                if (dx > 0.0) == (dy > 0.0):
-                    c += 1
-                else:
-                    c -= 1
-    return c, tx, ty
 
 
 @njit

@@ -1118,6 +1118,39 @@ def _percentile_bounds(samples, level):
     return lo, hi
 
 
+def _result(theta, fitted, *, alpha, per_context, method, intervals, level, n_boot, se, replicates):
+    """The BTResult of a fit, with Fisher or bootstrap intervals when asked.
+
+    ``fitted`` is (converged, n_iter, max_change, component, n_components, finite_mle,
+    alpha used); ``se()`` gives the Fisher standard errors and ``replicates()`` the
+    (n_boot, ...) refitted scores, each called only for its kind of interval.
+    """
+    converged, n_iter, max_change, comp, n_comp, fin, alpha_used = fitted
+    lower = upper = None
+    if intervals == "fisher":
+        z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
+        half = z * se()
+        lower, upper = theta - half, theta + half
+        method += f"; fisher intervals (level {level})"
+    elif intervals == "bootstrap":
+        lower, upper = _percentile_bounds(replicates(), level)
+        method += f"; bootstrap intervals ({n_boot} replicates, level {level})"
+    return BTResult(
+        scores=theta,
+        converged=converged,
+        n_iter=n_iter,
+        max_change=max_change,
+        lower=lower,
+        upper=upper,
+        finite_mle=fin,
+        component=comp,
+        n_components=n_comp,
+        alpha=alpha_used,
+        method=method,
+        notes=_notes(n_comp, fin, converged, alpha, per_context),
+    )
+
+
 def bradley_terry(
     P=None,
     *,
@@ -1279,9 +1312,8 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
     Y = np.where(finite, _decide(np.where(finite, arr, 0.5), soft, tau), 0.0)
     W = np.ascontiguousarray(_win_weights(Y, Om))
     theta = np.zeros((n_ctx, n))
-    converged, n_iter, max_change, comp, n_comp, fin, alpha_used = _fit_batch(
-        W, float(alpha), max_iter, tol, theta, False
-    )
+    fitted = _fit_batch(W, float(alpha), max_iter, tol, theta, False)
+    converged, _, _, comp, n_comp, _, alpha_used = fitted
     if not converged.all():
         warnings.warn(
             f"bradley_terry: context(s) {np.flatnonzero(~converged)[:10].tolist()} did not "
@@ -1289,14 +1321,8 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
             RuntimeWarning,
             stacklevel=3,
         )
-    lower = upper = None
-    method = "newton-cholesky per context"
-    if intervals == "fisher":
-        se = _fisher_batch(W, theta, alpha_used, comp, n_comp)
-        z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
-        lower, upper = theta - z * se, theta + z * se
-        method += f"; fisher intervals (level {level})"
-    elif intervals == "bootstrap":
+
+    def replicates():
         rng = np.random.default_rng(random_state)
         # resample each context's present comparisons with replacement, as multinomial
         # counts on the cells (ordered pairs) of P
@@ -1318,21 +1344,19 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
             th_b = theta.copy()
             _fit_batch(W_b, float(alpha), max_iter, tol, th_b, True)
             samples[b] = th_b
-        lower, upper = _percentile_bounds(samples, level)
-        method += f"; bootstrap intervals ({n_boot} replicates, level {level})"
-    return BTResult(
-        scores=theta,
-        converged=converged,
-        n_iter=n_iter,
-        max_change=max_change,
-        lower=lower,
-        upper=upper,
-        finite_mle=fin,
-        component=comp,
-        n_components=n_comp,
-        alpha=alpha_used,
-        method=method,
-        notes=_notes(n_comp, fin, converged, alpha, True),
+        return samples
+
+    return _result(
+        theta,
+        fitted,
+        alpha=alpha,
+        per_context=True,
+        method="newton-cholesky per context",
+        intervals=intervals,
+        level=level,
+        n_boot=n_boot,
+        se=lambda: _fisher_batch(W, theta, alpha_used, comp, n_comp),
+        replicates=replicates,
     )
 
 
@@ -1355,23 +1379,16 @@ def _bt_flat(
     ei, ej, out, w, n_items = check_flat(first, second, outcome, n_items, weights)
     y = _decide(out, soft, tau)
     wy = w * y
-    theta, converged, n_iter, max_change, comp, n_comp, fin, alpha_vec = _fit_flat(
-        ei, ej, wy, w, n_items, float(alpha), max_iter, tol
-    )
+    theta, *fitted = _fit_flat(ei, ej, wy, w, n_items, float(alpha), max_iter, tol)
+    converged, _, _, comp, n_comp, _, alpha_vec = fitted
     if not converged:
         warnings.warn(
             f"bradley_terry: did not converge in {max_iter} iterations",
             RuntimeWarning,
             stacklevel=3,
         )
-    lower = upper = None
-    method = "newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)"
-    if intervals == "fisher":
-        se = _fisher_flat(ei, ej, w, n_items, theta, alpha_vec, comp, n_comp)
-        z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
-        lower, upper = theta - z * se, theta + z * se
-        method += f"; fisher intervals (level {level})"
-    elif intervals == "bootstrap":
+
+    def replicates():
         rng = np.random.default_rng(random_state)
         m = ei.size
         samples = np.empty((n_boot, n_items))
@@ -1380,19 +1397,17 @@ def _bt_flat(
             samples[b] = _fit_flat(
                 ei, ej, wy * counts, w * counts, n_items, float(alpha), max_iter, tol, theta0=theta
             )[0]
-        lower, upper = _percentile_bounds(samples, level)
-        method += f"; bootstrap intervals ({n_boot} replicates, level {level})"
-    return BTResult(
-        scores=theta,
-        converged=converged,
-        n_iter=n_iter,
-        max_change=max_change,
-        lower=lower,
-        upper=upper,
-        finite_mle=fin,
-        component=comp,
-        n_components=n_comp,
-        alpha=alpha_vec,
-        method=method,
-        notes=_notes(n_comp, fin, converged, alpha, False),
+        return samples
+
+    return _result(
+        theta,
+        fitted,
+        alpha=alpha,
+        per_context=False,
+        method="newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)",
+        intervals=intervals,
+        level=level,
+        n_boot=n_boot,
+        se=lambda: _fisher_flat(ei, ej, w, n_items, theta, alpha_vec, comp, n_comp),
+        replicates=replicates,
     )

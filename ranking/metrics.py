@@ -89,8 +89,8 @@ def _pearson(x, y, n):
 
 
 @njit
-def _spearman_row(a, b):
-    """Spearman rho of two 1-D rows over positions finite in both (NaN if undefined)."""
+def _finite_pairs(a, b):
+    """(a's values, b's values, n): the n positions finite in both, packed at the front."""
     n_all = a.shape[0]
     xa = np.empty(n_all)
     xb = np.empty(n_all)
@@ -100,6 +100,13 @@ def _spearman_row(a, b):
             xa[n] = a[k]
             xb[n] = b[k]
             n += 1
+    return xa, xb, n
+
+
+@njit
+def _spearman_row(a, b):
+    """Spearman rho of two 1-D rows over positions finite in both (NaN if undefined)."""
+    xa, xb, n = _finite_pairs(a, b)
     if n < 2:
         return np.nan
     ra = np.empty(n)
@@ -150,27 +157,30 @@ def _spearman_preranked(x, n, ref_rc, ref_ss):
 
 
 @njit
-def _kendall_counts(x, y, n):
-    """(concordant - discordant, pairs tied in x, pairs tied in y, total pairs) of x[:n], y[:n]."""
-    s = 0.0
-    tx = 0.0
-    ty = 0.0
-    for i in range(n):
+def _kendall_pairs_loop(x, y, a, b):  # pragma: no cover - compiled
+    """(concordant - discordant, pairs tied in x, pairs tied in y) of x[a:b], y[a:b].
+
+    The direct O(n^2) pair loop; also the short-segment kernel of ``ranking.agreement``.
+    """
+    c = 0
+    tx = 0
+    ty = 0
+    for i in range(a, b):
         xi = x[i]
         yi = y[i]
-        for j in range(i + 1, n):
+        for j in range(i + 1, b):
             dx = xi - x[j]
             dy = yi - y[j]
             if dx == 0.0:
-                tx += 1.0
+                tx += 1
             if dy == 0.0:
-                ty += 1.0
+                ty += 1
             if dx != 0.0 and dy != 0.0:
                 if (dx > 0.0) == (dy > 0.0):
-                    s += 1.0
+                    c += 1
                 else:
-                    s -= 1.0
-    return s, tx, ty, 0.5 * n * (n - 1.0)
+                    c -= 1
+    return c, tx, ty
 
 
 @njit
@@ -187,7 +197,12 @@ def _n_distinct(x, n):
 def _kendall_compact(x, y, n, variant_c):
     if n < 2:
         return np.nan
-    s, tx, ty, tot = _kendall_counts(x, y, n)
+    c, n_tx, n_ty = _kendall_pairs_loop(x, y, 0, n)
+    # counts as floats: exact, and (tot - tx) * (tot - ty) cannot overflow
+    s = float(c)
+    tx = float(n_tx)
+    ty = float(n_ty)
+    tot = 0.5 * n * (n - 1.0)
     if tx == tot or ty == tot:
         return np.nan
     if variant_c:
@@ -199,15 +214,7 @@ def _kendall_compact(x, y, n, variant_c):
 @njit
 def _kendall_row(a, b, variant_c):
     """Kendall tau-b (or tau-c) of two rows over positions finite in both (NaN if undefined)."""
-    n_all = a.shape[0]
-    xa = np.empty(n_all)
-    xb = np.empty(n_all)
-    n = 0
-    for k in range(n_all):
-        if math.isfinite(a[k]) and math.isfinite(b[k]):
-            xa[n] = a[k]
-            xb[n] = b[k]
-            n += 1
+    xa, xb, n = _finite_pairs(a, b)
     return _kendall_compact(xa, xb, n, variant_c)
 
 

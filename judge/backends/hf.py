@@ -593,32 +593,34 @@ class HFBackend:
         lp, _ = self._forward([item.ids for item in batch])
         return self._label_result(lp, batch)
 
+    def _pad(self, seqs, *, left: bool):
+        """(token ids, attention mask) of ``seqs`` padded to the longest, on the device."""
+        torch = self._torch
+        n = len(seqs)
+        width = max(len(s) for s in seqs)
+        ids = torch.full((n, width), self._pad_id, dtype=torch.long)
+        mask = torch.zeros((n, width), dtype=torch.long)
+        for b, s in enumerate(seqs):
+            cols = slice(width - len(s), width) if left else slice(0, len(s))
+            ids[b, cols] = torch.as_tensor(s)
+            mask[b, cols] = 1
+        return ids.to(self.device), mask.to(self.device)
+
     def _seq2seq_batch(self, batch: list[_Prepared]) -> list[LabelResult]:
         torch = self._torch
-        n = len(batch)
-        t_enc = max(len(item.ids) for item in batch)
-        t_dec = max(len(item.dec) for item in batch)
-        enc = torch.full((n, t_enc), self._pad_id, dtype=torch.long)
-        enc_mask = torch.zeros((n, t_enc), dtype=torch.long)
-        dec = torch.full((n, t_dec), self._pad_id, dtype=torch.long)
-        dec_mask = torch.zeros((n, t_dec), dtype=torch.long)
-        for b, item in enumerate(batch):
-            # right padding: T5 has relative positions, and the last real decoder position
-            # is gathered below
-            enc[b, : len(item.ids)] = torch.as_tensor(item.ids)
-            enc_mask[b, : len(item.ids)] = 1
-            dec[b, : len(item.dec)] = torch.as_tensor(item.dec)
-            dec_mask[b, : len(item.dec)] = 1
-        dev = self.device
+        # right padding: T5 has relative positions, and the last real decoder position
+        # is gathered below
+        enc, enc_mask = self._pad([item.ids for item in batch], left=False)
+        dec, dec_mask = self._pad([item.dec for item in batch], left=False)
         out = self.model(
-            input_ids=enc.to(dev),
-            attention_mask=enc_mask.to(dev),
-            decoder_input_ids=dec.to(dev),
-            decoder_attention_mask=dec_mask.to(dev),
+            input_ids=enc,
+            attention_mask=enc_mask,
+            decoder_input_ids=dec,
+            decoder_attention_mask=dec_mask,
             use_cache=False,
         )
         last = torch.as_tensor([len(item.dec) - 1 for item in batch], device=out.logits.device)
-        logits = out.logits[torch.arange(n, device=last.device), last]
+        logits = out.logits[torch.arange(len(batch), device=last.device), last]
         self.stats["n_forward"] += 1
         self.stats["n_encoder_tokens"] += sum(len(item.ids) for item in batch)
         self.stats["n_decoder_tokens"] += sum(len(item.dec) for item in batch)
@@ -633,13 +635,8 @@ class HFBackend:
         """
         torch = self._torch
         n = len(seqs)
-        t_new = max(len(s) for s in seqs)
-        ids = torch.full((n, t_new), self._pad_id, dtype=torch.long)
-        new_mask = torch.zeros((n, t_new), dtype=torch.long)
-        for b, s in enumerate(seqs):
-            ids[b, t_new - len(s) :] = torch.as_tensor(s)
-            new_mask[b, t_new - len(s) :] = 1
-        ids, new_mask = ids.to(self.device), new_mask.to(self.device)
+        ids, new_mask = self._pad(seqs, left=True)
+        t_new = ids.shape[1]
         cache = None
         mask = new_mask
         if past is not None:
@@ -921,13 +918,7 @@ class HFBackend:
         limits = [max(0, int(r.decoding.max_new_tokens)) for r in reqs]
         dev = self.device
         if self.kind == "causal":
-            t_in = max(len(s) for s in seqs)
-            ids = torch.full((n, t_in), self._pad_id, dtype=torch.long)
-            mask = torch.zeros((n, t_in), dtype=torch.long)
-            for b, s in enumerate(seqs):
-                ids[b, t_in - len(s) :] = torch.as_tensor(s)
-                mask[b, t_in - len(s) :] = 1
-            ids, mask = ids.to(dev), mask.to(dev)
+            ids, mask = self._pad(seqs, left=True)
             position_ids = (mask.cumsum(-1) - 1).clamp_(min=0)
             out = self.model(
                 input_ids=ids,
@@ -938,13 +929,7 @@ class HFBackend:
             )
             next_pos = position_ids[:, -1:] + 1
         else:
-            t_in = max(len(s) for s in seqs)
-            enc = torch.full((n, t_in), self._pad_id, dtype=torch.long)
-            mask = torch.zeros((n, t_in), dtype=torch.long)
-            for b, s in enumerate(seqs):
-                enc[b, : len(s)] = torch.as_tensor(s)
-                mask[b, : len(s)] = 1
-            enc, mask = enc.to(dev), mask.to(dev)
+            enc, mask = self._pad(seqs, left=False)
             encoder_outputs = self.model.get_encoder()(input_ids=enc, attention_mask=mask)
             start = self.model.config.decoder_start_token_id
             start = self._pad_id if start is None else int(start)

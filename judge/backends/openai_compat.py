@@ -326,6 +326,12 @@ class OpenAIBackend:
         """Approximate token count (about 4 characters a token for English BPE vocabularies)."""
         return max(1, round(len(text) / 4))
 
+    def _key_refused(self, exc) -> BackendError:
+        return BackendError(
+            f"the endpoint {self.base_url} refused the API key (401: "
+            f"{self._scrub_key(_status_message(exc))}); check OPENAI_API_KEY"
+        )
+
     def check(self) -> None:
         """Fail fast, before any work, when the endpoint or the model is not usable.
 
@@ -345,10 +351,7 @@ class OpenAIBackend:
                 "does the URL end in /v1?"
             ) from None
         except openai.AuthenticationError as exc:
-            raise BackendError(
-                f"the endpoint {where} refused the API key (401: "
-                f"{self._scrub_key(_status_message(exc))}); check OPENAI_API_KEY"
-            ) from None
+            raise self._key_refused(exc) from None
         except openai.APIStatusError as exc:
             # Some servers have no model list (404/405); the probe below still checks.
             logger.debug("model list unavailable at %s: %s", where, exc.status_code)
@@ -376,10 +379,7 @@ class OpenAIBackend:
                 f"{self._scrub_key(_status_message(exc))})"
             ) from None
         except openai.AuthenticationError as exc:
-            raise BackendError(
-                f"the endpoint {where} refused the API key (401: "
-                f"{self._scrub_key(_status_message(exc))}); check OPENAI_API_KEY"
-            ) from None
+            raise self._key_refused(exc) from None
         except openai.BadRequestError as exc:
             message = self._scrub_key(_status_message(exc))
             if self.logprobs is not False and "logprob" in message.lower():

@@ -27,8 +27,8 @@ from data.benchmarks import (
     load_benchmark,
 )
 from data.benchmarks._sources import SOURCES, checksums, remote_file, source_of
-from data.paths import data_dirs
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
+from tests.data._benchmark_files import DATA, go_offline, have, need
 
 NAMES = (
     "summeval",
@@ -40,22 +40,12 @@ NAMES = (
     "pandalm",
     "llmfao",
 )
-DATA = data_dirs()[0]
-
-
-def _have(name: str) -> bool:
-    return all((DATA / rel).is_file() for rel in benchmark_info(name).files)
-
-
-def need(name: str):
-    return pytest.mark.skipif(not _have(name), reason=f"benchmark files of {name!r} not in {DATA}")
 
 
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch, tmp_path_factory):
     """No test may download: downloads are off and the user cache is a temp folder."""
-    monkeypatch.setenv("JUDGESCOPE_OFFLINE", "1")
-    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path_factory.mktemp("cache")))
+    go_offline(monkeypatch, tmp_path_factory)
 
 
 def load(name: str) -> Dataset:
@@ -121,7 +111,7 @@ def test_checksums_match_the_reference_copy():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_benchmark_loads_valid(name):
-    if not _have(name):
+    if not have(name):
         pytest.skip(f"files of {name!r} not in {DATA}")
     ds = load(name)
     assert isinstance(ds, Dataset) and ds.name == name
@@ -205,7 +195,7 @@ def test_summeval_annotators_counts():
     assert set(crowd.annotator) == {f"crowd_{k}" for k in range(1, 6)}
     assert set(hs.score.unique()) <= {1.0, 2.0, 3.0, 4.0, 5.0}
     # The expert ratings average to the means of the 16-system set.
-    if _have("summeval"):
+    if have("summeval"):
         means = experts.groupby(keys)["score"].mean()
         ref = load("summeval").human_scores.set_index(keys)["score"]
         assert np.allclose(means.to_numpy(), ref.loc[means.index].to_numpy())
@@ -220,7 +210,7 @@ def test_summeval_annotators_counts():
 
 @need("summeval")
 def test_summeval_carries_the_same_judge_outputs_in_both_sets():
-    a, b = load("summeval"), load("summeval_annotators") if _have("summeval_annotators") else None
+    a, b = load("summeval"), load("summeval_annotators") if have("summeval_annotators") else None
     assert len(a.comparisons) == 8800 and len(a.ratings) == 43200
     if b is not None:
         assert a.comparisons.equals(b.comparisons) and a.ratings.equals(b.ratings)

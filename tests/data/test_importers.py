@@ -15,26 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from data.benchmarks import benchmark_info, load_benchmark, summeval
+from data.benchmarks import load_benchmark, summeval
 from data.parsing import parse_choice_letter
-from data.paths import data_dirs
 from data.schema import HUMAN_JUDGE_PREFIX, DataError
-
-DATA = data_dirs()[0]
-
-
-def _have(name: str) -> bool:
-    return all((DATA / rel).is_file() for rel in benchmark_info(name).files)
-
-
-def need(name: str):
-    return pytest.mark.skipif(not _have(name), reason=f"benchmark files of {name!r} not in {DATA}")
+from tests.data._benchmark_files import DATA, go_offline, need
 
 
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch, tmp_path_factory):
-    monkeypatch.setenv("JUDGESCOPE_OFFLINE", "1")
-    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path_factory.mktemp("cache")))
+    go_offline(monkeypatch, tmp_path_factory)
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -1,7 +1,10 @@
-"""Shared set-up for the AppTests of the analysis pages (Rankings, Position bias, Budgets).
+"""Shared set-up for the AppTests of the analysis pages (Rankings, Position bias, Budgets,
+Human agreement, Prompt sensitivity).
 
 The pages run inside the real app (``app.py`` with ``st.navigation``): the session's
-datasets are put into session state before the first run, then the test switches page.
+datasets are put into session state before the first run (:func:`open_page`), or loaded
+through the sidebar's benchmark loader (:func:`open_page_loaded`), then the test switches
+page.
 Real benchmarks are read from ``data.paths.data_dirs()``; tests that need one run whenever
 its files are there.
 """
@@ -52,6 +55,24 @@ def open_page(page: str, dataset: str | Dataset = "demo") -> AppTest:
     return at
 
 
+def open_page_loaded(page: str, benchmark: str | None = None) -> AppTest:
+    """Run the app, load ``benchmark`` with the sidebar's loader (none: the demo stays
+    active) and switch to ``page``."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    if benchmark is not None:
+        at.selectbox(key="data.benchmark").set_value(benchmark).run()
+        at.button(key="data.load").click().run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def need_folder(folder: str) -> None:
+    """Skip the calling test when data folder ``folder`` is absent."""
+    if not (data_dirs()[0] / folder).is_dir():
+        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
+
+
 def metrics(at: AppTest) -> dict[str, str]:
     """Metric label -> shown value (the last one of a label wins)."""
     return {m.label: m.value for m in at.metric}
@@ -66,6 +87,11 @@ def chart_titles(at: AppTest) -> list[str]:
     return [fig["layout"]["title"]["text"] for fig in charts(at)]
 
 
+def figures(at: AppTest) -> dict[str, dict]:
+    """Title -> plotly spec of every chart on the page."""
+    return {fig["layout"]["title"]["text"]: fig for fig in charts(at)}
+
+
 def array(value) -> np.ndarray:
     """A plotly JSON array: a list, or the binary {"dtype", "bdata", "shape"} encoding."""
     if isinstance(value, dict) and "bdata" in value:
@@ -73,5 +99,5 @@ def array(value) -> np.ndarray:
         shape = value.get("shape")
         if shape:
             out = out.reshape([int(x) for x in str(shape).split(",")])
-        return out
+        return out.astype(float)
     return np.asarray(value, dtype=float)

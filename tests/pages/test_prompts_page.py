@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import base64
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,52 +11,19 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import data
-from data.paths import data_dirs
 from data.schema import Dataset
 from pages.services import judge_outputs as judge_outputs_svc
 from pages.services import prompts as prompts_svc
 from ranking.metrics import kendall
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 300
+from tests.pages._analysis_apptest import APP, TIMEOUT, open_page_loaded
+from tests.pages._analysis_apptest import array as _array
+from tests.pages._analysis_apptest import figures as _figures
+from tests.pages._analysis_apptest import metrics as _metrics
+from tests.pages._analysis_apptest import need_folder as _need
 
 
 def _page(benchmark: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    if benchmark is not None:
-        at.selectbox(key="data.benchmark").set_value(benchmark).run()
-        at.button(key="data.load").click().run()
-    at.switch_page("pages/prompts.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at: AppTest) -> dict[str, dict]:
-    out = {}
-    for chart in at.get("plotly_chart"):
-        spec = json.loads(chart.proto.spec)
-        out[spec["layout"]["title"]["text"]] = spec
-    return out
-
-
-def _array(value) -> np.ndarray:
-    """A plotly data array: a list, or plotly's typed-array form {dtype, bdata, shape}."""
-    if isinstance(value, dict) and "bdata" in value:
-        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = value.get("shape")
-        if shape:
-            arr = arr.reshape([int(n) for n in str(shape).split(",")])
-        return arr.astype(float)
-    return np.array(value, dtype=float)
-
-
-def _metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def _need(folder: str) -> None:
-    if not (data_dirs()[0] / folder).is_dir():
-        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
+    return open_page_loaded("pages/prompts.py", benchmark)
 
 
 # ----------------------------------------------------------------------------- pages

@@ -389,16 +389,7 @@ def naive_bt_fit(first, second, outcome, n_items, weights=None, alpha=0.0):
         return -g[free]
 
     def hess(x):
-        t = full(x)
-        H = alpha * _np.eye(n_items)
-        for c in range(len(first)):
-            p = 1.0 / (1.0 + _np.exp(-(t[first[c]] - t[second[c]])))
-            h = w[c] * p * (1.0 - p)
-            i, j = first[c], second[c]
-            H[i, i] += h
-            H[j, j] += h
-            H[i, j] -= h
-            H[j, i] -= h
+        H = naive_bt_hessian(full(x), first, second, w, n_items, alpha)
         return H[_np.ix_(free, free)]
 
     res = _optimize.minimize(
@@ -415,9 +406,8 @@ def naive_bt_fit(first, second, outcome, n_items, weights=None, alpha=0.0):
     return theta
 
 
-def naive_bt_fisher_se(theta, first, second, n_items, weights=None, alpha=0.0):
-    """sqrt(diag(pinv(H))) for the Hessian built one comparison at a time."""
-    w = _np.ones(len(first)) if weights is None else _np.asarray(weights, dtype=float)
+def naive_bt_hessian(theta, first, second, w, n_items, alpha):
+    """Hessian of the negative penalised BT log-likelihood, one comparison at a time."""
     H = alpha * _np.eye(n_items)
     for c in range(len(first)):
         p = 1.0 / (1.0 + _np.exp(-(theta[first[c]] - theta[second[c]])))
@@ -427,6 +417,13 @@ def naive_bt_fisher_se(theta, first, second, n_items, weights=None, alpha=0.0):
         H[j, j] += h
         H[i, j] -= h
         H[j, i] -= h
+    return H
+
+
+def naive_bt_fisher_se(theta, first, second, n_items, weights=None, alpha=0.0):
+    """sqrt(diag(pinv(H))) for the Hessian built one comparison at a time."""
+    w = _np.ones(len(first)) if weights is None else _np.asarray(weights, dtype=float)
+    H = naive_bt_hessian(theta, first, second, w, n_items, alpha)
     cov = _np.linalg.pinv(H) if alpha == 0 else _np.linalg.inv(H)
     return _np.sqrt(_np.diag(cov))
 
