@@ -85,7 +85,7 @@ def simulate_with_truth(
         Attribute names; each gets its own latent quality, human scores, comparisons and
         ratings.
     n_annotators : int
-        Human annotators (``a1``, ``a2``, ...) scoring every candidate; 0 for none.
+        Human annotators (``human_1``, ``human_2``, ...) scoring every candidate; 0 for none.
     judge_noise : float
         Standard deviation of the judge's error in logits (pairwise) and latent units
         (ratings).
@@ -223,7 +223,9 @@ def simulate_with_truth(
             "context_id": ctx_names[c_idx],
             "candidate_id": cand_names[i_idx],
             "attribute": attr_names[a_idx],
-            "annotator": np.array([f"a{k + 1}" for k in range(n_annotators)], dtype=object)[k_idx],
+            "annotator": np.array([f"human_{k + 1}" for k in range(n_annotators)], dtype=object)[
+                k_idx
+            ],
             "score": human.ravel(),
         }
     )
