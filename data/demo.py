@@ -52,7 +52,7 @@ def demo_dataset() -> Dataset:
         Validated; candidates are named after their system (``large``, ``lead``, ...).
         Comparisons: one position-biased soft judge (``JUDGE_NAME``), every ordered pair
         of every context for both attributes. Ratings: the same judge under
-        ``PROMPTS``, three samples each. Human scores: annotators ``a1``-``a3``.
+        ``PROMPTS``, three samples each. Human scores: annotators ``human_1``-``human_3``.
     """
     texts = json.loads(TEXTS_FILE.read_text(encoding="utf-8"))
     contexts = texts["contexts"]
