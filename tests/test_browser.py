@@ -1,7 +1,8 @@
 """End to end in a real headless Chromium: start the app, visit every page, save screenshots.
 
-Chromium and its driver come from the OS packages (.ci/run installs them). The screenshots
-land in docs/screenshots/ and the README shows them.
+Chromium and its driver come from the OS packages (.ci/run installs them). Screenshots go to
+a temporary folder; ``JUDGESCOPE_SCREENSHOTS=docs/screenshots python -m pytest tests/test_browser.py``
+refreshes the ones the README shows.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHOTS = REPO / "docs" / "screenshots"
 PAGES = {
     "": "JudgeScope",  # the default page (Data) lives at the root
     "judge": "Judge",
@@ -120,10 +120,11 @@ def _wait_rendered(driver, title: str, timeout: float = 120) -> None:
     raise AssertionError(f"page never showed its title {title!r}; headings: {heads}")
 
 
-def test_every_page_renders_without_error(server, browser):
+def test_every_page_renders_without_error(server, browser, tmp_path):
     from selenium.webdriver.common.by import By
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
     for path, title in PAGES.items():
         browser.get(f"{server}/{path}")
         _wait_rendered(browser, title)
@@ -132,6 +133,6 @@ def test_every_page_renders_without_error(server, browser):
         body = browser.find_element(By.TAG_NAME, "body").text
         assert "Traceback" not in body, f"/{path} shows a traceback"
         assert "Page not found" not in body, f"/{path} is not routed"
-        shot = SHOTS / f"{path or 'data'}.png"
+        shot = shots / f"{path or 'data'}.png"
         browser.save_screenshot(str(shot))
         assert shot.stat().st_size > 10_000
