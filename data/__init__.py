@@ -1,8 +1,8 @@
 """JudgeScope's data layer: canonical tables, validation, upload readers, benchmarks, demo.
 
-The public names are listed once here; the modules behind them load on first use, so
-``import data`` stays light (a page that only needs :class:`Dataset` does not parse XML or
-import the simulator).
+The public names are listed once here (importing them all costs about as much as pandas
+itself, which every module needs). The simulator function ``simulate`` is reached as
+``data.simulate.simulate``: exporting it here would clash with the submodule's name.
 
 - Tables: :class:`Dataset`, :class:`DataError`, ``HUMAN_JUDGE_PREFIX`` (``data.schema``).
 - Benchmarks: :func:`list_benchmarks`, :func:`load_benchmark`, :class:`BenchmarkInfo`,
@@ -17,58 +17,70 @@ import the simulator).
 
 from __future__ import annotations
 
-import importlib
-
+from data.arrays import (
+    FlatComparisons,
+    PMatrix,
+    comparisons_to_P,
+    flat_comparisons,
+    scores_to_matrix,
+)
+from data.benchmarks import BenchmarkInfo, list_benchmarks, llmfao_golden, load_benchmark
+from data.demo import demo_dataset
+from data.io import (
+    PairwiseMapping,
+    WideMapping,
+    detect_kind,
+    guess_pairwise_mapping,
+    guess_wide_mapping,
+    load_dataset,
+    pairwise_to_comparisons,
+    read_frame,
+    read_table,
+    read_upload,
+    save_dataset,
+    wide_to_dataset,
+    write_table,
+)
+from data.parsing import Parsed, parse_choice_letter, parse_likert, parse_verdict
+from data.paths import data_dirs, user_cache_dir
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
+from data.simulate import simulate_with_truth
+from data.validate import validate_dataset, validate_table
 
-# name -> module that defines it. The simulator function ``simulate`` is reached as
-# ``data.simulate.simulate``: exporting it here would clash with the submodule's name.
-_LAZY = {
-    "BenchmarkInfo": "data.benchmarks",
-    "list_benchmarks": "data.benchmarks",
-    "load_benchmark": "data.benchmarks",
-    "llmfao_golden": "data.benchmarks",
-    "validate_dataset": "data.validate",
-    "validate_table": "data.validate",
-    "read_upload": "data.io",
-    "read_table": "data.io",
-    "read_frame": "data.io",
-    "write_table": "data.io",
-    "load_dataset": "data.io",
-    "save_dataset": "data.io",
-    "detect_kind": "data.io",
-    "WideMapping": "data.io",
-    "PairwiseMapping": "data.io",
-    "guess_wide_mapping": "data.io",
-    "guess_pairwise_mapping": "data.io",
-    "wide_to_dataset": "data.io",
-    "pairwise_to_comparisons": "data.io",
-    "comparisons_to_P": "data.arrays",
-    "PMatrix": "data.arrays",
-    "flat_comparisons": "data.arrays",
-    "FlatComparisons": "data.arrays",
-    "scores_to_matrix": "data.arrays",
-    "simulate_with_truth": "data.simulate",
-    "demo_dataset": "data.demo",
-    "Parsed": "data.parsing",
-    "parse_verdict": "data.parsing",
-    "parse_likert": "data.parsing",
-    "parse_choice_letter": "data.parsing",
-    "data_dirs": "data.paths",
-    "user_cache_dir": "data.paths",
-}
-
-__all__ = ["Dataset", "DataError", "HUMAN_JUDGE_PREFIX", *_LAZY]
-
-
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'data' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__all__ = [
+    "Dataset",
+    "DataError",
+    "HUMAN_JUDGE_PREFIX",
+    "BenchmarkInfo",
+    "list_benchmarks",
+    "load_benchmark",
+    "llmfao_golden",
+    "validate_dataset",
+    "validate_table",
+    "read_upload",
+    "read_table",
+    "read_frame",
+    "write_table",
+    "load_dataset",
+    "save_dataset",
+    "detect_kind",
+    "WideMapping",
+    "PairwiseMapping",
+    "guess_wide_mapping",
+    "guess_pairwise_mapping",
+    "wide_to_dataset",
+    "pairwise_to_comparisons",
+    "comparisons_to_P",
+    "PMatrix",
+    "flat_comparisons",
+    "FlatComparisons",
+    "scores_to_matrix",
+    "simulate_with_truth",
+    "demo_dataset",
+    "Parsed",
+    "parse_verdict",
+    "parse_likert",
+    "parse_choice_letter",
+    "data_dirs",
+    "user_cache_dir",
+]

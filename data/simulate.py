@@ -314,47 +314,9 @@ def _canonical(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def simulate(
-    n_contexts: int,
-    n_candidates: int,
-    *,
-    attributes: Sequence[str] = ("quality",),
-    n_annotators: int = 3,
-    judge_noise: float = 1.0,
-    position_bias: float = 0.0,
-    tie_rate: float = 0.0,
-    mode: str = "soft",
-    n_samples: int = 5,
-    likert: bool = True,
-    scale: tuple[float, float] = (1, 5),
-    n_systems: int | None = None,
-    human_noise: float = 0.5,
-    prompts: Sequence[str] = ("plain",),
-    quality: np.ndarray | None = None,
-    random_state: int | np.random.Generator | None = 0,
-    judge_name: str = "simulated",
-) -> Dataset:
+def simulate(n_contexts: int, n_candidates: int, **options) -> Dataset:
     """Simulate a dataset: :func:`simulate_with_truth` without the truth table.
 
-    See :func:`simulate_with_truth` for the parameters and the model.
+    Takes the same arguments; see :func:`simulate_with_truth` for them and for the model.
     """
-    ds, _truth = simulate_with_truth(
-        n_contexts,
-        n_candidates,
-        attributes=attributes,
-        n_annotators=n_annotators,
-        judge_noise=judge_noise,
-        position_bias=position_bias,
-        tie_rate=tie_rate,
-        mode=mode,
-        n_samples=n_samples,
-        likert=likert,
-        scale=scale,
-        n_systems=n_systems,
-        human_noise=human_noise,
-        prompts=prompts,
-        quality=quality,
-        random_state=random_state,
-        judge_name=judge_name,
-    )
-    return ds
+    return simulate_with_truth(n_contexts, n_candidates, **options)[0]

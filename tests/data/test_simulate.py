@@ -147,9 +147,22 @@ def test_bad_arguments(kwargs, match):
         simulate(**args)
 
 
-def test_large_simulation_is_vectorised():
+def test_large_simulation_is_complete_and_unbiased():
+    """Arena-like size: every ordered pair has all its samples, nothing else, no slot bias."""
     ds = simulate(100, 16, mode="samples", n_samples=5, n_systems=20, random_state=0)
-    assert len(ds.comparisons) == 100 * 16 * 15 * 5
+    validate_dataset(ds)
+    c = ds.comparisons
+    assert (c["first_id"] != c["second_id"]).all()
+    per_pair = c.groupby(["context_id", "first_id", "second_id"])["sample"]
+    assert per_pair.ngroups == 100 * 16 * 15
+    assert (per_pair.apply(lambda s: sorted(s) == [0, 1, 2, 3, 4])).all()
+    # no position bias was asked for: the first slot wins about half of the decided verdicts
+    decided = c[c["verdict"] != "tie"]
+    assert (decided["verdict"] == "A").mean() == pytest.approx(0.5, abs=0.02)
+    # the samples of one ordered pair share its probability: unanimous far more often than
+    # five fair coins would be (2 / 32)
+    p = c.groupby(["context_id", "first_id", "second_id"])["p_first"].mean()
+    assert ((p == 0) | (p == 1)).mean() > 3 * 2 / 32
 
 
 # --- demo
