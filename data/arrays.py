@@ -53,7 +53,19 @@ class PMatrix:
 
 
 class FlatComparisons(NamedTuple):
-    """Comparisons over one item set: ``first[k]`` was shown before ``second[k]``."""
+    """Comparisons over one item set: ``first[k]`` was shown before ``second[k]``.
+
+    Attributes
+    ----------
+    first : ndarray of int64
+        Index into ``items`` of the item shown first, one entry per comparison.
+    second : ndarray of int64
+        Index into ``items`` of the item shown second.
+    p : ndarray of float64
+        p_first of each comparison.
+    items : list of str
+        The item names the indices refer to.
+    """
 
     first: np.ndarray  # int64 index into items
     second: np.ndarray  # int64 index into items
@@ -169,8 +181,10 @@ def comparisons_to_P(
     Raises
     ------
     DataError
-        Ambiguous or unknown attribute/judge, no comparisons, a candidate compared with
-        itself, a comparison naming a candidate or context missing from ``candidates``.
+        A required column missing (from ``comparisons``, or ``context_id`` / ``candidate_id``
+        from a ``candidates`` table), ambiguous or unknown attribute/judge, no comparisons, a
+        candidate compared with itself, a comparison naming a candidate or context missing
+        from ``candidates``.
     """
     what = "comparisons"
     _need_columns(
@@ -277,6 +291,13 @@ def scores_to_matrix(
     ndarray of float64, shape (n_contexts, N_max)
         NaN-aware mean; NaN where nothing was scored and in padding. Rows of ``table``
         outside the layout are ignored.
+
+    Raises
+    ------
+    DataError
+        A column missing (``context_id``, ``candidate_id``, ``value``, or ``annotator`` when
+        ``annotators`` is given); attribute, judge or prompt_id omitted while the table holds
+        several, or given but absent; an annotator of ``annotators`` not in the table.
     """
     if isinstance(ids, PMatrix):
         context_ids, candidate_ids = ids.context_ids, ids.candidate_ids
@@ -348,6 +369,15 @@ def flat_comparisons(
         One entry per comparison row (each sample separately), rows with NaN p_first and
         comparisons between two candidates of the same system left out (they carry no
         information about the order of items).
+
+    Raises
+    ------
+    DataError
+        A required column missing; ambiguous or unknown attribute/judge; ``item="system"``
+        without a candidates table that has a ``system`` column, or with a compared
+        candidate that has no system there; a compared item missing from ``items``.
+    ValueError
+        ``item`` is neither ``"candidate"`` nor ``"system"``.
     """
     what = "comparisons"
     _need_columns(comparisons, ["context_id", "first_id", "second_id", "p_first"], what)

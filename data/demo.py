@@ -53,6 +53,12 @@ def demo_dataset() -> Dataset:
         Comparisons: one position-biased soft judge (``JUDGE_NAME``), every ordered pair
         of every context for both attributes. Ratings: the same judge under
         ``PROMPTS``, three samples each. Human scores: annotators ``human_1``-``human_3``.
+
+    Raises
+    ------
+    ValueError
+        A context of ``data/demo/texts.json`` does not have one text for each system of
+        ``SYSTEM_LEVELS`` (no more, no fewer).
     """
     texts = json.loads(TEXTS_FILE.read_text(encoding="utf-8"))
     contexts = texts["contexts"]

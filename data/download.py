@@ -67,12 +67,38 @@ class RemoteFile:
 
 
 def raw_github_url(repo: str, commit: str, path: str) -> str:
-    """``https://raw.githubusercontent.com/<repo>/<commit>/<path>``, path percent-encoded."""
+    """``https://raw.githubusercontent.com/<repo>/<commit>/<path>``, path percent-encoded.
+
+    Parameters
+    ----------
+    repo : str
+        ``"owner/name"`` on GitHub.
+    commit : str
+        The commit (or any ref) to pin.
+    path : str
+        Path inside the repository; percent-encoded with ``/`` kept.
+
+    Returns
+    -------
+    str
+        The raw-file URL.
+    """
     return f"https://raw.githubusercontent.com/{repo}/{commit}/{urllib.parse.quote(path, safe='/')}"
 
 
 def sha256_file(path: str | os.PathLike) -> str:
-    """SHA-256 hex digest of a file, read in chunks."""
+    """SHA-256 hex digest of a file, read in chunks.
+
+    Parameters
+    ----------
+    path : path
+        The file.
+
+    Returns
+    -------
+    str
+        Lower-case hex digest (64 characters).
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(_CHUNK), b""):
@@ -81,7 +107,14 @@ def sha256_file(path: str | os.PathLike) -> str:
 
 
 def downloads_enabled() -> bool:
-    """False when ``JUDGESCOPE_OFFLINE`` is set to a true value (1, true, yes)."""
+    """False when ``JUDGESCOPE_OFFLINE`` is set to a true value (1, true, yes).
+
+    Returns
+    -------
+    bool
+        False when ``JUDGESCOPE_OFFLINE``, stripped and lower-cased, is ``"1"``, ``"true"``
+        or ``"yes"``; True otherwise (also when it is unset).
+    """
     return os.environ.get("JUDGESCOPE_OFFLINE", "").strip().lower() not in {"1", "true", "yes"}
 
 
@@ -248,7 +281,21 @@ def _download_all(
 
 
 def checksum_manifest(root: str | os.PathLike, relpaths: Iterable[str]) -> dict[str, list]:
-    """``{relpath: [sha256, n_bytes]}`` for files under ``root`` (sorted by relpath)."""
+    """``{relpath: [sha256, n_bytes]}`` for files under ``root`` (sorted by relpath).
+
+    Parameters
+    ----------
+    root : path
+        The folder the relpaths are relative to.
+    relpaths : iterable of str
+        The files to describe.
+
+    Returns
+    -------
+    dict of str to list
+        relpath -> ``[sha256 hex digest, size in bytes]``, keys in sorted order (the format
+        of ``data/benchmarks/checksums.json``).
+    """
     root = Path(root)
     return {rel: [sha256_file(root / rel), (root / rel).stat().st_size] for rel in sorted(relpaths)}
 

@@ -57,18 +57,42 @@ NUMBERED_ALIASES: dict[str, str] = {"#1": "A", "#2": "B", "1": "A", "2": "B"}
 
 
 class Parsed(NamedTuple):
-    """A parsed answer: ``value`` (None when unparsed) and ``reason`` (None on success)."""
+    """A parsed answer: ``value`` (None when unparsed) and ``reason`` (None on success).
+
+    Attributes
+    ----------
+    value : object
+        The verdict (``"A"``, ``"B"``, ``"tie"``), score (float) or choice index (int); None
+        when the answer did not parse.
+    reason : str or None
+        None on success, else ``"<code>: <detail>"`` (see :func:`reason_code`).
+    ok : bool
+        True when ``reason`` is None.
+    """
 
     value: Any
     reason: str | None = None
 
     @property
     def ok(self) -> bool:
+        """True when the answer parsed (``reason`` is None)."""
         return self.reason is None
 
 
 def reason_code(reason: str | None) -> str | None:
-    """The short code of a failure reason (``"no-number: ..."`` -> ``"no-number"``)."""
+    """The short code of a failure reason (``"no-number: ..."`` -> ``"no-number"``).
+
+    Parameters
+    ----------
+    reason : str or None
+        A :attr:`Parsed.reason`.
+
+    Returns
+    -------
+    str or None
+        The text before the first ``":"``, stripped (the whole reason when there is no
+        colon); None for None.
+    """
     if reason is None:
         return None
     return reason.split(":", 1)[0].strip()
@@ -284,6 +308,13 @@ def parse_verdict(
     than Summary #1"), else a tie when the answer says "equally", else ``ambiguous``.
     Single capital letters are matched case-sensitively and not where they read as the
     article ("A good summary").
+
+    Raises
+    ------
+    ValueError
+        Not exactly two ``labels``; a label or tie label that is not a non-empty string, or
+        one given twice (case-insensitively for labels longer than one character); an alias
+        that maps to something other than "A", "B", "tie" or one of the labels.
     """
     labels = tuple(labels)
     if len(labels) != 2:
@@ -328,6 +359,25 @@ def parse_choice_letter(text: Any, letters: str | Sequence[str] = "ABCDE") -> Pa
 
     ``"D"`` -> 4, ``"(B)"`` -> 2, ``"E: All sentences are fluent. Score: Five."`` -> 5.
     Uses the same rules as :func:`parse_verdict` (leading label, refusal, named options).
+
+    Parameters
+    ----------
+    text : str
+        The judge's raw answer. None / NaN give reason ``missing``.
+    letters : str or sequence of str
+        The offered choices in order; a string is read as one choice per character.
+
+    Returns
+    -------
+    Parsed
+        ``value`` the 1-based index (int) of the chosen letter or None; reason codes
+        ``missing``, ``empty``, ``refusal``, ``ambiguous`` (several named, none said to be
+        better), ``no-label``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two letters; a letter that is not a non-empty string, or one given twice.
     """
     letters = tuple(letters)
     if len(letters) < 2:
@@ -478,7 +528,10 @@ def parse_likert(
         ``chiang_lee``: delete "lo-hi", "out of hi", "/hi" and the strings in ``drop``, then
         the first number (Chiang & Lee 2023). ``strict``: after deleting every mention of the
         scale ("1 to 5", "between 1 and 10", "out of N", "/N") and ``drop``, the last number
-        on the scale. ``first`` / ``last``: the first / last number after that deletion.
+        on the scale. ``keyed``: after the same deletion, the number that follows the last
+        score keyword ("score", "rating", "rated", "grade", ...) in its clause and lies on
+        the scale, else as ``strict``. ``first`` / ``last``: the first / last number after
+        that deletion.
     drop : sequence of str
         Extra strings deleted before reading numbers, case-insensitive
         (``("title 1", "title 2")`` for the adversarial-attack questions).
@@ -494,6 +547,12 @@ def parse_likert(
     Digits are always numbers; spelled-out numbers ("four") only where they read as a score:
     the whole answer or its first word, before "stars"/"points"/"out of", or after
     "score"/"rate"/"give". "four and a half" reads 4.5.
+
+    Raises
+    ------
+    ValueError
+        ``rule`` not in :data:`LIKERT_RULES`; ``scale`` not a pair of finite numbers with
+        lo < hi.
     """
     if rule not in LIKERT_RULES:
         raise ValueError(f"rule must be one of {LIKERT_RULES}, got {rule!r}")
@@ -551,12 +610,18 @@ def sample_verdicts_to_p(verdicts: Iterable[Any]) -> tuple[float, int]:
     Parameters
     ----------
     verdicts : iterable of {"A", "B", "tie", None} or Parsed
-        Unparsed samples (None) are left out of both the numerator and ``n_valid``.
+        Unparsed samples (None, NaN, or a Parsed with value None) are left out of both the
+        numerator and ``n_valid``.
 
     Returns
     -------
     (p_first, n_valid)
         ``p_first`` is NaN when no sample is valid.
+
+    Raises
+    ------
+    ValueError
+        A verdict other than "A", "B", "tie" or unparsed.
     """
     n_a = n_tie = n_valid = 0
     for v in verdicts:
@@ -589,6 +654,12 @@ def expected_score(score_probs: Mapping[float, float]) -> float:
     -------
     float
         NaN when every probability is zero (the model put no mass on a score token).
+
+    Raises
+    ------
+    ValueError
+        An empty mapping; a probability that is negative or not finite; a score that is
+        not finite.
     """
     if not score_probs:
         raise ValueError("expected_score needs at least one score probability")
@@ -607,14 +678,43 @@ def expected_score(score_probs: Mapping[float, float]) -> float:
 
 
 def summarise_failures(parsed: Iterable[Parsed]) -> dict[str, int]:
-    """Count failures by reason code, most frequent first (successes are not counted)."""
+    """Count failures by reason code, most frequent first (successes are not counted).
+
+    Parameters
+    ----------
+    parsed : iterable of Parsed
+        Parser results.
+
+    Returns
+    -------
+    dict of str to int
+        Reason code (:func:`reason_code`) -> number of answers, most frequent first (equal
+        counts in order of first appearance).
+    """
     counts = Counter(reason_code(p.reason) for p in parsed if p.reason is not None)
     return dict(counts.most_common())
 
 
 @dataclass(frozen=True)
 class ParseReport:
-    """How many answers parsed, and why the others did not, with a few examples each."""
+    """How many answers parsed, and why the others did not, with a few examples each.
+
+    Attributes
+    ----------
+    n_total : int
+        Number of answers.
+    n_parsed : int
+        Number that parsed.
+    failures : dict of str to int
+        Reason code -> count, most frequent first (:func:`summarise_failures`).
+    examples : dict of str to list of str
+        Reason code -> a few failed answers (their raw text, or the reasons when no raw
+        text was given to :meth:`from_parsed`).
+    n_failed : int
+        ``n_total - n_parsed``.
+    parse_rate : float
+        ``n_parsed / n_total``; NaN when there are no answers.
+    """
 
     n_total: int
     n_parsed: int
@@ -623,17 +723,39 @@ class ParseReport:
 
     @property
     def n_failed(self) -> int:
+        """Number of answers that did not parse."""
         return self.n_total - self.n_parsed
 
     @property
     def parse_rate(self) -> float:
+        """Share of answers that parsed; NaN when there are none."""
         return self.n_parsed / self.n_total if self.n_total else math.nan
 
     @classmethod
     def from_parsed(
         cls, parsed: Sequence[Parsed], raw: Sequence[Any] | None = None, n_examples: int = 3
     ) -> ParseReport:
-        """Build a report; ``raw`` (same length) supplies the example answers per failure."""
+        """Build a report; ``raw`` (same length) supplies the example answers per failure.
+
+        Parameters
+        ----------
+        parsed : sequence of Parsed
+            Parser results.
+        raw : sequence, optional
+            The raw answers, in the order of ``parsed``; without it the examples are the
+            failure reasons.
+        n_examples : int
+            Most examples kept per reason code, the first ones met.
+
+        Returns
+        -------
+        ParseReport
+
+        Raises
+        ------
+        ValueError
+            ``raw`` and ``parsed`` differ in length.
+        """
         parsed = list(parsed)
         if raw is not None and len(raw) != len(parsed):
             raise ValueError(f"raw has {len(raw)} answers but parsed has {len(parsed)}")
@@ -649,7 +771,13 @@ class ParseReport:
         return cls(len(parsed), n_parsed, summarise_failures(parsed), examples)
 
     def summary(self) -> str:
-        """One line: "812/820 parsed; no-number 6, out-of-scale 2"."""
+        """One line: "812/820 parsed; no-number 6, out-of-scale 2".
+
+        Returns
+        -------
+        str
+            The counts, then the failures by code when there are any.
+        """
         head = f"{self.n_parsed}/{self.n_total} parsed"
         if not self.failures:
             return head

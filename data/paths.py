@@ -14,7 +14,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def user_cache_dir() -> Path:
-    """Per-user cache folder (XDG on Linux, ~/.cache otherwise)."""
+    """Per-user cache folder of JudgeScope (judge runs; downloads go to its ``data/``).
+
+    Returns
+    -------
+    Path
+        ``JUDGESCOPE_CACHE`` when set (``~`` expanded); else ``$XDG_CACHE_HOME/judgescope``
+        when ``XDG_CACHE_HOME`` is set, else ``~/.cache/judgescope``. Not created here.
+    """
     base = os.environ.get("JUDGESCOPE_CACHE")
     if base:
         return Path(base).expanduser()
@@ -25,8 +32,17 @@ def user_cache_dir() -> Path:
 def data_dirs(data_dir: str | os.PathLike | None = None) -> list[Path]:
     """Folders searched for benchmark files, in order.
 
-    An explicit ``data_dir`` wins; otherwise ``JUDGESCOPE_DATA``, else ``../shared/data``
-    beside the repository; the per-user download cache comes last.
+    Parameters
+    ----------
+    data_dir : path, optional
+        An explicit data folder (``~`` expanded); when given it is the only folder returned.
+
+    Returns
+    -------
+    list of Path
+        ``[data_dir]`` when given; otherwise ``JUDGESCOPE_DATA`` (else ``../shared/data``
+        beside the repository) followed by the per-user download cache,
+        ``user_cache_dir() / "data"``. The folders need not exist.
     """
     if data_dir is not None:
         return [Path(data_dir).expanduser()]
@@ -36,4 +52,12 @@ def data_dirs(data_dir: str | os.PathLike | None = None) -> list[Path]:
 
 
 def default_data_dir() -> Path:
+    """The first data folder searched when no ``data_dir`` is given.
+
+    Returns
+    -------
+    Path
+        ``JUDGESCOPE_DATA`` when set (``~`` expanded), else ``../shared/data`` beside the
+        repository (``data_dirs()[0]``).
+    """
     return data_dirs()[0]

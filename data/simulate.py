@@ -125,6 +125,14 @@ def simulate_with_truth(
     truth : pandas.DataFrame
         One row per candidate and attribute: context_id, candidate_id, attribute, system,
         quality (the latent value).
+
+    Raises
+    ------
+    ValueError
+        ``n_contexts < 1`` or ``n_candidates < 2``; ``mode`` not ``"soft"`` / ``"samples"``;
+        ``tie_rate`` outside [0, 1); ``n_samples < 1`` or ``n_annotators < 0``; a negative
+        ``judge_noise`` or ``human_noise``; ``scale`` without low < high; ``n_systems < 1``;
+        ``attributes`` empty or repeated; ``quality`` of another shape or not finite.
     """
     if n_contexts < 1 or n_candidates < 2:
         raise ValueError(
@@ -318,5 +326,23 @@ def simulate(n_contexts: int, n_candidates: int, **options) -> Dataset:
     """Simulate a dataset: :func:`simulate_with_truth` without the truth table.
 
     Takes the same arguments; see :func:`simulate_with_truth` for them and for the model.
+
+    Parameters
+    ----------
+    n_contexts, n_candidates : int
+        Number of contexts and candidates per context (>= 1 and >= 2).
+    **options
+        Keyword arguments of :func:`simulate_with_truth` (``attributes``, ``judge_noise``,
+        ``position_bias``, ``mode``, ``random_state``, ...).
+
+    Returns
+    -------
+    Dataset
+        The simulated dataset, the same as ``simulate_with_truth(...)[0]``.
+
+    Raises
+    ------
+    ValueError
+        Invalid arguments, as for :func:`simulate_with_truth`.
     """
     return simulate_with_truth(n_contexts, n_candidates, **options)[0]

@@ -58,6 +58,9 @@ class BenchmarkInfo:
         The files read, relative to a data folder.
     source : str
         Repositories, commits and licences.
+    loader : callable
+        Builds the (not yet validated) Dataset from ``{relpath: local Path}`` of ``files``;
+        left out of ``repr`` and of comparisons.
     """
 
     name: str
@@ -192,12 +195,33 @@ _REGISTRY: dict[str, BenchmarkInfo] = {info.name: info for info in _INFOS}
 
 
 def list_benchmarks() -> list[BenchmarkInfo]:
-    """Every benchmark :func:`load_benchmark` knows, in a fixed order."""
+    """Every benchmark :func:`load_benchmark` knows, in a fixed order.
+
+    Returns
+    -------
+    list of BenchmarkInfo
+        A new list on each call, always in the same order.
+    """
     return list(_INFOS)
 
 
 def benchmark_info(name: str) -> BenchmarkInfo:
-    """The :class:`BenchmarkInfo` of ``name``; DataError naming the known ones otherwise."""
+    """The :class:`BenchmarkInfo` of ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A benchmark name, as in :func:`list_benchmarks`.
+
+    Returns
+    -------
+    BenchmarkInfo
+
+    Raises
+    ------
+    DataError
+        ``name`` is not a known benchmark; the message lists the known ones.
+    """
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -206,7 +230,26 @@ def benchmark_info(name: str) -> BenchmarkInfo:
 
 
 def benchmark_files(name: str, data_dir: str | os.PathLike | None = None) -> dict[str, Path]:
-    """Local paths of the files of ``name``, downloading missing ones (see module docs)."""
+    """Local paths of the files of ``name``, downloading missing ones (see module docs).
+
+    Parameters
+    ----------
+    name : str
+        A benchmark name, as in :func:`list_benchmarks`.
+    data_dir : path, optional
+        As for :func:`load_benchmark`.
+
+    Returns
+    -------
+    dict of str to Path
+        relpath -> path of an existing local file, in the order of ``BenchmarkInfo.files``.
+
+    Raises
+    ------
+    DataError
+        Unknown name; a file found in no data folder that could not be downloaded (offline,
+        ``JUDGESCOPE_OFFLINE`` set, network error) or whose download failed its checksum.
+    """
     info = benchmark_info(name)
     return _resolve(info.files, data_dir, f"benchmark '{name}'")
 
@@ -276,7 +319,15 @@ def load_benchmark(name: str, data_dir: str | os.PathLike | None = None) -> Data
 
 
 def clear_cache() -> None:
-    """Forget every parsed benchmark (the next load reads the files again)."""
+    """Forget every parsed benchmark (the next load reads the files again).
+
+    Clears the in-memory caches of :func:`load_benchmark`, :func:`llmfao_golden` and the
+    SummEval judge tables that both SummEval benchmarks share.
+
+    Returns
+    -------
+    None
+    """
     _load_cached.cache_clear()
     _golden_cached.cache_clear()
     summeval._judge_tables.cache_clear()
@@ -305,7 +356,13 @@ def llmfao_golden(data_dir: str | os.PathLike | None = None, which: str = "llmfa
         Columns ``algorithm`` (average_win_rate, bradley_terry, counting, eigen, elo,
         newman, pagerank), ``item`` and ``score``. Evalica's own defaults produced them (tie
         handling, Elo K and order, BT tolerance; BT scores sum to 1): compare rankings or
-        normalised scores.
+        normalised scores. A copy of the cached table.
+
+    Raises
+    ------
+    DataError
+        ``which`` is none of the three; the file is missing and could not be downloaded, or
+        failed its checksum; it lacks a column or holds a score that is not a number.
     """
     if which not in ("llmfao", *llmfao.TOY_SETS):
         raise DataError(f"which must be 'llmfao', 'simple' or 'food', got {which!r}")
@@ -318,6 +375,26 @@ def evalica_toy(which: str, data_dir: str | os.PathLike | None = None) -> Datase
 
     Repeated votes on the same ordered pair are numbered as samples; the judge is
     ``"human:unknown"``. Reference scores: ``llmfao_golden(which=which)``.
+
+    Parameters
+    ----------
+    which : {"simple", "food"}
+        The toy table.
+    data_dir : path, optional
+        As for :func:`load_benchmark`.
+
+    Returns
+    -------
+    Dataset
+        Validated: one context named ``which``, the voted items as candidates (system = the
+        item, empty texts), one comparison per vote on attribute ``"overall"`` (left shown
+        first). Read afresh on each call (not cached).
+
+    Raises
+    ------
+    DataError
+        ``which`` is not a toy set; the file is missing and could not be downloaded, or
+        failed its checksum; it lacks a column or has a winner other than left/right/tie.
     """
     if which not in llmfao.TOY_SETS:
         raise DataError(f"which must be one of {llmfao.TOY_SETS}, got {which!r}")

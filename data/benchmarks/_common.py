@@ -19,7 +19,24 @@ P_FIRST = {"A": 1.0, "B": 0.0, "tie": 0.5}
 
 
 def read_json(path: Path) -> Any:
-    """A JSON file, with a DataError naming the file and position when it is malformed."""
+    """A JSON file, with a DataError naming the file and position when it is malformed.
+
+    Parameters
+    ----------
+    path : Path
+        The file, read as UTF-8.
+
+    Returns
+    -------
+    object
+        The decoded JSON value.
+
+    Raises
+    ------
+    DataError
+        The file is not valid JSON (the message gives line and column, and suggests deleting
+        the file so that it is fetched again).
+    """
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -31,7 +48,23 @@ def read_json(path: Path) -> Any:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """A JSON-lines file (blank lines skipped), errors naming the file and line."""
+    """A JSON-lines file (blank lines skipped), errors naming the file and line.
+
+    Parameters
+    ----------
+    path : Path
+        The file, read as UTF-8.
+
+    Returns
+    -------
+    list of dict
+        One decoded JSON value per non-blank line, in file order.
+
+    Raises
+    ------
+    DataError
+        A line is not valid JSON (the message gives the line number).
+    """
     rows = []
     with open(path, encoding="utf-8") as f:
         for n_line, line in enumerate(f, start=1):
@@ -59,7 +92,25 @@ class _NoClassesUnpickler(pickle.Unpickler):
 
 
 def load_plain_pickle(path: Path) -> Any:
-    """Unpickle a file that holds only built-in containers (see :class:`_NoClassesUnpickler`)."""
+    """Unpickle a file that holds only built-in containers (see :class:`_NoClassesUnpickler`).
+
+    Parameters
+    ----------
+    path : Path
+        The pickle file.
+
+    Returns
+    -------
+    object
+        The unpickled data: built-in containers, strings and numbers only.
+
+    Raises
+    ------
+    DataError
+        The pickle refers to a class or function (every such lookup is refused, so nothing
+        runs while loading), or is not a readable pickle (corrupt or truncated); the
+        message starts with the path.
+    """
     with open(path, "rb") as f:
         try:
             return _NoClassesUnpickler(f).load()
@@ -74,6 +125,27 @@ def table(name: str, columns: Mapping[str, Sequence[Any] | np.ndarray]) -> pd.Da
 
     Optional columns not given are left out; ids and texts become strings, ``sample`` int64,
     scores and probabilities float64.
+
+    Parameters
+    ----------
+    name : str
+        A table of :data:`data.schema.TABLES` (``"contexts"``, ``"candidates"``,
+        ``"human_scores"``, ``"comparisons"``, ``"ratings"``).
+    columns : mapping of str to sequence or ndarray
+        Column name -> values, all of the same length.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns in canonical order. id and text values pass through ``str()``; ``verdict``
+        becomes a pandas ``str`` array with None kept missing. With every column empty, the
+        canonical empty table of ``name``.
+
+    Raises
+    ------
+    ValueError
+        A column the table does not have; columns of different lengths; a required column
+        missing (checked only when the columns are not empty).
     """
     spec = TABLES[name]
     unknown = set(columns) - set(spec)
@@ -107,6 +179,13 @@ def parse_all(
 ) -> tuple[list[Any], list[str | None]]:
     """Apply a :mod:`data.parsing` function to many answers, once per distinct answer.
 
+    Parameters
+    ----------
+    parse : callable
+        Takes one answer and returns a :class:`~data.parsing.Parsed`.
+    texts : iterable of str
+        The raw answers.
+
     Returns
     -------
     (values, reasons)
@@ -125,13 +204,45 @@ def parse_all(
 
 
 def verdict_columns(verdicts: Sequence[str | None]) -> tuple[np.ndarray, list[str | None]]:
-    """(p_first, verdict) columns from parsed verdicts; None stays NaN / missing."""
+    """(p_first, verdict) columns from parsed verdicts; None stays NaN / missing.
+
+    Parameters
+    ----------
+    verdicts : sequence of {"A", "B", "tie", None}
+        Parsed verdicts; "A" means the candidate shown first wins.
+
+    Returns
+    -------
+    p_first : ndarray of float64
+        1.0, 0.0 and 0.5 for "A", "B" and "tie"; NaN for None.
+    verdict : list of str or None
+        The verdicts, unchanged.
+
+    Raises
+    ------
+    KeyError
+        A verdict other than "A", "B", "tie" or None.
+    """
     p = np.array([P_FIRST[v] if v is not None else np.nan for v in verdicts], dtype=np.float64)
     return p, list(verdicts)
 
 
 def concat(name: str, frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate canonical tables of one kind (an empty table when there are none)."""
+    """Concatenate canonical tables of one kind (an empty table when there are none).
+
+    Parameters
+    ----------
+    name : str
+        The kind of table (a name of :data:`data.schema.TABLES`).
+    frames : iterable of pandas.DataFrame
+        Tables of that kind; empty ones are skipped.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The non-empty frames one after the other with a new 0..n-1 index, or the canonical
+        empty table of ``name`` when none has rows.
+    """
     frames = [f for f in frames if len(f)]
     if not frames:
         return empty_table(name)

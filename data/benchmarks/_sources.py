@@ -73,13 +73,36 @@ CHECKSUMS_FILE = Path(__file__).with_name("checksums.json")
 
 @cache
 def checksums() -> dict[str, tuple[str, int]]:
-    """relpath -> (sha256, n_bytes) of every known benchmark file."""
+    """relpath -> (sha256, n_bytes) of every known benchmark file.
+
+    Returns
+    -------
+    dict of str to (str, int)
+        Read from ``checksums.json`` once per process (cached).
+    """
     raw = json.loads(CHECKSUMS_FILE.read_text(encoding="utf-8"))
     return {rel: (str(v[0]), int(v[1])) for rel, v in raw.items()}
 
 
 def source_of(relpath: str) -> tuple[str, str, str]:
-    """(repository, commit, path in repository) of a file under the data folder."""
+    """(repository, commit, path in repository) of a file under the data folder.
+
+    Parameters
+    ----------
+    relpath : str
+        ``"<set folder>/<path inside it>"``, as in ``checksums.json``.
+
+    Returns
+    -------
+    (repository, commit, path)
+        From the entry of :data:`SOURCES` for the set folder with the longest prefix that the
+        path inside the set starts with; ``path`` is that inner path.
+
+    Raises
+    ------
+    KeyError
+        No entry of :data:`SOURCES` matches.
+    """
     folder, _, inner = relpath.partition("/")
     best = None
     for set_folder, prefix, repo, commit in SOURCES:
@@ -92,7 +115,23 @@ def source_of(relpath: str) -> tuple[str, str, str]:
 
 
 def remote_file(relpath: str) -> RemoteFile:
-    """The :class:`~data.download.RemoteFile` for a known benchmark file."""
+    """The :class:`~data.download.RemoteFile` for a known benchmark file.
+
+    Parameters
+    ----------
+    relpath : str
+        Path relative to a data folder, a key of ``checksums.json``.
+
+    Returns
+    -------
+    RemoteFile
+        The raw GitHub URL at the pinned commit and the expected SHA-256 and size.
+
+    Raises
+    ------
+    KeyError
+        ``relpath`` is not in ``checksums.json``, or no source is registered for it.
+    """
     table = checksums()
     if relpath not in table:
         raise KeyError(f"'{relpath}' is not a known benchmark file (see {CHECKSUMS_FILE.name})")
@@ -102,7 +141,20 @@ def remote_file(relpath: str) -> RemoteFile:
 
 
 def files_under(prefix: str, *, exclude_suffixes: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Known files whose relpath starts with ``prefix``, sorted, minus excluded endings."""
+    """Known files whose relpath starts with ``prefix``, sorted, minus excluded endings.
+
+    Parameters
+    ----------
+    prefix : str
+        Start of the relpath (``"summeval_llm_eval/comp_res/"``).
+    exclude_suffixes : tuple of str
+        Relpaths ending in one of these are left out.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths from ``checksums.json``, sorted.
+    """
     return tuple(
         rel
         for rel in sorted(checksums())

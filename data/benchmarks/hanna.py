@@ -44,6 +44,13 @@ _MEAN_TOL = 0.006
 
 
 def files() -> tuple[str, ...]:
+    """The files :func:`load` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of the ratings CSV and PPairS' ``hanna.jsonl``.
+    """
     return (CSV, JSONL)
 
 
@@ -132,7 +139,31 @@ def _assign_systems(table: dict[str, dict[str, list]], stories: list[dict]) -> t
 
 
 def load(files: dict[str, Path]) -> Dataset:
-    """96 prompts x 11 systems x 6 criteria x 3 annotators, plus 5 LLM judges x 4 Eval-Prompts."""
+    """96 prompts x 11 systems x 6 criteria x 3 annotators, plus 5 LLM judges x 4 Eval-Prompts.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts ``P0``..``P95`` (text: the prompt); per prompt every
+        system in CSV row order (candidate_id = system = the CSV ``Model``; text: the
+        matched story, empty when none matched); human scores of ``human_1``..``human_3``
+        on the six criteria (lower-case attribute names); ratings of judge
+        ``"<LLM>/eval_prompt_<k>"`` (prompt_id ``"eval_prompt_<k>"``, sample 0): the
+        published mean, NaN when outside 1-5, with the published value as raw text. Every
+        attribute on the 1-5 scale.
+
+    Raises
+    ------
+    DataError
+        The CSV lacks a column, or a cell is not a list of 96 values; a story matches no
+        system's mean scores, or stories with equal means cannot be assigned; the JSON-lines
+        file is malformed.
+    """
     table = _read_csv(files[CSV])
     stories = c.read_jsonl(files[JSONL])
     assigned, resolved = _assign_systems(table, stories)

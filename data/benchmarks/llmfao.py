@@ -22,14 +22,45 @@ _WINNER = {"left": "A", "right": "B", "tie": "tie"}
 
 
 def files() -> tuple[str, ...]:
+    """The files :func:`load` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpath of the LLMFAO vote table ``llmfao.csv``.
+    """
     return (VOTES,)
 
 
 def golden_files(which: str) -> tuple[str, ...]:
+    """The file of Evalica's reference scores on a vote table.
+
+    Parameters
+    ----------
+    which : str
+        ``"llmfao"`` or a toy set (``"simple"``, ``"food"``); not checked here.
+
+    Returns
+    -------
+    tuple of str
+        Relpath of ``<which>-golden.csv``.
+    """
     return (GOLDEN.format(which),)
 
 
 def toy_files(which: str) -> tuple[str, ...]:
+    """The file of one of Evalica's toy vote tables.
+
+    Parameters
+    ----------
+    which : str
+        A toy set (``"simple"``, ``"food"``); not checked here.
+
+    Returns
+    -------
+    tuple of str
+        Relpath of ``<which>.csv``.
+    """
     return (TOY.format(which),)
 
 
@@ -69,7 +100,30 @@ def _votes_to_comparisons(frame: pd.DataFrame, path: Path, context_of, judge_of)
 
 
 def load(files: dict[str, Path]) -> Dataset:
-    """13 prompts x up to 59 models; 8,931 crowd votes (votes only, no texts)."""
+    """13 prompts x up to 59 models; 8,931 crowd votes (votes only, no texts).
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts ``"p<prompt>"`` in numeric order, empty texts; per
+        context the models that appear in its votes (sorted; system = model, empty text);
+        one comparison per vote on attribute ``"overall"`` by judge ``"human:worker<id>"``,
+        ``left`` shown first: left -> A, right -> B, tie -> tie, sample 0, the winner as raw
+        text.
+
+    Raises
+    ------
+    DataError
+        A column missing (id, prompt, worker, winner, left, right); a winner other than
+        left, right or tie.
+    ValueError
+        A prompt id that is not an integer.
+    """
     path = files[VOTES]
     frame = _read_csv(path, ("id", "prompt", "worker", "winner", "left", "right"))
     contexts = sorted(frame["prompt"].unique(), key=int)
@@ -109,7 +163,23 @@ def load(files: dict[str, Path]) -> Dataset:
 
 
 def load_golden(path: Path) -> pd.DataFrame:
-    """Reference scores: columns algorithm, item (str), score (float64)."""
+    """Reference scores: columns algorithm, item (str), score (float64).
+
+    Parameters
+    ----------
+    path : Path
+        A ``<which>-golden.csv`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (algorithm, item), in file order.
+
+    Raises
+    ------
+    DataError
+        A column missing; a score that is not a number.
+    """
     frame = _read_csv(path, ("algorithm", "item", "score"))
     try:
         scores = frame["score"].astype(np.float64)
@@ -119,7 +189,28 @@ def load_golden(path: Path) -> pd.DataFrame:
 
 
 def load_toy(which: str, path: Path) -> Dataset:
-    """One of Evalica's toy vote tables as one context with comparisons only."""
+    """One of Evalica's toy vote tables as one context with comparisons only.
+
+    Parameters
+    ----------
+    which : str
+        The toy set's name: context id, and ``"evalica_<which>"`` as dataset name.
+    path : Path
+        Its ``<which>.csv`` file.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. One context ``which`` (empty text); the voted items as
+        candidates (sorted; system = item, empty texts); one comparison per vote on
+        attribute ``"overall"`` by judge ``"human:unknown"``, ``left`` shown first, the
+        repeated votes on an ordered pair numbered as samples 0, 1, ...
+
+    Raises
+    ------
+    DataError
+        A column missing (left, right, winner); a winner other than left, right or tie.
+    """
     frame = _read_csv(path, ("left", "right", "winner"))
     items = sorted(set(frame["left"]) | set(frame["right"]))
     n = len(items)

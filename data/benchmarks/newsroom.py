@@ -16,6 +16,13 @@ N_ANNOTATORS = 3
 
 
 def files() -> tuple[str, ...]:
+    """The files :func:`load` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpath of JUDGE-BENCH's ``newsroom.json``.
+    """
     return (JSON,)
 
 
@@ -30,7 +37,28 @@ def _split(instance: str, path: Path, item_id) -> tuple[str, str]:
 
 
 def load(files: dict[str, Path]) -> Dataset:
-    """60 articles x 7 summaries with 3 annotators on 4 criteria."""
+    """60 articles x 7 summaries with 3 annotators on 4 criteria.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Instances in id order; contexts ``nr00``, ``nr01``, ... per
+        distinct article in order of first appearance (text: the article); candidates
+        ``s1``..``s7`` by position within the article (text: the summary; no system);
+        human scores of ``human_1``..``human_3`` per metric (lower-cased); scales from the
+        file's worst/best per metric.
+
+    Raises
+    ------
+    DataError
+        Malformed JSON; an instance text without "### Generated Summary" then
+        "### Source Article"; a metric without exactly 3 individual scores.
+    """
     path = files[JSON]
     doc = c.read_json(path)
     scales = {

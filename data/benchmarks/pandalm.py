@@ -25,6 +25,13 @@ _LABEL = {1: "A", 2: "B", 0: "tie", "1": "A", "2": "B", "Tie": "tie", "0": "tie"
 
 
 def files() -> tuple[str, ...]:
+    """The files :func:`load` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of the test set and of the GPT-3.5 and PandaLM-7B verdict files.
+    """
     return (TESTSET, GPT, PANDALM)
 
 
@@ -40,7 +47,32 @@ def _prompt_text(instruction: str, inp: str) -> str:
 
 
 def load(files: dict[str, Path]) -> Dataset:
-    """170 prompts, the 5 models' responses, 3 human + 2 LLM verdicts per pair."""
+    """170 prompts, the 5 models' responses, 3 human + 2 LLM verdicts per pair.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts ``pl000``, ``pl001``, ... per distinct (instruction,
+        input) in file order (text: the instruction, then the input after a blank line when
+        there is one); candidates named after the model (system = model), a model's later
+        distinct texts in the same context as ``"<model>#2"``, ``"#3"``; comparisons on
+        attribute ``"overall"`` with response1 shown first, by ``"human:annotator1..3"``,
+        ``"gpt-3.5-turbo"`` and ``"pandalm-7b"``: 1 -> A, 2 -> B, 0 / "Tie" -> tie, any other
+        label (GPT-3.5's "garbage") NaN; raw text is the label, then the judge's reason when
+        there is one; sample 0.
+
+    Raises
+    ------
+    DataError
+        Malformed JSON; a ``cmp_key`` that is not ``"<model>_<model>"`` of the 5 models; an
+        annotator label other than 0, 1 or 2; a judge verdict whose idx is not in the test
+        set.
+    """
     pairs = c.read_json(files[TESTSET])
     ctx_of: dict[tuple[str, str], str] = {}
     # (context, model) -> distinct response texts in order of appearance.

@@ -48,14 +48,38 @@ SKIPPED_SUFFIXES = ("_old.txt", "fluency_cap.txt")
 
 
 def judge_files() -> tuple[str, ...]:
+    """The published judge outputs both SummEval benchmarks read.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of the known files under ``comp_res/`` (pairwise), then those under
+        ``eval_model_generations/`` (absolute) except old runs and the empty file
+        (``SKIPPED_SUFFIXES``); each group sorted.
+    """
     return files_under(PAIRWISE) + files_under(ABSOLUTE, exclude_suffixes=SKIPPED_SUFFIXES)
 
 
 def files_summeval() -> tuple[str, ...]:
+    """The files :func:`load_summeval` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of BARTScore's ``data.pkl``, PPairS' ``summeval.jsonl``, the annotation
+        files and :func:`judge_files`.
+    """
     return (PKL, PPAIRS) + files_under(ANNOTATIONS) + judge_files()
 
 
 def files_annotators() -> tuple[str, ...]:
+    """The files :func:`load_summeval_annotators` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of the annotation files and :func:`judge_files`.
+    """
     return files_under(ANNOTATIONS) + judge_files()
 
 
@@ -85,6 +109,24 @@ def import_pairwise(files: dict[str, Path]) -> pd.DataFrame:
     Without ``_toggle`` Summary #1 (shown first) is ``model_1`` = the first system in the file
     name; with ``_toggle`` the order is swapped. "A" = the first-shown summary wins
     (p_first 1), "B" = the second (0), "C" = tie (0.5).
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path; only the files under ``comp_res/`` are read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical comparisons: context_id the document id, attribute from the file name,
+        judge ``"<model folder>/ab-choice"``, the answer as raw text, sample 0. Answers are
+        read with :func:`~data.parsing.parse_verdict` (A/B, tie label C, numbered aliases);
+        an unparsed one has NaN p_first and no verdict.
+
+    Raises
+    ------
+    DataError
+        A file name other than ``<MA>-<MB>_<dim>[_toggle].result``; a malformed JSON line.
     """
     cols = defaultdict(list)
     for rel, path in files.items():
@@ -122,6 +164,27 @@ def import_absolute(files: dict[str, Path]) -> pd.DataFrame:
 
     Re-runs appended to a file are deduplicated by document id, keeping the last answer.
     ``judge`` is ``"<model>/<method>"``, ``prompt_id`` the method.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path; only the files under ``eval_model_generations/`` not ending
+        in ``SKIPPED_SUFFIXES`` are read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Canonical ratings: context_id the document id, candidate_id the system of the
+        ``eval_<M>_generations`` folder, attribute from the file name, the answer as raw
+        text, sample 0. Scores: letters A-E as 1-5 (mcq, altmcq), the first number
+        (stareval), else the number after the last score keyword or the last number on
+        1-5 (rts, altrts); NaN when the answer did not parse.
+
+    Raises
+    ------
+    DataError
+        A path other than ``<judge>/eval_<M>_generations/<dim>_<method>.txt`` with a known
+        method; a malformed JSON line.
     """
     cols = defaultdict(list)
     for rel, path in files.items():
@@ -267,7 +330,29 @@ JUDGE_NOTE = (
 
 
 def load_summeval(files: dict[str, Path]) -> Dataset:
-    """100 documents x 16 systems x 4 attributes (expert means) plus the judge outputs."""
+    """100 documents x 16 systems x 4 attributes (expert means) plus the judge outputs.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files_summeval`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts: the documents of ``data.pkl`` (text: the untokenised
+        article from the annotation files, else BARTScore's copy); candidates: the 16
+        systems per document (candidate_id = system; text: SummEval's ``decoded``, else the
+        PPairS text matched to it, else BARTScore's copy); human scores of annotator
+        ``"expert_mean"``; scales 1-5; comparisons and ratings from the judge files
+        (:func:`import_pairwise`, :func:`import_absolute`).
+
+    Raises
+    ------
+    DataError
+        ``data.pkl`` refers to a class or is unreadable; a malformed JSON line; a judge file
+        with an unexpected name.
+    """
     pkl = c.load_plain_pickle(files[PKL])
     ann = _annotation_rows(files)
     ppairs = c.read_jsonl(files[PPAIRS])
@@ -320,7 +405,27 @@ def load_summeval(files: dict[str, Path]) -> Dataset:
 
 
 def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
-    """100 documents x 12 systems with 3 expert and 5 crowd ratings, plus the judge outputs."""
+    """100 documents x 12 systems with 3 expert and 5 crowd ratings, plus the judge outputs.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files_annotators`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts: the documents in order of first appearance (text: the
+        article); one candidate per annotation row (candidate_id = system = ``model_id``;
+        text: ``decoded``); human scores of ``expert_1..3`` and ``crowd_1..5``; scales 1-5;
+        comparisons and ratings from the judge files.
+
+    Raises
+    ------
+    DataError
+        A summary without exactly 3 expert and 5 crowd ratings; a malformed JSON line; a
+        judge file with an unexpected name.
+    """
     ann = _annotation_rows(files)
     ctx: dict[str, str] = {}
     cand = defaultdict(list)

@@ -31,11 +31,40 @@ N_SAMPLES = 20
 
 
 def files() -> tuple[str, ...]:
+    """The files :func:`load` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of UniEval's ``topical_chat.json`` and the four G-Eval result files
+        (coherence, engagingness, groundedness, naturalness).
+    """
     return (HUMAN,) + tuple(GEVAL.format(k) for k in JUDGED)
 
 
 def load(files: dict[str, Path]) -> Dataset:
-    """60 contexts x 6 responses (means of 3 annotators) plus GPT-3.5's 20 samples per item."""
+    """60 contexts x 6 responses (means of 3 annotators) plus GPT-3.5's 20 samples per item.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts ``tc00``, ``tc01``, ... per dialogue history in order of
+        first appearance; candidates: candidate_id = system = ``system_id``; human scores of
+        annotator ``"mean"`` on the 6 attributes; ratings of judge ``"gpt-3.5-turbo/geval"``
+        (prompt_id ``"geval"``, samples 0-19, the answer as raw text), score the last number
+        on the attribute's scale, NaN when none; scales as in :data:`SCALES`.
+
+    Raises
+    ------
+    DataError
+        Malformed JSON; a G-Eval item whose (source, system_output) is not in the human
+        file; an item without exactly 20 answers.
+    """
     records = c.read_json(files[HUMAN])
     # Contexts in order of first appearance: tc00..tc59.
     ctx_of: dict[str, str] = {}

@@ -29,6 +29,14 @@ SCALE = (0.0, 100.0)
 
 
 def files() -> tuple[str, ...]:
+    """The files :func:`load` reads.
+
+    Returns
+    -------
+    tuple of str
+        Relpaths of every ``primary.json`` rating file, every submission file, the test-set
+        XML and ``humaneval_ids.txt``.
+    """
     ratings = tuple(r for r in files_under(RESULTS) if r.endswith("/primary.json"))
     return ratings + files_under(SUBMISSIONS) + (TEST_XML, IDS)
 
@@ -51,7 +59,29 @@ def _read_xml(path: Path) -> dict[str, tuple[str, str]]:
 
 
 def load(files: dict[str, Path]) -> Dataset:
-    """178 inputs x 17 systems with each worker's 0-100 ratings on 5 criteria."""
+    """178 inputs x 17 systems with each worker's 0-100 ratings on 5 criteria.
+
+    Parameters
+    ----------
+    files : dict of str to Path
+        relpath -> local path of every file of :func:`files`.
+
+    Returns
+    -------
+    Dataset
+        Not yet validated. Contexts ``"Id<k>"`` for the ids of ``humaneval_ids.txt`` in file
+        order (text: the triples, one per line); per rated team and context a candidate
+        (candidate_id = system = team; text: line k of its submission, or the first
+        reference for ``WebNLG-2020-reference``); human scores per worker id on the 5
+        criteria; scales 0-100.
+
+    Raises
+    ------
+    DataError
+        Invalid XML or an entry id not starting with "Id"; a submission whose line count is
+        not the number of test entries; an id not in the test set; a rated team without a
+        submission; malformed JSON.
+    """
     xml = _read_xml(files[TEST_XML])
     sample_ids = files[IDS].read_text(encoding="utf-8").split()
     outputs: dict[str, list[str]] = {}
