@@ -111,7 +111,7 @@ def test_is_oom_recognises_torch_errors():
     assert not is_oom(ValueError("out of memory"))
 
 
-# ---------------------------------------------------------------- prefix-tree planning (hf.py)
+# ---------------------------------------------------------------- prefix tree (hf/prefix_cache.py)
 def _naive_lcp(a, b):
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
@@ -120,7 +120,7 @@ def _naive_lcp(a, b):
 
 
 def test_lcp2_matches_naive_loop():
-    from judge.backends.hf import _lcp2
+    from judge.backends.hf.prefix_cache import _lcp2
 
     assert _lcp2([], [1]) == 0 and _lcp2([1, 2, 3], [1, 2, 3]) == 3
     assert _lcp2([1, 2, 3], [1, 2]) == 2 and _lcp2([5, 2], [1, 2]) == 0
@@ -137,8 +137,8 @@ def test_lcp2_matches_naive_loop():
 
 
 def test_split_range_builds_the_prefix_tree():
-    from judge.backends.hf import MIN_SHARED_TOKENS as M
-    from judge.backends.hf import _split_range
+    from judge.backends.hf.prefix_cache import MIN_SHARED_TOKENS as M
+    from judge.backends.hf.prefix_cache import _split_range
 
     # sorted neighbours' common lengths: two contexts (0-3, 4-5), a loner (6)
     lcp = [2 * M + 3, 2 * M + 2, M + 2, 3, 2 * M, 1]
