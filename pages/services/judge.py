@@ -84,14 +84,24 @@ def templates_of_kind(kind: str, custom: dict | None = None) -> dict:
     return out
 
 
-def first_context(ds: Dataset, context_id: str | None = None) -> tuple[str, str | None, list]:
+def first_context(
+    ds: Dataset, context_id: str | None = None, *, min_candidates: int = 1
+) -> tuple[str, str | None, list]:
     """(context id, context text or None, [(candidate id, text), ...]) of the first context
-    with candidates (or of ``context_id``)."""
+    with at least ``min_candidates`` candidates (or of ``context_id``)."""
     cands = ds.candidates
     if not len(cands):
         raise DataError(f"{ds.name}: no candidates to judge; load a dataset with candidates")
     ids = cands["context_id"].astype(str)
-    cid = str(context_id) if context_id is not None else ids.iloc[0]
+    if context_id is not None:
+        cid = str(context_id)
+    else:
+        cid = next(iter(_contexts_with(ids, min_candidates)), None)
+        if cid is None:
+            raise DataError(
+                f"{ds.name}: no context has {min_candidates} or more candidates; "
+                "a comparison needs two candidates of the same context"
+            )
     rows = cands[ids == cid]
     if not len(rows):
         raise DataError(f"{ds.name}: context {cid!r} has no candidates")
@@ -103,32 +113,44 @@ def first_context(ds: Dataset, context_id: str | None = None) -> tuple[str, str 
     return cid, text, pairs
 
 
+def _contexts_with(ids: pd.Series, min_candidates: int) -> list[str]:
+    """Context ids (in dataset order) that have at least ``min_candidates`` candidates."""
+    sizes = ids.value_counts()
+    return [c for c in ids.drop_duplicates() if sizes[c] >= min_candidates]
+
+
 def preview_prompt(
     ds: Dataset, template, attribute: str, domain: str = "summary", context_id: str | None = None
 ) -> tuple[str, str]:
     """The filled prompt the judge would see for the first comparison (or candidate).
 
-    Pairwise templates get the first two candidates of the context as A and B; absolute ones
-    the first candidate. Returns (prompt, one line saying what was filled in).
+    Pairwise templates get the first two candidates of the first context that has two (the
+    runner skips contexts with fewer; the line returned names the skipped ones before it) as
+    A and B; absolute ones the first candidate of the first context. Returns (prompt, one
+    line saying what was filled in).
 
     Raises
     ------
     judge.templates.TemplateError
         When the template cannot be filled (unknown attribute, a field the data lacks).
     DataError
-        When the dataset has no candidates (or fewer than two for a pairwise template).
+        When the dataset has no candidates (or no context with two for a pairwise template,
+        or ``context_id`` has fewer than two).
     """
     from judge.templates import check_fields
 
-    cid, text, cands = first_context(ds, context_id)
+    pairwise = template.kind == "comparative"
+    cid, text, cands = first_context(ds, context_id, min_candidates=2 if pairwise else 1)
     spec = template.for_attribute(attribute, domain)
     values = {"context": text if text is not None else ""}
-    if template.kind == "comparative":
+    if pairwise:
         if len(cands) < 2:
             raise DataError(f"context {cid!r} has {len(cands)} candidate; a comparison needs two")
         check_fields(spec, {"context", "a", "b"})
         values.update(a=cands[0][1], b=cands[1][1])
         what = f"context {cid!r}: A = {cands[0][0]!r}, B = {cands[1][0]!r}"
+        if context_id is None:
+            what += _skipped_before(ds.candidates["context_id"].astype(str), cid)
     else:
         check_fields(spec, {"context", "candidate"})
         values.update(candidate=cands[0][1])
@@ -139,6 +161,23 @@ def preview_prompt(
     if template.answer_prefix:
         prompt = f"{prompt}\n{template.answer_prefix}"
     return prompt, what
+
+
+def _skipped_before(ids: pd.Series, cid: str, shown: int = 3) -> str:
+    """ "" when ``cid`` is the dataset's first context, else a note naming those before it
+    (each has one candidate, so a pairwise run skips them)."""
+    order = ids.drop_duplicates().tolist()
+    before = order[: order.index(cid)]
+    if not before:
+        return ""
+    names = ", ".join(repr(c) for c in before[:shown])
+    if len(before) > shown:
+        names += f" and {len(before) - shown:,} more"
+    verb = "has one candidate and is" if len(before) == 1 else "have one candidate each and are"
+    return (
+        f" — the first context with at least two candidates; {names} before it {verb} "
+        "skipped by a pairwise run"
+    )
 
 
 # ---------------------------------------------------------------------------------------

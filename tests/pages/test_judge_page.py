@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -101,6 +102,36 @@ def test_template_that_cannot_be_filled_says_why(cache):
     messages = " ".join(e.value for e in at.error)
     assert "cannot be filled" in messages and "consistency" in messages
     assert at.button(key="judge.run").disabled
+
+
+def test_pairwise_preview_skips_a_first_context_with_one_candidate(cache):
+    """A first context with one candidate is skipped by the runner, so the preview shows the
+    first context that has two and says so; the run stays possible (issue 9, item 14)."""
+    import dataclasses
+
+    import data as data_pkg
+
+    ds = data_pkg.demo_dataset()
+    cands = ds.candidates
+    ids = cands["context_id"].astype(str)
+    first, second = ids.drop_duplicates().iloc[:2]
+    lonely = pd.concat([cands[ids == first].head(1), cands[ids != first]], ignore_index=True)
+    ds = dataclasses.replace(ds, name="lonely first", candidates=lonely)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["app.datasets"] = {"demo": data_pkg.demo_dataset(), ds.name: ds}
+    at.session_state["app.active"] = ds.name
+    at.run()
+    at.switch_page("pages/judge_run.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    preview = at.code[0].value
+    assert "Summary A:" in preview and "Summary B:" in preview
+    captions = " ".join(c.value for c in at.caption)
+    assert f"context '{second}'" in captions and "at least two candidates" in captions
+    assert f"'{first}'" in captions  # the skipped one is named too
+    assert not at.button(key="judge.run").disabled
+    # 3 contexts: the lonely one is skipped, 6 x 5 ordered pairs in each of the other two
+    assert _metrics(at)["Model calls"] == "60"
 
 
 def test_run_against_fake_server_then_resume_from_cache(cache):
