@@ -164,8 +164,8 @@ def preview_prompt(
 
 
 def _skipped_before(ids: pd.Series, cid: str, shown: int = 3) -> str:
-    """ "" when ``cid`` is the dataset's first context, else a note naming those before it
-    (each has one candidate, so a pairwise run skips them)."""
+    """A note naming the contexts before ``cid`` (each has one candidate, so a pairwise run
+    skips them); empty when ``cid`` is the dataset's first context."""
     order = ids.drop_duplicates().tolist()
     before = order[: order.index(cid)]
     if not before:
@@ -260,8 +260,44 @@ def _run_kwargs(ds: Dataset, settings: JudgeSettings) -> dict:
     return kw
 
 
+def secret_api_key(name: str = "OPENAI_API_KEY") -> str | None:
+    """``st.secrets[name]`` as a string, or None when there is no such secret.
+
+    The page layer reads secrets and passes the key down as ``api_key`` (``judge/`` never
+    imports streamlit). A missing ``.streamlit/secrets.toml`` means no key; a malformed one,
+    or a value that is not text, is logged (without the value) and ignored, so the page
+    still opens and says that no key was found.
+    """
+    try:
+        if name not in st.secrets:
+            return None
+        value = st.secrets[name]
+    except (FileNotFoundError, KeyError, OSError) as err:
+        # no secrets file (StreamlitSecretNotFoundError is a FileNotFoundError), or unreadable
+        logging.getLogger("judgescope").debug(
+            "no Streamlit secret %s: %s", name, type(err).__name__
+        )
+        return None
+    except Exception as err:  # a malformed secrets.toml must not stop the page
+        logging.getLogger("judgescope").warning(
+            "could not read .streamlit/secrets.toml (%s); ignoring it", type(err).__name__
+        )
+        return None
+    if not isinstance(value, str):
+        logging.getLogger("judgescope").warning(
+            "secret %s in .streamlit/secrets.toml is a %s, not text; ignoring it",
+            name,
+            type(value).__name__,
+        )
+        return None
+    return value.strip() or None
+
+
 def make_backend(settings: JudgeSettings, api_key: str | None = None):
     """The backend object for ``settings``; ``api_key`` goes into the OpenAI client only.
+
+    The page passes the key typed in or read from Streamlit secrets (:func:`secret_api_key`);
+    without one the backend falls back to ``OPENAI_API_KEY``.
 
     Raises
     ------

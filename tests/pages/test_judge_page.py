@@ -215,6 +215,69 @@ def test_cancel_keeps_what_is_done_and_a_rerun_resumes(cache):
         assert len(at.session_state["app.datasets"][name].comparisons) == 750
 
 
+def test_key_from_streamlit_secrets_is_passed_down_by_the_page(cache, monkeypatch):
+    """The page reads OPENAI_API_KEY from st.secrets and hands it to the backend: the judge
+    layer's own secrets lookup is switched off here, as it is to go (judge/ imports no
+    streamlit)."""
+    from judge.backends import openai_compat
+
+    monkeypatch.setattr(openai_compat, "_streamlit_secret", lambda name: None, raising=False)
+    with FakeOpenAI(models=("fake-judge",), api_key=SECRET) as fake:
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        at.secrets["OPENAI_API_KEY"] = SECRET
+        at.run()
+        at.switch_page("pages/judge_run.py").run()
+        at.text_input(key="judge.model").input("fake-judge")
+        at.text_input(key="judge.base_url").input(fake.base_url)
+        at.number_input(key="judge.n_contexts").set_value(1).run()
+        assert any("secrets.toml" in c.value for c in at.caption)
+        at.button(key="judge.run").click().run()
+        _wait_for_run(at)
+        assert not at.error, [e.value for e in at.error]
+        done = " ".join(s.value for s in at.success)
+        assert "30 model calls — 0 cached" in done, done
+        assert len(fake.answered_prompts) == 30
+    assert "api_key" not in at.session_state[ui.REPORT + ".settings"]["judge"]
+    for path in (p for p in cache.rglob("*") if p.is_file()):
+        assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_secret_api_key_survives_missing_and_malformed_secrets(tmp_path, monkeypatch):
+    import streamlit as st
+    from streamlit.runtime import secrets as st_secrets
+
+    from pages.services import judge as judge_svc
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    real_option = st_secrets.config.get_option
+
+    def secrets_from(path):
+        monkeypatch.setattr(
+            st_secrets.config,
+            "get_option",
+            lambda name: [str(path)] if name == "secrets.files" else real_option(name),
+        )
+        monkeypatch.setattr(st, "secrets", st_secrets.Secrets())
+
+    secrets_from(tmp_path / "absent" / "secrets.toml")
+    assert judge_svc.secret_api_key() is None
+    bad = tmp_path / "secrets.toml"
+    bad.write_text('OPENAI_API_KEY = "sk-unterminated\n[[broken\n')
+    secrets_from(bad)
+    assert judge_svc.secret_api_key() is None  # logged and ignored, never raised
+
+    class Exploding(dict):
+        def __contains__(self, key):
+            raise RuntimeError("secrets backend down")
+
+    monkeypatch.setattr(st, "secrets", Exploding())
+    assert judge_svc.secret_api_key() is None
+    monkeypatch.setattr(st, "secrets", {"OPENAI_API_KEY": 12345})
+    assert judge_svc.secret_api_key() is None  # not text: ignored
+    monkeypatch.setattr(st, "secrets", {"OPENAI_API_KEY": " sk-ok \n"})
+    assert judge_svc.secret_api_key() == "sk-ok"
+
+
 def test_run_with_wrong_key_reports_a_readable_error(cache):
     with FakeOpenAI(models=("fake-judge",), api_key=SECRET) as fake:
         at = _judge_page()

@@ -1,0 +1,13 @@
+"""The Judge page's tabs, one module each; the page itself is ``pages/judge_run.py``.
+
+- :mod:`~pages.judge_page.run_tab`: backend, template with live preview, comparisons and
+  decoding, estimate, and the background run with progress and cancel;
+- :mod:`~pages.judge_page.outputs_tab`: the raw answers of a judge, unparsed ones marked;
+- :mod:`~pages.judge_page.import_tab`: published and uploaded judge outputs.
+
+Widget keys start with ``judge.``; the keys below hold the page's state between reruns.
+"""
+
+PAGE = "judge"
+JOB = f"{PAGE}.job"  # the JudgeJob of this session (thread, progress, cancel, result)
+LAST = f"{PAGE}.last"  # summary of the last finished run or import, shown until the next
