@@ -78,40 +78,6 @@ ui.settings(
 )
 
 
-def heatmap(
-    values: pd.DataFrame,
-    hover: pd.DataFrame,
-    *,
-    zmin,
-    zmax,
-    scale,
-    fmt=".2f",
-    reverse=False,
-    zmid=None,
-) -> go.Figure:
-    """A labelled heatmap with the value printed in each cell and details on hover."""
-    z = values.to_numpy(dtype=float)
-    text = np.where(np.isfinite(z), np.vectorize(lambda v: format(v, fmt))(np.nan_to_num(z)), "–")
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=[str(c) for c in values.columns],
-            y=[str(i) for i in values.index],
-            text=text,
-            texttemplate="%{text}",
-            customdata=hover.to_numpy(dtype=object),
-            hovertemplate="%{y}<br>%{x}<br>%{customdata}<extra></extra>",
-            colorscale=scale,
-            reversescale=reverse,
-            zmin=zmin,
-            zmax=zmax,
-            zmid=zmid,
-        )
-    )
-    fig.update_layout(height=max(320, 34 * len(values) + 140), yaxis=dict(autorange="reversed"))
-    return fig
-
-
 # ------------------------------------------------------------------------------ judges vs humans
 st.header("Judges against humans")
 if not len(ds.ratings) or not has_humans:
@@ -170,7 +136,7 @@ else:
                         f"human baseline: {v:.3f}" if np.isfinite(v) else "undefined"
                         for v in values.loc[row]
                     ]
-                fig = heatmap(values, hover, zmin=-1, zmax=1, zmid=0, scale=ui.DIVERGING)
+                fig = ui.heatmap(values, hover, zmin=-1, zmax=1, zmid=0, scale=ui.DIVERGING)
                 ui.figure(
                     fig,
                     f"{corr_label} with humans, {level} level",
@@ -333,7 +299,7 @@ else:
             with w4:
                 w_prompt = ui.select("Prompt", prompts, key=f"{PAGE}.w_prompt")
             p, hover = svc.williams_heatmap_frames(wt, w_attr, w_prompt)
-            fig = heatmap(p, hover, zmin=0, zmax=1, scale=ui.SEQUENTIAL, fmt=".3f")
+            fig = ui.heatmap(p, hover, zmin=0, zmax=1, scale=ui.SEQUENTIAL, fmt=".3f")
             st.caption(
                 "Benjamini–Hochberg adjusted p of Williams' test for the difference of "
                 "two dependent correlations with the humans; hover for the difference."
@@ -372,5 +338,5 @@ if human_verdicts:
         kappa = va.pivot_table(index="judge", columns="annotator", values="cohen_kappa")
         share = va.pivot_table(index="judge", columns="annotator", values="agreement")
         hover = share.map(lambda v: f"agreement {v:.3f}" if np.isfinite(v) else "–")
-        fig = heatmap(kappa, hover, zmin=-1, zmax=1, zmid=0, scale=ui.DIVERGING, fmt=".2f")
+        fig = ui.heatmap(kappa, hover, zmin=-1, zmax=1, zmid=0, scale=ui.DIVERGING, fmt=".2f")
         ui.figure(fig, "Cohen's kappa with the human verdicts", page=PAGE, data=va)

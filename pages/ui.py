@@ -1,5 +1,6 @@
 """Small building blocks every page uses: palette, metrics with a help line, figures with
-downloads, error display, and the registry of views that the Report page exports."""
+downloads, a labelled heatmap, error display, and the registry of views that the Report page
+exports."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import contextlib
 import logging
 import re
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -48,6 +50,46 @@ def figure(fig: go.Figure, title: str, *, page: str, data: pd.DataFrame | None =
     if data is not None:
         table(data, title, page=page, show=False)
     remember(page, title, fig=fig, data=data)
+
+
+def heatmap(
+    values: pd.DataFrame,
+    hover: pd.DataFrame,
+    *,
+    zmin,
+    zmax,
+    scale,
+    fmt=".2f",
+    reverse=False,
+    zmid=None,
+) -> go.Figure:
+    """A labelled heatmap with the value printed in each cell and details on hover.
+
+    ``values`` (rows x columns, NaN shown as "–") gives the colours and printed numbers
+    (formatted with ``fmt``); ``hover`` (same shape) the text shown on hover. ``scale`` is a
+    plotly colour scale (``DIVERGING`` or ``SEQUENTIAL``), ``reverse`` flips it, ``zmin`` /
+    ``zmax`` / ``zmid`` fix its range. Rows read top to bottom, as in the table.
+    """
+    z = values.to_numpy(dtype=float)
+    text = np.where(np.isfinite(z), np.vectorize(lambda v: format(v, fmt))(np.nan_to_num(z)), "–")
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[str(c) for c in values.columns],
+            y=[str(i) for i in values.index],
+            text=text,
+            texttemplate="%{text}",
+            customdata=hover.to_numpy(dtype=object),
+            hovertemplate="%{y}<br>%{x}<br>%{customdata}<extra></extra>",
+            colorscale=scale,
+            reversescale=reverse,
+            zmin=zmin,
+            zmax=zmax,
+            zmid=zmid,
+        )
+    )
+    fig.update_layout(height=max(320, 34 * len(values) + 140), yaxis=dict(autorange="reversed"))
+    return fig
 
 
 def table(df: pd.DataFrame, title: str, *, page: str, show: bool = True, **kwargs) -> None:

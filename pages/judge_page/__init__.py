@@ -1,7 +1,8 @@
 """The Judge page's tabs, one module each; the page itself is ``pages/judge_run.py``.
 
-- :mod:`~pages.judge_page.run_tab`: backend, template with live preview, comparisons and
-  decoding, estimate, and the background run with progress and cancel;
+- :mod:`~pages.judge_page.run_tab`: template with live preview, comparisons and decoding,
+  estimate, and the background run with progress and cancel;
+- :mod:`~pages.judge_page.backend_column`: the backend and its model, API key or loading;
 - :mod:`~pages.judge_page.outputs_tab`: the raw answers of a judge, unparsed ones marked;
 - :mod:`~pages.judge_page.import_tab`: published and uploaded judge outputs.
 
