@@ -24,9 +24,9 @@ import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
+import ranking as rk  # noqa: E402
 from data import agreement as da  # noqa: E402
 from data import load_benchmark  # noqa: E402
-from ranking import agreement as ag  # noqa: E402
 
 
 def median_time(fn, repeats, cpu=False):
@@ -124,10 +124,10 @@ def main(argv=None):
     n_slice = min(B, 100)
     for level in ("overall", "system"):
         t_ours = median_time(
-            lambda lv=level: ag.correlation(
+            lambda lv=level: rk.correlation(
                 x,
                 y,
-                level=lv,
+                unit=lv,
                 method="kendall",
                 contexts=ctx,
                 systems=sysl,
@@ -152,16 +152,16 @@ def main(argv=None):
         da._rating_matrix(hs[hs["attribute"] == a], ["human_1", "human_2", "human_3"])[0]
         for a in sorted(hs["attribute"].unique())
     ]
-    for level in ("interval", "ordinal"):
-        t_ours = median_time(lambda lv=level: [ag.krippendorff_alpha(Y, lv) for Y in mats], R)
+    for scale in ("interval", "ordinal"):
+        t_ours = median_time(lambda sc=scale: [rk.krippendorff_alpha(Y, sc) for Y in mats], R)
         t_peer = median_time(
-            lambda lv=level: [
-                krippendorff.alpha(reliability_data=Y.T, level_of_measurement=lv) for Y in mats
+            lambda sc=scale: [
+                krippendorff.alpha(reliability_data=Y.T, level_of_measurement=sc) for Y in mats
             ],
             R,
         )
         print(
-            f"  Krippendorff alpha {level}, 6 criteria: ours {t_ours * 1e3:.1f} ms, "
+            f"  Krippendorff alpha {scale}, 6 criteria: ours {t_ours * 1e3:.1f} ms, "
             f"krippendorff package {t_peer * 1e3:.1f} ms, ratio {t_ours / t_peer:.3f}"
         )
 

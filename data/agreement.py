@@ -1,8 +1,10 @@
-"""Agreement tables: where the canonical tables meet :mod:`ranking.agreement`.
+"""Agreement tables: where the canonical tables meet the agreement statistics of ``ranking``.
 
 Each function takes a :class:`~data.schema.Dataset` (plus a selection of judges, Eval-Prompts
 and attributes) and returns a tidy DataFrame; the statistics themselves live in
-``ranking/agreement.py``. From the command line::
+``ranking/correlations.py``, ``ranking/reliability.py`` and ``ranking/significance.py``. The
+``level`` column of the tables is the aggregation unit (item, system, overall) of the
+correlation. From the command line::
 
     python -m data.agreement --benchmark hanna [--judge J ...] [--attribute A ...]
 
@@ -24,8 +26,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+import ranking as rk
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
-from ranking import agreement as ag
+from ranking._score_checks import check_choice
+from ranking.correlations import KENDALL_VARIANTS, METHODS, UNITS
 
 __all__ = [
     "annotator_groups",
@@ -228,25 +232,26 @@ def correlation_table(
     prompt_id=None,
     attribute=None,
     annotators=None,
-    levels: Sequence[str] = ("overall", "system", "item"),
+    units: Sequence[str] = ("overall", "system", "item"),
     methods: Sequence[str] = ("kendall",),
     variant: str = "b",
     n_boot: int = 1000,
-    level_ci: float = 0.95,
+    confidence: float = 0.95,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
-    """Judge-human correlations: one row per judge x prompt x attribute x level x method.
+    """Judge-human correlations: one row per judge x prompt x attribute x unit x method.
 
     Columns: judge, prompt_id, attribute, level, method, variant, value, lower, upper,
     pvalue, n_items (rated by the judge and the humans), n_used, n_dropped_nan, n_units
-    (contexts / systems / items correlated), n_skipped, reason. Item level correlates within
-    each context (``context_id``), system level over ``system`` means, overall pools all
-    items; intervals resample contexts (``n_boot`` replicates, seeded by ``random_state``).
+    (contexts / systems / items correlated), n_skipped, reason. ``level`` is the unit: item
+    level correlates within each context (``context_id``), system level over ``system``
+    means, overall pools all items; ``confidence`` intervals resample contexts (``n_boot``
+    replicates, seeded by ``random_state``).
     """
-    for lv in levels:
-        ag._check_choice(lv, ag.LEVELS, "level")
+    for u in units:
+        check_choice(u, UNITS, "unit")
     for m in methods:
-        ag._check_choice(m, ag.METHODS, "method")
+        check_choice(m, METHODS, "method")
     df = aligned_scores(ds, judge, prompt_id, attribute, annotators)
     score = df["score"].to_numpy(dtype=np.float64)
     human = df["human"].to_numpy(dtype=np.float64)
@@ -257,34 +262,34 @@ def correlation_table(
     for (jname, pid, attr), idx in groups.items():
         x, y, ctx, sysc = score[idx], human[idx], ctx_all[idx], sys_all[idx]
         has_sys = bool((sysc >= 0).all())
-        for level in levels:
+        for unit in units:
             for method in methods:
                 base = dict(
                     judge=jname,
                     prompt_id=pid,
                     attribute=attr,
-                    level=level,
+                    level=unit,
                     method=method,
                     variant=variant if method == "kendall" else "",
                     n_items=len(idx),
                 )
-                if level == "system" and not has_sys:
+                if unit == "system" and not has_sys:
                     rows.append(
                         {**base, "value": np.nan, "reason": "candidates carry no system labels"}
                     )
                     continue
                 # The same seed in every cell: a cell's interval does not depend on which
                 # others were asked for, and judges are resampled alike.
-                res = ag.correlation(
+                res = rk.correlation(
                     x,
                     y,
-                    level=level,
+                    unit=unit,
                     method=method,
                     variant=variant,
                     contexts=ctx,
                     systems=sysc if has_sys else None,
                     n_boot=n_boot,
-                    level_ci=level_ci,
+                    confidence=confidence,
                     random_state=random_state,
                 )
                 rows.append({**base, **_corr_fields(res)})
@@ -309,7 +314,7 @@ def correlation_table(
     return _frame(rows, cols)
 
 
-def _corr_fields(res: ag.CorrelationResult) -> dict:
+def _corr_fields(res: rk.CorrelationResult) -> dict:
     return dict(
         value=res.value,
         lower=res.lower,
@@ -329,7 +334,7 @@ def williams_table(
     prompt_id=None,
     attribute=None,
     annotators=None,
-    level: str = "overall",
+    unit: str = "overall",
     method: str = "kendall",
     variant: str = "b",
 ) -> pd.DataFrame:
@@ -337,8 +342,9 @@ def williams_table(
 
     The Benjamini-Hochberg family is the judge pairs of one (attribute, prompt_id). Columns:
     attribute, prompt_id, judge_a, judge_b, r_a, r_b (each judge against the humans on the
-    items both judges have), r_ab, n, t (positive: judge_a agrees more), p, p_bh, level,
-    method, reason. A pair appears once (judge_a before judge_b in sorted order).
+    items both judges have), r_ab, n, t (positive: judge_a agrees more), p, p_bh, level
+    (``unit``: "overall" or "system"), method, reason. A pair appears once (judge_a before
+    judge_b in sorted order).
     """
     df = aligned_scores(ds, judge, prompt_id, attribute, annotators)
     # Integer codes once for the whole frame; each family is then laid out with numpy
@@ -364,10 +370,10 @@ def williams_table(
         sysc = np.full(n_items, -1)
         sysc[item] = sys_all[idx]
         systems = sysc if (sysc >= 0).all() else None
-        if level == "system" and systems is None:
+        if unit == "system" and systems is None:
             raise DataError(f"{ds.name}: system-level Williams tests need system labels")
-        res = ag.williams_matrix(
-            S, human, level=level, method=method, variant=variant, systems=systems, names=judges
+        res = rk.williams_matrix(
+            S, human, unit=unit, method=method, variant=variant, systems=systems, names=judges
         )
         for a in range(len(judges)):
             for b in range(a + 1, len(judges)):
@@ -381,10 +387,10 @@ def williams_table(
                         r_b=res.r_human_pair[b, a],
                         r_ab=res.r_between[a, b],
                         n=int(res.n[a, b]),
-                        t=res.t[a, b],
-                        p=res.p[a, b],
-                        p_bh=res.p_adjusted[a, b],
-                        level=level,
+                        t=res.statistic[a, b],
+                        p=res.pvalue[a, b],
+                        p_bh=res.pvalue_adjusted[a, b],
+                        level=unit,
                         method=method,
                         reason=res.reasons.get((a, b), ""),
                     )
@@ -435,13 +441,18 @@ def _rating_matrix(hs: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, pd.D
 
 
 def iaa_table(
-    ds: Dataset, attribute=None, groups: dict[str, list[str]] | None = None, level_ci: float = 0.95
+    ds: Dataset,
+    attribute=None,
+    groups: dict[str, list[str]] | None = None,
+    confidence: float = 0.95,
 ) -> pd.DataFrame:
     """Inter-annotator agreement per annotator group and attribute.
 
     Columns: group, attribute, n_items, n_annotators, icc2k, icc2k_lower, icc2k_upper,
     icc2k_items (items rated by every annotator), alpha_nominal, alpha_ordinal,
-    alpha_interval, share_all_agree, reason. Groups with a single annotator are left out.
+    alpha_interval (Krippendorff's alpha at three scales), share_all_agree, reason (why a
+    value is NaN). Groups with a single annotator are left out; ``confidence`` is the
+    coverage of the ICC interval.
     """
     groups = groups if groups is not None else annotator_groups(ds)
     hs = _pick(ds.human_scores, "attribute", attribute, f"{ds.name} human_scores")
@@ -454,7 +465,7 @@ def iaa_table(
             Y, _ = _rating_matrix(g, list(names))
             row = dict(group=gname, attribute=attr, n_items=Y.shape[0], n_annotators=len(names))
             reasons = []
-            res = ag.icc(Y, kind="ICC2k", level_ci=level_ci)
+            res = rk.icc(Y, kind="ICC2k", confidence=confidence)
             row.update(
                 icc2k=res.value,
                 icc2k_lower=res.lower,
@@ -463,18 +474,15 @@ def iaa_table(
             )
             if res.reason:
                 reasons.append(f"ICC2k: {res.reason}")
-            for lv in ("nominal", "ordinal", "interval"):
-                try:
-                    row[f"alpha_{lv}"] = ag.krippendorff_alpha(Y, lv)
-                except ValueError as err:  # undefined alpha is shown with its reason
-                    row[f"alpha_{lv}"] = np.nan
-                    reasons.append(f"alpha ({lv}): {err}")
-            try:
-                row["share_all_agree"] = ag.share_all_agree(Y)
-            except ValueError as err:
-                row["share_all_agree"] = np.nan
-                reasons.append(str(err))
-            row["reason"] = "; ".join(dict.fromkeys(reasons))
+            for scale in ("nominal", "ordinal", "interval"):
+                alpha = rk.krippendorff_alpha(Y, scale)
+                row[f"alpha_{scale}"] = alpha.value
+                if alpha.reason:
+                    reasons.append(f"alpha ({scale}): {alpha.reason}")
+            share = rk.share_all_agree(Y)
+            row["share_all_agree"] = share.value
+            reasons.append(share.reason)
+            row["reason"] = "; ".join(dict.fromkeys(r for r in reasons if r))
             rows.append(row)
     cols = [
         "group",
@@ -498,14 +506,14 @@ def human_baseline_table(
     ds: Dataset,
     attribute=None,
     groups: dict[str, list[str]] | None = None,
-    levels: Sequence[str] = ("overall", "system"),
+    units: Sequence[str] = ("overall", "system"),
     method: str = "kendall",
     variant: str = "b",
 ) -> pd.DataFrame:
     """Each annotator against the mean of the other annotators of the group.
 
-    Columns: group, attribute, level, method, annotator ("mean" for the mean over
-    annotators), value, n_used, n_dropped_nan, reason.
+    Columns: group, attribute, level (the unit), method, annotator ("mean" for the mean
+    over annotators), value, n_used, n_dropped_nan, reason.
     """
     groups = groups if groups is not None else annotator_groups(ds)
     hs = _pick(ds.human_scores, "attribute", attribute, f"{ds.name} human_scores")
@@ -524,9 +532,9 @@ def human_baseline_table(
                     ds.candidates[[*ITEM, "system"]].drop_duplicates(ITEM), on=ITEM, how="left"
                 )["system"]
                 sysc = _codes(sys_col) if sys_col.notna().all() else None
-            for level in levels:
-                base = dict(group=gname, attribute=attr, level=level, method=method)
-                if level == "system" and sysc is None:
+            for unit in units:
+                base = dict(group=gname, attribute=attr, level=unit, method=method)
+                if unit == "system" and sysc is None:
                     rows.append(
                         {
                             **base,
@@ -536,8 +544,8 @@ def human_baseline_table(
                         }
                     )
                     continue
-                res = ag.human_baseline(
-                    Y, contexts=ctx, systems=sysc, level=level, method=method, variant=variant
+                res = rk.human_baseline(
+                    Y, contexts=ctx, systems=sysc, unit=unit, method=method, variant=variant
                 )
                 for name, r in zip(names, res.results, strict=True):
                     rows.append(
@@ -569,7 +577,7 @@ def human_baseline_table(
 
 
 def self_consistency_table(
-    ds: Dataset, judge=None, prompt_id=None, attribute=None, level_ci: float = 0.95
+    ds: Dataset, judge=None, prompt_id=None, attribute=None, confidence: float = 0.95
 ) -> pd.DataFrame:
     """Agreement of each judge with itself across its samples (tries) per item.
 
@@ -604,7 +612,7 @@ def self_consistency_table(
             )
             continue
         Y, _, _ = _wide(r.iloc[groups[(jname, pid, attr)]], "sample")
-        res = ag.self_consistency(Y, level_ci=level_ci)
+        res = rk.self_consistency(Y, confidence=confidence)
         rows.append(
             {
                 **base,
@@ -613,7 +621,7 @@ def self_consistency_table(
                 "icc2k_upper": res.icc.upper,
                 "icc2k_items": res.n_items_icc,
                 "share_identical": res.share_identical,
-                "n_nan": res.n_nan,
+                "n_nan": res.n_nan_samples,
                 "reason": res.reason,
             }
         )
@@ -688,7 +696,7 @@ def verdict_agreement_table(ds: Dataset) -> pd.DataFrame:
     pandas.DataFrame
         One row per (judge, annotator), human annotators compared with each other too:
         judge, annotator, n_pairs, agreement (share of identical verdicts), cohen_kappa
-        (``ranking.agreement.cohen_kappa``), is_human, reason (why a value is NaN). Empty
+        (``ranking.reliability.cohen_kappa``), is_human, reason (why a value is NaN). Empty
         when the dataset has no human verdicts.
     """
     comps = ds.comparisons
@@ -733,12 +741,10 @@ def verdict_agreement_table(ds: Dataset) -> pd.DataFrame:
                 )
                 continue
             row["agreement"] = float((both["label_j"] == both["label_h"]).mean())
-            try:
-                row["cohen_kappa"] = ag.cohen_kappa(
-                    both["label_j"].to_numpy(object), both["label_h"].to_numpy(object)
-                )
-            except ValueError as err:  # undefined kappa is shown with its reason
-                row.update(cohen_kappa=np.nan, reason=str(err))
+            kappa = rk.cohen_kappa(
+                both["label_j"].to_numpy(object), both["label_h"].to_numpy(object)
+            )
+            row.update(cohen_kappa=kappa.value, reason=kappa.reason)
             rows.append(row)
     out = pd.DataFrame(rows)
     out["is_human"] = out["judge"].str.startswith(HUMAN_JUDGE_PREFIX)
@@ -797,9 +803,11 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         action="append",
         help="annotators whose mean is the human reference (default: the only group)",
     )
-    p.add_argument("--levels", default="overall,system,item")
+    p.add_argument(
+        "--levels", default="overall,system,item", help="units correlated: item, system, overall"
+    )
     p.add_argument("--methods", default="kendall")
-    p.add_argument("--variant", default="b", choices=list(ag.KENDALL_VARIANTS))
+    p.add_argument("--variant", default="b", choices=list(KENDALL_VARIANTS))
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--williams-level", default="overall", choices=["overall", "system"])
@@ -841,7 +849,7 @@ def _print_tables(ds: Dataset, args: argparse.Namespace, out) -> None:
                     prompt,
                     attr,
                     annotators,
-                    levels=args.levels.split(","),
+                    units=args.levels.split(","),
                     methods=args.methods.split(","),
                     variant=args.variant,
                     n_boot=args.n_boot,
@@ -856,7 +864,7 @@ def _print_tables(ds: Dataset, args: argparse.Namespace, out) -> None:
                 prompt,
                 attr,
                 annotators,
-                level=args.williams_level,
+                unit=args.williams_level,
                 method=args.methods.split(",")[0],
                 variant=args.variant,
             )

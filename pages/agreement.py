@@ -123,8 +123,8 @@ else:
                 f"judge and prompt combinations rated against {len(annotators or [])} annotator(s)",
             )
 
-        tabs = st.tabs([f"{lv} level" for lv in svc.LEVELS])
-        for tab, (level, help_line) in zip(tabs, svc.LEVELS.items(), strict=True):
+        tabs = st.tabs([f"{lv} level" for lv in svc.UNITS])
+        for tab, (level, help_line) in zip(tabs, svc.UNITS.items(), strict=True):
             with tab:
                 st.caption(f"**{level}**: {help_line}. Hover a cell for its interval.")
                 values, hover = svc.correlation_heatmap_frames(corr, level)
@@ -149,7 +149,7 @@ else:
         attrs = sorted(corr["attribute"].unique())
         with a1:
             attribute = ui.select("Attribute", attrs, key=f"{PAGE}.dot_attr")
-        level = a2.selectbox("Level", list(svc.LEVELS), index=2, key=f"{PAGE}.dot_level")
+        level = a2.selectbox("Level", list(svc.UNITS), index=2, key=f"{PAGE}.dot_level")
         sel = corr[(corr["attribute"] == attribute) & (corr["level"] == level)]
         fig = go.Figure(
             go.Scatter(

@@ -8,32 +8,41 @@ may come as flat arrays (first, second, outcome) instead.
 The public surface is listed here once.
 """
 
-from ranking.agreement import (
-    bh_adjust,
+from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
+from ranking.bradley_terry import BTResult, bradley_terry
+from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
+from ranking.correlations import CorrelationResult, correlation
+from ranking.elo import EloResult, elo
+from ranking.metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
+from ranking.ml import MLResult, ml_ranking
+from ranking.reliability import (
+    AgreementResult,
+    HumanBaselineResult,
+    ICCResult,
+    SelfConsistencyResult,
     cohen_kappa,
-    correlation,
     fleiss_kappa,
     human_baseline,
     icc,
-    kendall_matrix,
     krippendorff_alpha,
-    order_matrix,
-    paired_shift,
-    permutation_test,
     self_consistency,
     share_all_agree,
+)
+from ranking.scores import win_ratio
+from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
+from ranking.significance import (
+    PairedShiftResult,
+    PermutationResult,
+    WelchResult,
+    WilliamsMatrixResult,
+    WilliamsResult,
+    bh_adjust,
+    paired_shift,
+    permutation_test,
     welch_t,
     williams_matrix,
     williams_test,
 )
-from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
-from ranking.bradley_terry import BTResult, bradley_terry
-from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
-from ranking.elo import EloResult, elo
-from ranking.metrics import kendall, pairwise_accuracy, spearman
-from ranking.ml import MLResult, ml_ranking
-from ranking.scores import win_ratio
-from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
 
 __all__ = [
     # rankings from comparisons
@@ -57,24 +66,37 @@ __all__ = [
     "budget_curves",
     "BudgetCurves",
     "comparisons_needed",
-    # agreement with a reference
+    # agreement with a reference (ranking.metrics)
     "pairwise_accuracy",
     "spearman",
     "kendall",
+    "kendall_matrix",
+    "order_matrix",
+    # judge-human correlations (ranking.correlations)
     "correlation",
-    "human_baseline",
+    "CorrelationResult",
+    # reliability of raters (ranking.reliability)
     "icc",
+    "ICCResult",
     "krippendorff_alpha",
     "share_all_agree",
     "cohen_kappa",
     "fleiss_kappa",
+    "AgreementResult",
+    "human_baseline",
+    "HumanBaselineResult",
     "self_consistency",
+    "SelfConsistencyResult",
+    # significance tests (ranking.significance)
     "welch_t",
+    "WelchResult",
     "williams_test",
+    "WilliamsResult",
     "williams_matrix",
+    "WilliamsMatrixResult",
     "bh_adjust",
     "permutation_test",
+    "PermutationResult",
     "paired_shift",
-    "kendall_matrix",
-    "order_matrix",
+    "PairedShiftResult",
 ]

@@ -29,7 +29,11 @@ _SMALL_N = 48
 
 @njit
 def _avg_ranks(x, out):
-    """Average ranks (1-based) of the n values in ``x`` written into ``out[:n]``."""
+    """Average ranks (1-based) of the n values in ``x`` written into ``out[:n]``.
+
+    The one rank core of ``ranking``: the agreement statistics rank within contexts with it
+    (``ranking._segments``).
+    """
     n = x.shape[0]
     if n <= _SMALL_N:
         for i in range(n):
@@ -160,7 +164,7 @@ def _spearman_preranked(x, n, ref_rc, ref_ss):
 def _kendall_pairs_loop(x, y, a, b):  # pragma: no cover - compiled
     """(concordant - discordant, pairs tied in x, pairs tied in y) of x[a:b], y[a:b].
 
-    The direct O(n^2) pair loop; also the short-segment kernel of ``ranking.agreement``.
+    The direct O(n^2) pair loop; also the short-segment kernel of ``ranking._segments``.
     """
     c = 0
     tx = 0
@@ -404,3 +408,85 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
             "the accuracy is undefined"
         )
     return float(hits.sum() / total)
+
+
+# ---------------------------------------------------------------------------------------
+# Several rankings at once: Kendall between score sets, the pairwise order of a ranking
+# ---------------------------------------------------------------------------------------
+
+
+def kendall_matrix(scores, variant="b"):
+    """Kendall correlation between the rankings every two sets of scores induce.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_sets, n_units) or (n_sets, n_contexts, n_items)
+        One set of scores per row (e.g. per prompt template): over units (systems) or per
+        context (candidates ranked within each context). NaN marks a missing score.
+    variant : {"b", "c"}, default "b"
+        Kendall tau-b or tau-c (:func:`kendall`).
+
+    Returns
+    -------
+    ndarray of shape (n_sets, n_sets)
+        ``[a, b]`` = Kendall tau between sets a and b over the units finite in both; with
+        contexts, the mean of the per-context taus over the contexts where tau is defined
+        (contexts with constant or too few scores are left out). NaN where nothing is
+        defined. The diagonal is 1 except for sets that are constant (NaN).
+
+    Raises
+    ------
+    ValueError
+        ``scores`` not 2-D or 3-D, or an unknown ``variant``.
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    if S.ndim not in (2, 3):
+        raise ValueError(
+            "scores must have shape (n_sets, n_units) or (n_sets, n_contexts, n_items); "
+            f"got {S.shape}"
+        )
+    n_sets = S.shape[0]
+    out = np.full((n_sets, n_sets), np.nan)
+    for i in range(n_sets):
+        for j in range(n_sets):
+            tau = kendall(S[i], S[j], variant=variant)
+            if np.ndim(tau):
+                tau = tau[np.isfinite(tau)]
+                out[i, j] = float(tau.mean()) if tau.size else np.nan
+            else:
+                out[i, j] = float(tau)
+    return out
+
+
+def order_matrix(scores):
+    """The pairwise order that scores induce, laid out like P: 1 above, 0 below, 0.5 tied.
+
+    Lets :func:`pairwise_accuracy` measure a *ranking* (its scores) against reference
+    scores over every pair of ranked candidates: with no ties in either, the accuracy is
+    (1 + Kendall tau) / 2.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_contexts, N)
+        Higher is better; NaN for a candidate not ranked.
+
+    Returns
+    -------
+    ndarray of shape (n_contexts, N, N)
+        ``[c, i, j]`` = 1 where i scores above j, 0 below, 0.5 on a tie; NaN on the diagonal
+        and where either score is missing.
+
+    Raises
+    ------
+    ValueError
+        ``scores`` not 2-D.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"scores must have shape (n_contexts, N); got {s.shape}")
+    diff = s[:, :, None] - s[:, None, :]
+    out = np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5))
+    out[~np.isfinite(diff)] = np.nan
+    idx = np.arange(s.shape[1])
+    out[:, idx, idx] = np.nan
+    return out

@@ -1,6 +1,6 @@
 """Services of the Human agreement page: judge-human correlations and human agreement.
 
-The tables come from ``data.agreement`` (correlations at three levels with bootstrap
+The tables come from ``data.agreement`` (correlations at three units with bootstrap
 intervals, the human baseline, inter-annotator agreement, self-consistency, Williams tests,
 pairwise accuracy, agreement with human verdicts); this module labels them and lays them out
 for the heatmaps and the scatter plot.
@@ -25,8 +25,9 @@ CORRELATIONS = {
     "Spearman": ("spearman", "b"),
     "Pearson": ("pearson", "b"),
 }
-#: Levels of the judge-human correlations, in display order, with one line of help each.
-LEVELS = {
+#: Units of the judge-human correlations (the table's ``level`` column), in display order,
+#: with one line of help each.
+UNITS = {
     "item": "within each context, candidates ranked against each other; mean over contexts",
     "system": "per-system mean scores correlated across systems",
     "overall": "every rated item pooled",
@@ -51,11 +52,11 @@ def default_group(groups: dict[str, list[str]]) -> str | None:
 def correlation_frame(
     ds: Dataset, method: str, variant: str, annotators, n_boot: int, random_state: int = 0
 ) -> pd.DataFrame:
-    """Judge-human correlations at every level, with a ``label`` per (judge, prompt)."""
+    """Judge-human correlations at every unit, with a ``label`` per (judge, prompt)."""
     table = dag.correlation_table(
         ds,
         annotators=annotators,
-        levels=tuple(LEVELS),
+        units=tuple(UNITS),
         methods=(method,),
         variant=variant,
         n_boot=int(n_boot),
@@ -70,9 +71,9 @@ def correlation_frame(
     return table
 
 
-def correlation_heatmap_frames(table: pd.DataFrame, level: str):
-    """(values, hover text) frames, judges x attributes, for one level."""
-    sel = table[table["level"] == level]
+def correlation_heatmap_frames(table: pd.DataFrame, unit: str):
+    """(values, hover text) frames, judges x attributes, for one unit."""
+    sel = table[table["level"] == unit]
     values = sel.pivot_table(
         index="label", columns="attribute", values="value", aggfunc="first", dropna=False
     )
@@ -97,9 +98,9 @@ def correlation_heatmap_frames(table: pd.DataFrame, level: str):
 
 
 def baseline_frame(ds: Dataset, groups: dict, method: str, variant: str) -> pd.DataFrame:
-    """Human baseline: each annotator vs the mean of the others, every level."""
+    """Human baseline: each annotator vs the mean of the others, every unit."""
     return dag.human_baseline_table(
-        ds, groups=groups, levels=tuple(LEVELS), method=method, variant=variant
+        ds, groups=groups, units=tuple(UNITS), method=method, variant=variant
     )
 
 
@@ -121,16 +122,14 @@ def scatter_frame(
 
 
 def williams_frame(
-    ds: Dataset, method: str, variant: str, annotators, level: str, across_prompts: bool
+    ds: Dataset, method: str, variant: str, annotators, unit: str, across_prompts: bool
 ) -> pd.DataFrame:
     """Williams + BH table; ``across_prompts`` compares every (judge, prompt) pair together."""
     if across_prompts and len(ds.ratings):
         r = ds.ratings
         labels = [variant_label(j, p) for j, p in zip(r["judge"], r["prompt_id"], strict=True)]
         ds = dataclasses.replace(ds, ratings=r.assign(judge=labels, prompt_id="all prompts"))
-    return dag.williams_table(
-        ds, annotators=annotators, level=level, method=method, variant=variant
-    )
+    return dag.williams_table(ds, annotators=annotators, unit=unit, method=method, variant=variant)
 
 
 def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str):
@@ -212,7 +211,7 @@ def agreement_self_consistency(key: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner="Williams tests between judges…", max_entries=16)
 def agreement_williams(
-    key: str, method: str, variant: str, annotators: tuple | None, level: str, across_prompts: bool
+    key: str, method: str, variant: str, annotators: tuple | None, unit: str, across_prompts: bool
 ) -> pd.DataFrame:
     """:func:`williams_frame` of the dataset behind ``key``."""
     return williams_frame(
@@ -220,7 +219,7 @@ def agreement_williams(
         method,
         variant,
         list(annotators) if annotators else None,
-        level,
+        unit,
         across_prompts,
     )
 

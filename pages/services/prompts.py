@@ -2,8 +2,8 @@
 
 Ratings grouped by model and variant (template, and temperature when a model ran at
 several), the paired shift of each variant against a baseline
-(``ranking.agreement.paired_shift``), the stability of the rankings the variants induce
-(``ranking.agreement.kendall_matrix``), unparsed shares, and position bias and accuracy per
+(``ranking.significance.paired_shift``), the stability of the rankings the variants induce
+(``ranking.metrics.kendall_matrix``), unparsed shares, and position bias and accuracy per
 comparative template.
 """
 
@@ -19,8 +19,8 @@ from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.bias import compute_bias_table
 from pages.services.common import dataset, judge_model
 from pages.services.comparisons import HUMAN_POOL, build_pmatrix, build_reference
-from ranking.agreement import kendall_matrix, paired_shift
-from ranking.metrics import pairwise_accuracy
+from ranking.metrics import kendall_matrix, pairwise_accuracy
+from ranking.significance import paired_shift
 
 
 def rating_variants(ds: Dataset) -> pd.DataFrame:
@@ -71,7 +71,7 @@ def mean_shift_frame(
 
     Per attribute and variant: ``shift`` = mean over items rated (parsed) under both of
     (score - baseline score), ``lower``/``upper`` the ``level_ci`` t interval, ``pvalue``
-    of the paired t-test (``ranking.agreement.paired_shift``), ``n_items``. Items are
+    of the paired t-test (``ranking.significance.paired_shift``), ``n_items``. Items are
     (context, candidate) with the score averaged over samples.
     """
     rows = []
@@ -119,7 +119,7 @@ def rank_stability(
     ds: Dataset, variants: pd.DataFrame, model: str, attribute: str, level: str = "system"
 ) -> pd.DataFrame:
     """Kendall tau-b between the rankings two variants induce, variant x variant
-    (``ranking.agreement.kendall_matrix``).
+    (``ranking.metrics.kendall_matrix``).
 
     ``level`` "system": systems ranked by their mean score (needs system labels). "item":
     candidates ranked within each context; the mean of the per-context taus (contexts

@@ -24,9 +24,8 @@ from pages.services.comparisons import (
     pmatrix,
     select_comparisons,
 )
-from ranking.agreement import order_matrix
 from ranking.bradley_terry import bradley_terry
-from ranking.metrics import spearman
+from ranking.metrics import order_matrix, spearman
 from ranking.ml import ml_ranking
 from ranking.scores import win_ratio
 

@@ -146,7 +146,7 @@ def test_hanna_human_icc2k_and_alpha_per_criterion(hanna):
 @pytest.fixture(scope="module")
 def hanna_corr(hanna):
     return da.correlation_table(
-        hanna, levels=("overall", "system"), methods=("kendall",), n_boot=200
+        hanna, units=("overall", "system"), methods=("kendall",), n_boot=200
     )
 
 
@@ -207,7 +207,7 @@ def test_hanna_williams_bh_matrix_per_criterion(hanna):
 
 
 def test_hanna_human_baseline(hanna):
-    table = da.human_baseline_table(hanna, levels=("overall", "system"))
+    table = da.human_baseline_table(hanna, units=("overall", "system"))
     names = ["human_1", "human_2", "human_3"]
     sys_of = hanna.candidates.set_index(ITEM)["system"]
     for crit in ("coherence", "complexity", "relevance"):
@@ -283,7 +283,7 @@ def test_summeval_judges_vs_expert_mean_item_and_system(summeval):
     table = da.correlation_table(
         summeval,
         judge=list(SUMMEVAL_JUDGES),
-        levels=("item", "system"),
+        units=("item", "system"),
         methods=("spearman", "kendall"),
         n_boot=100,
     )
@@ -406,7 +406,7 @@ def test_tables_on_a_small_synthetic_set():
     ds = small_dataset()
     assert da.annotator_groups(ds) == {"rater": ["rater_1", "rater_2", "rater_3"]}
     table = da.correlation_table(
-        ds, levels=("overall", "system", "item"), methods=("spearman",), n_boot=50
+        ds, units=("overall", "system", "item"), methods=("spearman",), n_boot=50
     )
     m = merged(ds)
     for row in table.itertuples(index=False):

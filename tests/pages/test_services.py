@@ -18,9 +18,8 @@ from pages.services import bias as bias_svc
 from pages.services import budgets as budgets_svc
 from pages.services import common, comparisons
 from pages.services import rankings as rankings_svc
-from ranking.agreement import order_matrix
 from ranking.bias import balanced_threshold, position_bias
-from ranking.metrics import pairwise_accuracy, spearman
+from ranking.metrics import order_matrix, pairwise_accuracy, spearman
 from ranking.scores import win_ratio
 from tests.pages._analysis_apptest import need
 

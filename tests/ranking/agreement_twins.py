@@ -1,0 +1,153 @@
+"""Slow, obviously right twins and shared data for the tests of the agreement statistics
+(ranking/correlations.py, reliability.py, significance.py, _segments.py, _bootstrap.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from scipy import stats
+
+
+def scipy_corr(x, y, method, variant="b"):
+    if method == "spearman":
+        return stats.spearmanr(x, y).statistic
+    if method == "kendall":
+        return stats.kendalltau(x, y, variant=variant).statistic
+    return stats.pearsonr(x, y).statistic
+
+
+def kendall_counts_loop(x, y):
+    """Concordant minus discordant pairs and ties, by the definition."""
+    c = tx = ty = 0
+    for i, j in itertools.combinations(range(len(x)), 2):
+        dx, dy = x[i] - x[j], y[i] - y[j]
+        tx += dx == 0
+        ty += dy == 0
+        if dx != 0 and dy != 0:
+            c += 1 if (dx > 0) == (dy > 0) else -1
+    return c, tx, ty
+
+
+def kendall_blocks_numpy(x, y, units, n_units):
+    """Sign-product sums between units from the full (n, n) matrix."""
+    sx = np.sign(x[:, None] - x[None, :])
+    sy = np.sign(y[:, None] - y[None, :])
+    A = np.zeros((len(x), n_units))
+    A[np.arange(len(x)), units] = 1.0
+    return A.T @ (sx * sy) @ A
+
+
+def resample_twin(x, y, units, draws):
+    """The literally resampled arrays of one bootstrap replicate."""
+    idx = np.concatenate([np.flatnonzero(units == u) for u in draws])
+    return x[idx], y[idx]
+
+
+def icc_twin(Y, kind, confidence=0.95):
+    """Shrout & Fleiss (1979) / McGraw & Wong (1996) written out with loops."""
+    n, k = Y.shape
+    grand = sum(Y[i, j] for i in range(n) for j in range(k)) / (n * k)
+    rows = [sum(Y[i, :]) / k for i in range(n)]
+    cols = [sum(Y[:, j]) / n for j in range(k)]
+    bms = k * sum((r - grand) ** 2 for r in rows) / (n - 1)
+    jms = n * sum((c - grand) ** 2 for c in cols) / (k - 1)
+    ems = sum((Y[i, j] - rows[i] - cols[j] + grand) ** 2 for i in range(n) for j in range(k)) / (
+        (n - 1) * (k - 1)
+    )
+    wms = sum((Y[i, j] - rows[i]) ** 2 for i in range(n) for j in range(k)) / (n * (k - 1))
+    a = 1 - confidence
+    if kind in ("ICC1", "ICC1k"):
+        F, d1, d2 = bms / wms, n - 1, n * (k - 1)
+    else:
+        F, d1, d2 = bms / ems, n - 1, (n - 1) * (k - 1)
+    FL = F / stats.f.ppf(1 - a / 2, d1, d2)
+    FU = F * stats.f.ppf(1 - a / 2, d2, d1)
+    if kind == "ICC1":
+        v = (bms - wms) / (bms + (k - 1) * wms)
+        lo, hi = (FL - 1) / (FL + k - 1), (FU - 1) / (FU + k - 1)
+    elif kind == "ICC1k":
+        v = (bms - wms) / bms
+        lo, hi = 1 - 1 / FL, 1 - 1 / FU
+    elif kind == "ICC3":
+        v = (bms - ems) / (bms + (k - 1) * ems)
+        lo, hi = (FL - 1) / (FL + k - 1), (FU - 1) / (FU + k - 1)
+    elif kind == "ICC3k":
+        v = (bms - ems) / bms
+        lo, hi = 1 - 1 / FL, 1 - 1 / FU
+    else:
+        # McGraw & Wong (1996) case 2A, Satterthwaite df for the interval.
+        r = (bms - ems) / (bms + (k - 1) * ems + k * (jms - ems) / n)
+        Fj = jms / ems
+        num = (k - 1) * (n - 1) * (k * r * Fj + n * (1 + (k - 1) * r) - k * r) ** 2
+        den = (n - 1) * k**2 * r**2 * Fj**2 + (n * (1 + (k - 1) * r) - k * r) ** 2
+        nu = num / den
+        Fs = stats.f.ppf(1 - a / 2, n - 1, nu)
+        Fs2 = stats.f.ppf(1 - a / 2, nu, n - 1)
+        lo = n * (bms - Fs * ems) / (Fs * (k * jms + (k * n - k - n) * ems) + n * bms)
+        hi = n * (Fs2 * bms - ems) / (k * jms + (k * n - k - n) * ems + n * Fs2 * bms)
+        v = r
+        if kind == "ICC2k":
+            v = (bms - ems) / (bms + (jms - ems) / n)
+            lo, hi = k * lo / (1 + (k - 1) * lo), k * hi / (1 + (k - 1) * hi)
+    return v, lo, hi, F, stats.f.sf(F, d1, d2)
+
+
+def williams_twin(r12, r13, r23, n):
+    K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    num = (r12 - r13) * np.sqrt((n - 1) * (1 + r23))
+    den = np.sqrt(2 * K * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    t = num / den
+    return t, 2 * (1 - stats.t.cdf(abs(t), n - 3))
+
+
+def kappa_twin(a, b, weights=None):
+    cats = sorted(set(a) | set(b))
+    q, n = len(cats), len(a)
+    pos = {c: i for i, c in enumerate(cats)}
+    O = [[0.0] * q for _ in range(q)]
+    for x, y in zip(a, b, strict=True):
+        O[pos[x]][pos[y]] += 1 / n
+    ra = [sum(O[i]) for i in range(q)]
+    cb = [sum(O[i][j] for i in range(q)) for j in range(q)]
+
+    def w(i, j):
+        if weights is None:
+            return float(i != j)
+        return abs(i - j) if weights == "linear" else (i - j) ** 2
+
+    obs = sum(w(i, j) * O[i][j] for i in range(q) for j in range(q))
+    exp = sum(w(i, j) * ra[i] * cb[j] for i in range(q) for j in range(q))
+    return 1 - obs / exp
+
+
+def bh_twin(p):
+    p = np.asarray(p, float)
+    m = len(p)
+    order = np.argsort(p)
+    adj = np.empty(m)
+    prev = 1.0
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        prev = min(prev, p[i] * m / rank)
+        adj[i] = prev
+    return adj
+
+
+def tied_data(rng, n, levels=5):
+    h = rng.integers(1, levels + 1, n).astype(float)
+    j = np.round(h + rng.normal(0, 1.5, n))
+    return j, h
+
+
+def panel_data():
+    """24 contexts x 8 systems of Likert-like human and judge scores, 4 judge NaN."""
+    rng = np.random.default_rng(4)
+    n_ctx, n_sys = 24, 8
+    ctx = np.repeat(np.arange(n_ctx), n_sys)
+    sysl = np.tile([f"s{i}" for i in range(n_sys)], n_ctx)
+    quality = np.tile(rng.normal(0, 1, n_sys), n_ctx)
+    h = np.clip(np.round(3 + quality + rng.normal(0, 1, ctx.size)), 1, 5)
+    j = np.round(3 + quality + rng.normal(0, 1.2, ctx.size) + 0.3 * (h - 3), 1)
+    j[[3, 50, 51, 100]] = np.nan
+    return j, h, ctx, sysl
