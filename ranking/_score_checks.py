@@ -80,6 +80,36 @@ def as_matrix(ratings, name="ratings"):
     return arr
 
 
+def as_label_vector(x, name):
+    """1-D labels of one rater (numbers or strings; NaN or None for a missing label)."""
+    arr = np.asarray(x, dtype=object if np.asarray(x).dtype.kind in "OUS" else None)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+    return arr
+
+
+def missing_labels(arr):
+    """Where a label array holds None or NaN."""
+    if arr.dtype == object:
+        return np.array(
+            [v is None or (isinstance(v, float) and np.isnan(v)) for v in arr], dtype=bool
+        )
+    if arr.dtype.kind == "f":
+        return np.isnan(arr)
+    return np.zeros(arr.shape[0], dtype=bool)
+
+
+def category_codes(values):
+    """The sorted categories and the code of each label; mixed types raise."""
+    try:
+        cats = np.unique(values)
+    except TypeError:
+        raise ValueError(
+            "labels mix types that cannot be ordered (e.g. numbers and strings); use one type"
+        ) from None
+    return cats, np.searchsorted(cats, values)
+
+
 def join_reasons(*parts):
     """The non-empty reasons joined by "; " ("" when there is none)."""
     return "; ".join(p for p in parts if p)

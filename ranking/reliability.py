@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ranking._score_checks import as_matrix, check_choice, check_confidence, join_reasons
+from ranking._score_checks import (
+    as_label_vector,
+    as_matrix,
+    category_codes,
+    check_choice,
+    check_confidence,
+    join_reasons,
+    missing_labels,
+)
 from ranking.correlations import CorrelationResult, correlation
 
 __all__ = [
@@ -353,33 +361,6 @@ def share_all_agree(ratings):
 # ----------------------------------------------------------------------------- kappas
 
 
-def _labels_1d(x, name):
-    arr = np.asarray(x, dtype=object if np.asarray(x).dtype.kind in "OUS" else None)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
-    return arr
-
-
-def _missing(arr):
-    if arr.dtype == object:
-        return np.array(
-            [v is None or (isinstance(v, float) and np.isnan(v)) for v in arr], dtype=bool
-        )
-    if arr.dtype.kind == "f":
-        return np.isnan(arr)
-    return np.zeros(arr.shape[0], dtype=bool)
-
-
-def _category_codes(values):
-    try:
-        cats = np.unique(values)
-    except TypeError:
-        raise ValueError(
-            "labels mix types that cannot be ordered (e.g. numbers and strings); use one type"
-        ) from None
-    return cats, np.searchsorted(cats, values)
-
-
 def cohen_kappa(a, b, weights=None):
     """Cohen's kappa between two raters, optionally weighted.
 
@@ -404,17 +385,17 @@ def cohen_kappa(a, b, weights=None):
         Lengths differ, labels of types that cannot be ordered, unknown weights.
     """
     check_choice(weights, KAPPA_WEIGHTS, "weights")
-    a = _labels_1d(a, "a")
-    b = _labels_1d(b, "b")
+    a = as_label_vector(a, "a")
+    b = as_label_vector(b, "b")
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"a has {a.shape[0]} labels, b has {b.shape[0]}; they must align")
-    keep = ~(_missing(a) | _missing(b))
+    keep = ~(missing_labels(a) | missing_labels(b))
     a, b = a[keep], b[keep]
     counts = dict(n_items=int(a.shape[0]), n_dropped_nan=int((~keep).sum()))
     if a.shape[0] < 2:
         reason = f"Cohen's kappa needs at least 2 items rated by both; got {a.shape[0]}"
         return AgreementResult(np.nan, reason=reason, **counts)
-    cats, codes = _category_codes(np.concatenate([a, b]))
+    cats, codes = category_codes(np.concatenate([a, b]))
     ca, cb = codes[: a.shape[0]], codes[a.shape[0] :]
     q = cats.shape[0]
     O = np.zeros((q, q))
@@ -469,10 +450,10 @@ def fleiss_kappa(counts=None, *, labels=None):
         if L.ndim != 2:
             raise ValueError(f"labels must have shape (n_items, n_raters); got {L.shape}")
         flat = L.ravel()
-        miss = _missing(flat)
+        miss = missing_labels(flat)
         if miss.all():
             return AgreementResult(np.nan, 0, L.shape[0], "labels are all missing")
-        cats, codes = _category_codes(flat[~miss])
+        cats, codes = category_codes(flat[~miss])
         rows = np.repeat(np.arange(L.shape[0]), L.shape[1])[~miss]
         C = np.zeros((L.shape[0], cats.shape[0]))
         np.add.at(C, (rows, codes), 1.0)
