@@ -5,12 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 
-def as_P(P, *, name: str = "P", allow_empty_context: bool = False) -> np.ndarray:
+def as_P(P, *, name: str = "P") -> np.ndarray:
     """Return ``P`` as a C-contiguous float64 array of shape (n_contexts, N, N).
 
     A 2-D (N, N) matrix is treated as one context. Raises ValueError for a wrong shape,
-    N < 2, values outside [0, 1], no contexts, or (unless ``allow_empty_context``) a context
-    with no comparison at all. NaN marks a pair that was not compared; the diagonal is ignored.
+    N < 2, values outside [0, 1], no contexts, or no comparison in any context (nothing to
+    rank). NaN marks a pair that was not compared; the diagonal is ignored (set to NaN in
+    the copy returned).
+
+    A context with no comparison at all (an all-NaN block, e.g. every answer for that item
+    unparsed) is accepted as long as another context has one: every public function handles
+    it, the rankings with NaN scores for its candidates, the pooled statistics by skipping it
+    and counting it (``ranking.pooled``).
     """
     arr = np.asarray(P, dtype=np.float64)
     if arr.ndim == 2:
@@ -37,11 +43,9 @@ def as_P(P, *, name: str = "P", allow_empty_context: bool = False) -> np.ndarray
         )
     if np.isinf(arr).any():
         raise ValueError(f"{name} contains infinite values; use NaN for pairs not compared")
-    if not allow_empty_context:
-        empty = ~finite.any(axis=(1, 2))
-        if empty.any():
-            raise ValueError(
-                f"{name}: context(s) {np.flatnonzero(empty)[:10].tolist()} have no comparison "
-                "at all (all NaN); drop them or pass allow_empty_context=True where supported"
-            )
+    if not finite.any():
+        raise ValueError(
+            f"{name} has no comparison at all (all {n_contexts} context(s) are all NaN); "
+            "check that the judge's answers were parsed"
+        )
     return arr

@@ -5,6 +5,10 @@ position. ``position_bias`` measures that share, ``balanced_threshold`` finds th
 threshold tau that brings it back to 0.5, and ``debias`` applies the equivalent weight
 alpha to the probabilities themselves: p' = alpha p / (alpha p + 1 - p), so that p' > 0.5
 exactly when p > tau for alpha = (1 - tau) / tau (Liusie, Manakul, Gales 2024).
+
+A context with nothing usable (all NaN: every answer about that item unparsed, say) is
+skipped by the pooled values and counted in their ``n_skipped``; per-context values are NaN
+there (the convention of ``ranking.pooled``).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import numpy as np
 
 from ranking._checks import as_P
 from ranking._numba import njit
+from ranking.pooled import PooledStat, pooled
+from ranking.pooled import per_context as per_context_values
 from ranking.scores import _check_tau, _decide
 
 
@@ -89,11 +95,15 @@ def _balanced_from_sorted(v):
 
 @njit
 def _balanced_threshold_kernel(P, per_context):
+    """Thresholds per context (NaN for a context without comparisons) or pooled (NaN if
+    none at all), and the number of comparisons per context."""
     n_contexts, n_items, _ = P.shape
     vals = np.empty(n_contexts * n_items * n_items)
-    out = np.empty(n_contexts if per_context else 1)
+    out = np.full(n_contexts if per_context else 1, np.nan)
+    counts = np.zeros(n_contexts)
     m = 0
     for c in range(n_contexts):
+        start = 0 if per_context else m
         if per_context:
             m = 0
         for i in range(n_items):
@@ -102,21 +112,18 @@ def _balanced_threshold_kernel(P, per_context):
                 if i != j and math.isfinite(p):
                     vals[m] = p
                     m += 1
-        if per_context:
+        counts[c] = m - start
+        if per_context and m > 0:
             out[c] = _balanced_from_sorted(np.sort(vals[:m]))
-    if not per_context:
+    if not per_context and m > 0:
         out[0] = _balanced_from_sorted(np.sort(vals[:m]))
-    return out
+    return out, counts
 
 
-def _pooled_or_per_context(num, den, per_context, what):
+def _pooled_or_per_context(num, den, per_context, undefined):
     if per_context:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(den > 0, num / np.maximum(den, 1.0), np.nan)
-    total = den.sum()
-    if total == 0:
-        raise ValueError(what)
-    return float(num.sum() / total)
+        return per_context_values(num, den)
+    return pooled(num, den, undefined)
 
 
 def position_bias(P, tau=0.5, per_context=False):
@@ -134,8 +141,15 @@ def position_bias(P, tau=0.5, per_context=False):
 
     Returns
     -------
-    float or ndarray of shape (n_contexts,)
-        P(A). An unbiased judge on a symmetric comparison set gives 0.5.
+    PooledStat or ndarray of shape (n_contexts,)
+        P(A). An unbiased judge on a symmetric comparison set gives 0.5. Pooled: a float
+        with ``n_contexts`` / ``n_skipped``, contexts without any comparison (all NaN) being
+        skipped (``ranking.pooled``). Per context: NaN for those contexts.
+
+    Raises
+    ------
+    ValueError
+        Bad P or tau, or (pooled) no comparison in any context.
     """
     P = as_P(P)
     firsts, counts = _position_bias_kernel(P, _check_tau(tau))
@@ -162,7 +176,9 @@ def swap_consistency(P, tau=0.5, per_context=False):
 
     Returns
     -------
-    float or ndarray of shape (n_contexts,)
+    PooledStat or ndarray of shape (n_contexts,)
+        Pooled: a float with ``n_contexts`` / ``n_skipped``; contexts without a pair judged
+        in both orders (an all-NaN context among them) are skipped (``ranking.pooled``).
 
     Raises
     ------
@@ -203,11 +219,23 @@ def balanced_threshold(P, per_context=False):
 
     Returns
     -------
-    float or ndarray of shape (n_contexts,)
+    PooledStat or ndarray of shape (n_contexts,)
+        Pooled: a float with ``n_contexts`` / ``n_skipped``, contexts without any comparison
+        (all NaN) being skipped (``ranking.pooled``). Per context: NaN for those contexts.
+
+    Raises
+    ------
+    ValueError
+        Bad P, or (pooled) no comparison in any context.
     """
     P = as_P(P)
-    out = _balanced_threshold_kernel(P, bool(per_context))
-    return out if per_context else float(out[0])
+    out, counts = _balanced_threshold_kernel(P, bool(per_context))
+    if per_context:
+        return out
+    n_used = int((counts > 0).sum())
+    if n_used == 0:
+        raise ValueError(f"P has no comparison (none of the {P.shape[0]} context(s) has any)")
+    return PooledStat(float(out[0]), n_used, P.shape[0] - n_used)
 
 
 def alpha_for_tau(tau):

@@ -29,11 +29,14 @@ Documented behaviour where the plain MLE does not exist or is not unique:
   exists keep the exact, unpenalised MLE.
 * With ``alpha > 0`` the result is the MAP estimate under theta_i ~ N(0, 1 / alpha): always
   finite and unique, and each component's mean is 0 at the optimum.
-* Items with no comparison at all get score NaN (never a made-up number) and component -1.
+* Items with no comparison at all get score NaN (never a made-up number) and component -1;
+  so does every item of a context without any comparison (an all-NaN block of P, e.g. every
+  answer about that item unparsed): that context has ``n_components`` 0 and a note says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import warnings
 from dataclasses import dataclass
@@ -1217,8 +1220,9 @@ def bradley_terry(
     Raises
     ------
     ValueError
-        Bad shapes, values outside [0, 1], all-NaN contexts, N < 2, empty or mismatched flat
-        arrays, out-of-range indices, bad options.
+        Bad shapes, values outside [0, 1], N < 2, empty or mismatched flat arrays,
+        out-of-range indices, bad options. (A context of P without any comparison is not an
+        error: its scores are NaN.)
     """
     _check_common(tau, alpha, max_iter, tol, intervals, n_boot, level)
     flat_given = any(x is not None for x in (first, second, outcome))
@@ -1346,7 +1350,7 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
             samples[b] = th_b
         return samples
 
-    return _result(
+    res = _result(
         theta,
         fitted,
         alpha=alpha,
@@ -1358,6 +1362,11 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
         se=lambda: _fisher_batch(W, theta, alpha_used, comp, n_comp),
         replicates=replicates,
     )
+    empty = np.flatnonzero(~(Om > 0).any(axis=(1, 2)))
+    if empty.size:
+        note = f"context(s) {empty[:10].tolist()}: no comparison at all, so their scores are NaN"
+        res = dataclasses.replace(res, notes=(*res.notes, note))
+    return res
 
 
 def _bt_flat(

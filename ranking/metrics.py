@@ -20,6 +20,8 @@ import numpy as np
 
 from ranking._checks import as_P
 from ranking._numba import njit
+from ranking.pooled import per_context as per_context_values
+from ranking.pooled import pooled
 from ranking.scores import _check_tau
 
 # Below this many valid positions average ranks are counted pairwise (branch-free, faster
@@ -384,9 +386,11 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
 
     Returns
     -------
-    float or ndarray of shape (n_contexts,)
-        Pooled accuracy over all qualifying comparisons, or per context (NaN for a context
-        without any qualifying comparison).
+    PooledStat or ndarray of shape (n_contexts,)
+        Pooled accuracy over all qualifying comparisons: a float with ``n_contexts`` /
+        ``n_skipped``, the contexts without any qualifying comparison (an all-NaN context,
+        or every reference tied or missing) being skipped (``ranking.pooled``). Per context:
+        NaN for those contexts.
 
     Raises
     ------
@@ -399,15 +403,13 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
     tau = _check_tau(tau)
     hits, counts = _pairwise_accuracy_kernel(P, ref, tau)
     if per_context:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(counts > 0, hits / np.maximum(counts, 1.0), np.nan)
-    total = counts.sum()
-    if total == 0:
-        raise ValueError(
-            "pairwise_accuracy: no comparison has two different, finite reference scores; "
-            "the accuracy is undefined"
-        )
-    return float(hits.sum() / total)
+        return per_context_values(hits, counts)
+    return pooled(
+        hits,
+        counts,
+        "pairwise_accuracy: no comparison has two different, finite reference scores; "
+        "the accuracy is undefined",
+    )
 
 
 # ---------------------------------------------------------------------------------------

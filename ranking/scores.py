@@ -74,12 +74,13 @@ def win_ratio(P, tau=0.5, soft=False):
     -------
     ndarray, shape (n_contexts, N)
         wins / comparisons over every present comparison the candidate took part in, first or
-        second; NaN for a candidate without any comparison (e.g. padding).
+        second; NaN for a candidate without any comparison (e.g. padding, or every candidate
+        of a context whose comparisons are all NaN).
 
     Raises
     ------
     ValueError
-        Wrong shape, N < 2, values outside [0, 1], an all-NaN context, or tau outside [0, 1].
+        Wrong shape, N < 2, values outside [0, 1], or tau outside [0, 1].
 
     Examples
     --------

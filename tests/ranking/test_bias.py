@@ -168,3 +168,62 @@ def test_swap_consistency_needs_both_orders():
     with pytest.raises(ValueError, match="both orders"):
         swap_consistency(P)
     assert np.isnan(swap_consistency(P, per_context=True)[0])
+
+
+# ---------------------------------------------------------------------------- holes in P
+
+
+def test_context_without_any_comparison_is_skipped_and_counted():
+    # one item's verdicts all failed to parse: its block of P is all NaN. Pooled values are
+    # those of the other contexts, with the skip counted; per context it is NaN.
+    rng = np.random.default_rng(31)
+    P = _biased_P(rng, n_contexts=6, p_missing=0.2)
+    P[3] = np.nan
+    rest = np.delete(P, 3, axis=0)
+    for stat in (position_bias, swap_consistency, balanced_threshold):
+        pooled = stat(P)
+        assert isinstance(pooled, float)
+        assert pooled == pytest.approx(stat(rest)), stat.__name__
+        assert (pooled.n_contexts, pooled.n_skipped) == (5, 1), stat.__name__
+        per = stat(P, per_context=True)
+        assert np.isnan(per[3]), stat.__name__
+        np.testing.assert_allclose(np.delete(per, 3), stat(rest, per_context=True))
+    # every other statistic is unchanged for the contexts that have comparisons
+    np.testing.assert_allclose(win_ratio(P)[[0, 1, 2, 4, 5]], win_ratio(rest))
+    assert np.isnan(win_ratio(P)[3]).all()
+
+
+def test_skips_count_what_each_statistic_needs():
+    # context 0: pairs in both orders; context 1: comparisons in one order only, which
+    # position bias uses but swap consistency must skip; context 2: nothing at all
+    P = np.full((3, 3, 3), np.nan)
+    P[0, 0, 1], P[0, 1, 0] = 0.9, 0.2
+    P[1, 0, 1] = P[1, 1, 2] = 0.7
+    pb = position_bias(P)
+    swap = swap_consistency(P)
+    assert (pb.n_contexts, pb.n_skipped) == (2, 1)
+    assert (swap.n_contexts, swap.n_skipped) == (1, 2)
+    assert pb == pytest.approx(3 / 4) and swap == 1.0
+    np.testing.assert_array_equal(np.isnan(swap_consistency(P, per_context=True)), [0, 1, 1])
+    full = position_bias(_biased_P(np.random.default_rng(1)))
+    assert full.n_skipped == 0 and full.n_contexts == 20
+
+
+def test_pooled_value_survives_pickling_and_arithmetic():
+    import pickle
+
+    P = np.full((2, 3, 3), np.nan)
+    P[0, 0, 1] = 0.8
+    pb = position_bias(P)
+    back = pickle.loads(pickle.dumps(pb))  # the pages cache results with pickle
+    assert back == pb == 1.0 and (back.n_contexts, back.n_skipped) == (1, 1)
+    assert type(pb + 0.0) is float and f"{pb:.2f}" == "1.00"
+
+
+def test_nothing_usable_in_any_context_is_still_an_error():
+    with pytest.raises(ValueError, match="no comparison"):
+        balanced_threshold(np.full((2, 3, 3), np.nan))
+    P = np.full((2, 3, 3), np.nan)
+    P[0, 0, 1] = 0.6  # one order only, nowhere both
+    with pytest.raises(ValueError, match=r"both orders.*none of the 2 context"):
+        swap_consistency(P)

@@ -304,7 +304,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
         ({"P": np.zeros((2, 3))}, "shape"),
         ({"P": np.zeros((1, 2, 3))}, "shape"),
         ({"P": np.full((2, 2), 1.5)}, r"\[0, 1\]"),
-        ({"P": np.full((1, 3, 3), np.nan)}, "no comparison"),
+        ({"P": np.full((1, 3, 3), np.nan)}, "no comparison"),  # nothing in any context
         ({"P": np.zeros((1, 1, 1))}, "N = 1"),
         ({"P": np.zeros((0, 3, 3))}, "no contexts"),
         ({"first": [], "second": [], "outcome": []}, "empty"),
@@ -354,3 +354,18 @@ def test_flat_hard_decisions_equal_fit_on_decided_outcomes():
         f, s, decided, 15, alpha=0.0 if direct.finite_mle else ALPHA_FALLBACK
     )
     np.testing.assert_allclose(direct.scores, expected - expected.mean(), atol=1e-6)
+
+
+@pytest.mark.parametrize("intervals", [None, "fisher", "bootstrap"])
+def test_context_without_any_comparison_gets_nan_scores_and_a_note(intervals):
+    rng = np.random.default_rng(43)
+    P = _random_P(rng, 3, 5)
+    P[1] = np.nan  # every verdict of this context unparsed
+    res = bradley_terry(P, intervals=intervals, n_boot=20, random_state=0)
+    assert np.isnan(res.scores[1]).all() and (res.component[1] == -1).all()
+    assert res.n_components[1] == 0 and res.converged.all()
+    alone = bradley_terry(P[[0, 2]], intervals=intervals, n_boot=20, random_state=0)
+    np.testing.assert_allclose(res.scores[[0, 2]], alone.scores, atol=1e-10)
+    if intervals == "fisher":
+        assert np.isnan(res.lower[1]).all() and np.isfinite(res.lower[[0, 2]]).all()
+    assert any("context(s) [1]: no comparison at all" in n for n in res.notes)

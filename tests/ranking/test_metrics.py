@@ -136,3 +136,22 @@ def test_pairwise_accuracy_bad_input():
         pairwise_accuracy(P, np.ones((2, 3)))
     out = pairwise_accuracy(P, np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]), per_context=True)
     assert np.isnan(out[0]) and np.isfinite(out[1])
+
+
+def test_pairwise_accuracy_skips_a_context_without_comparisons():
+    rng = np.random.default_rng(37)
+    P = rng.random((4, 5, 5))
+    P[2] = np.nan  # every verdict about this item unparsed
+    ref = rng.integers(0, 4, size=(4, 5)).astype(float)
+    rest, ref_rest = np.delete(P, 2, axis=0), np.delete(ref, 2, axis=0)
+    acc = pairwise_accuracy(P, ref)
+    assert acc == pytest.approx(pairwise_accuracy(rest, ref_rest))
+    assert (acc.n_contexts, acc.n_skipped) == (3, 1)
+    per = pairwise_accuracy(P, ref, per_context=True)
+    assert np.isnan(per[2])
+    np.testing.assert_allclose(
+        np.delete(per, 2), pairwise_accuracy(rest, ref_rest, per_context=True)
+    )
+    # a context whose reference is all tied is skipped (and counted) the same way
+    ref[0] = 1.0
+    assert pairwise_accuracy(P, ref).n_skipped == 2

@@ -81,7 +81,7 @@ def test_item_without_comparisons_is_nan_not_a_number_made_up():
         (np.zeros((1, 1, 1)), "at least 2"),
         (np.zeros((0, 3, 3)), "no contexts"),
         (np.full((2, 3, 3), 1.5), r"\[0, 1\]"),
-        (np.full((2, 3, 3), np.nan), "no comparison"),
+        (np.full((2, 3, 3), np.nan), "no comparison"),  # nothing to rank at all
         (np.zeros(0), "shape"),
     ],
 )
@@ -93,3 +93,13 @@ def test_bad_input_raises(bad, match):
 def test_bad_tau_raises():
     with pytest.raises(ValueError, match="tau"):
         win_ratio(np.full((2, 2), 0.5), tau=1.5)
+
+
+def test_context_without_any_comparison_gets_nan_scores():
+    rng = np.random.default_rng(41)
+    P = _random_P(rng, 3, 4)
+    P[1] = np.nan  # every comparison of this context unparsed
+    for soft in (False, True):
+        s = win_ratio(P, soft=soft)
+        assert np.isnan(s[1]).all()
+        np.testing.assert_allclose(s[[0, 2]], win_ratio(P[[0, 2]], soft=soft))
