@@ -16,10 +16,31 @@ prod over (i, j) in C of p_ij^z_ij (1 - p_ij)^(1 - z_ij), z_ij = 1[i ranked abov
 
 Probabilities of exactly 0 or 1 would make an order's log-likelihood -inf and all orders that
 contradict one such comparison equal; they are clipped to [``P_CLIP``, 1 - ``P_CLIP``] so those
-orders stay comparable (heavily penalised). Ties between orders with the same objective
-(within 1e-9 relative) are broken towards the soft win-ratio order: the items are relabelled
-best-first by win-ratio before the DP, which at every step prefers to place the highest
-label lowest (so all-tied contexts come out in win-ratio order, equal win-ratios by index).
+orders stay comparable (heavily penalised).
+
+Equally likely orders (the same objective within 1e-9 relative) are reported as such, not
+settled by an invented order:
+
+* ``ranks`` (and ``scores``) are the mean rank of every item over all the best orders, and
+  ``n_orders`` says how many there are. Items whose order the comparisons leave open in a
+  symmetric way share a rank: an uninformative judge (every p = 0.5, or "A" for every
+  ordered pair, so p_ij = p_ji = 1) makes every order equally likely and ties every item;
+  a 3-cycle ties its three items; when the best orders are all orders of some tied groups,
+  each group shares one rank and the groups keep their order. Where the best orders only
+  partly agree (two separate decided pairs a > b and c > d: both winners above both
+  losers on average), the mean rank keeps what they agree on. The exact DP counts the best
+  orders through every set (a second pass over the subsets, only when there are several)
+  and so gets the exact mean ranks.
+* the heuristic cannot list every best order: it ties the longest runs of consecutive items
+  of its order that are neutral to each other (every pair contributes the same whichever
+  is above), since re-ordering such a run never changes the objective.
+* ``order`` is one of the best orders, and ``log_likelihood`` / ``agreement`` are its
+  values. Among equally likely orders it follows the soft win-ratio order: the items are
+  relabelled best-first by win-ratio before the DP, which at every step prefers to place
+  the highest label lowest.
+
+A context without any comparison (an all-NaN block of P) gets NaN ranks and scores, an
+order of -1 only, n_present 0 and log-likelihood 0 (no comparison to explain).
 """
 
 from __future__ import annotations
@@ -37,7 +58,8 @@ __all__ = ["MLResult", "P_CLIP", "ml_ranking"]
 
 #: Probabilities are clipped into [P_CLIP, 1 - P_CLIP] before taking logs.
 P_CLIP = 1e-12
-#: Largest exact_max_n accepted: the DP table has 2**N float64 entries (2**24: 128 MiB).
+#: Largest exact_max_n accepted: the DP needs a float64 and an int8 table of 2**N entries
+#: (two more float64 tables when several orders tie); 2**24 float64: 128 MiB per table.
 MAX_EXACT_N = 24
 _TIE_RTOL = 1e-9
 # Block width of the exact re-ordering step inside the heuristic (2**12 DP states per block).
@@ -51,20 +73,29 @@ class MLResult:
     Attributes
     ----------
     order : ndarray of int, shape (n_contexts, N)
-        Items best first; the items never compared in a context are left out and the row is
-        padded with -1 at the end.
+        One best order, items best first; the items never compared in a context are left out
+        and the row is padded with -1 at the end. When several orders are equally likely it
+        is one of them (see ``ranks`` for what they have in common).
     ranks : ndarray of float, shape (n_contexts, N)
-        1 = best; NaN for items never compared in that context.
+        1 = best: the mean rank over all equally likely best orders (exact DP; the heuristic
+        ties runs of neutral items), so items whose order the comparisons do not determine
+        share a rank; NaN for items never compared in that context. With a unique best
+        order these are the positions in ``order``.
     scores : ndarray of float, shape (n_contexts, N)
-        n_present - rank (higher is better, worst item 0); NaN for items never compared.
+        n_present - rank (higher is better, worst item 0 when it is alone at the bottom);
+        NaN for items never compared. Equal for tied items, so an uninformative judge has
+        constant scores and no rank correlation with anything.
     log_likelihood : ndarray of float, shape (n_contexts,)
         sum of log p^z (1 - p)^(1 - z) over the compared pairs for the returned order (p
         clipped to [P_CLIP, 1 - P_CLIP]). This is the maximised objective when hard=False.
     agreement : ndarray of float, shape (n_contexts,)
-        Number of comparisons whose hard decision 1[p > tau] agrees with the order (a tie
-        p == tau counts half). This is the maximised objective when hard=True.
+        Number of comparisons whose hard decision 1[p > tau] agrees with the returned order
+        (a tie p == tau counts half). This is the maximised objective when hard=True.
     n_present : ndarray of int, shape (n_contexts,)
         Items compared at least once per context.
+    n_orders : ndarray of float, shape (n_contexts,)
+        Number of equally likely best orders: exact for "exact-dp" contexts (1 = a unique
+        order), a lower bound for "heuristic" ones (the orders of its tied runs).
     method : tuple of str
         "exact-dp" or "heuristic" per context.
     """
@@ -75,6 +106,7 @@ class MLResult:
     log_likelihood: np.ndarray
     agreement: np.ndarray
     n_present: np.ndarray
+    n_orders: np.ndarray
     method: tuple[str, ...]
 
 
@@ -100,13 +132,17 @@ def _pair_terms(arr, hard, tau):
 
 
 @njit
-def _dp_exact(A, f, choice):
-    """Exact best order of the m items of A (m x m, objective terms); f, choice: 2**m buffers."""
+def _column_sums(A):
+    """Column sums of A over the members of a set, split into a low and a high half.
+
+    ``g_lo[S, k]`` sums A[j, k] over the bits j of S among the low h = m // 2 items,
+    ``g_hi[S, k]`` over the high ones (bit b standing for item h + b): the sum over any set
+    T is g_lo[T & (2**h - 1), k] + g_hi[T >> h, k].
+    """
     m = A.shape[0]
     h = m // 2
     n_lo = 1 << h
     n_hi = 1 << (m - h)
-    # column sums of A over the low-half and high-half members of a set
     g_lo = np.zeros((n_lo, m))
     g_hi = np.zeros((n_hi, m))
     for S in range(1, n_lo):
@@ -123,9 +159,29 @@ def _dp_exact(A, f, choice):
         prev = S ^ (1 << b)
         for k in range(m):
             g_hi[S, k] = g_hi[prev, k] + A[h + b, k]
+    return g_lo, g_hi, h
+
+
+@njit
+def _tie_threshold(best):
+    """Values at or above this count as equal to ``best`` (within rounding)."""
+    return best - _TIE_RTOL * (1.0 + abs(best))
+
+
+@njit
+def _dp_exact(A, f, choice):
+    """Exact best order of the m items of A (m x m, objective terms); f, choice: 2**m buffers.
+
+    f[T] is the best value of placing the set T at the top and choice[T] the item put last
+    in T on the returned path. Also returns whether the best order is unique: every other
+    best order leaves the path at a set where another last item is as good, so it is unique
+    exactly when no set on the path has a second best last item.
+    """
+    m = A.shape[0]
+    g_lo, g_hi, h = _column_sums(A)
     full = (1 << m) - 1
     f[0] = 0.0
-    lo_mask = n_lo - 1
+    lo_mask = (1 << h) - 1
     cand = np.empty(m)
     for T in range(1, full + 1):
         lo = T & lo_mask
@@ -138,19 +194,89 @@ def _dp_exact(A, f, choice):
             cand[k] = v
             best = max(best, v)
         # ties (within rounding): prefer the highest index at the bottom, deterministically
-        thr = best - _TIE_RTOL * (1.0 + abs(best))
+        thr = _tie_threshold(best)
         bk = m - 1
         while not cand[bk] >= thr:
             bk -= 1
         f[T] = best
         choice[T] = bk
     order = np.empty(m, np.int64)
+    unique = True
     T = full
     for pos in range(m - 1, -1, -1):
         k = choice[T]
         order[pos] = k
+        if unique:
+            thr = _tie_threshold(f[T])
+            lo = T & lo_mask
+            hi = T >> h
+            for q in range(k):  # choice is the highest best index: only lower ones can tie
+                if (T >> q) & 1 and f[T ^ (1 << q)] + g_lo[lo, q] + g_hi[hi, q] >= thr:
+                    unique = False
+                    break
         T ^= 1 << k
-    return order
+    return order, unique
+
+
+@njit
+def _count_best(A, f, count):
+    """count[T] = number of orders of the set T that reach f[T] (within rounding).
+
+    count[2**m - 1] is the number of equally likely best orders. Uses the same rule for
+    "equal" as ``_dp_exact``, from the f it filled.
+    """
+    m = A.shape[0]
+    g_lo, g_hi, h = _column_sums(A)
+    full = (1 << m) - 1
+    lo_mask = (1 << h) - 1
+    count[0] = 1.0
+    for T in range(1, full + 1):
+        lo = T & lo_mask
+        hi = T >> h
+        thr = _tie_threshold(f[T])
+        n = 0.0
+        for k in range(m):
+            if (T >> k) & 1:
+                rest = T ^ (1 << k)
+                if f[rest] + g_lo[lo, k] + g_hi[hi, k] >= thr:
+                    n += count[rest]
+        count[T] = n
+
+
+@njit
+def _mean_ranks_exact(A, f, count):
+    """Rank of every item (1 = best) averaged over all the best orders found by ``_dp_exact``.
+
+    An order is best exactly when every one of its prefixes is a best order of its set, so
+    the best orders are the paths through the sets that keep to f. Going down from the full
+    set, ``below[T]`` counts the best ways to order the items not in T under T; item k put
+    last in T sits at rank |T| in count[T \\ {k}] * below[T] best orders.
+    """
+    m = A.shape[0]
+    g_lo, g_hi, h = _column_sums(A)
+    full = (1 << m) - 1
+    lo_mask = (1 << h) - 1
+    below = np.zeros(full + 1)
+    below[full] = 1.0
+    rank_sum = np.zeros(m)
+    for T in range(full, 0, -1):
+        b_T = below[T]
+        if b_T == 0.0:  # T starts no best order
+            continue
+        lo = T & lo_mask
+        hi = T >> h
+        thr = _tie_threshold(f[T])
+        size = 0
+        for k in range(m):
+            size += (T >> k) & 1
+        for k in range(m):
+            if not (T >> k) & 1:
+                continue
+            rest = T ^ (1 << k)
+            if f[rest] + g_lo[lo, k] + g_hi[hi, k] >= thr:
+                below[rest] += b_T
+                rank_sum[k] += count[rest] * b_T * size
+    return rank_sum / count[full]
 
 
 @njit
@@ -221,7 +347,7 @@ def _window_search(A, order, width):
         for a in range(w):
             for b in range(w):
                 Ab[a, b] = A[block[a], block[b]]
-        local = _dp_exact(Ab, f, choice)
+        local, _ = _dp_exact(Ab, f, choice)
         new_block = np.empty(w, np.int64)
         for r in range(w):
             new_block[r] = block[local[r]]
@@ -246,11 +372,74 @@ def _heuristic(A, order):
     return order
 
 
+@njit
+def _snap_ties(values):
+    """Make values that differ only by rounding (1e-9) exactly equal (their mean), in place.
+
+    Mean ranks of items in symmetric positions are sums of the same counts added in
+    different orders; without this a rounding difference would invent an order.
+    """
+    m = values.shape[0]
+    idx = np.argsort(values)
+    s = 0
+    while s < m:
+        e = s + 1
+        while e < m and values[idx[e]] - values[idx[e - 1]] <= 1e-9:
+            e += 1
+        if e - s > 1:
+            total = 0.0
+            for q in range(s, e):
+                total += values[idx[q]]
+            for q in range(s, e):
+                values[idx[q]] = total / (e - s)
+        s = e
+
+
+@njit
+def _neutral_block_ranks(A, order):
+    """Ranks of a heuristic order with equally good items tied; and how many orders tie.
+
+    The order is cut, from the top, into the longest runs of consecutive items in which
+    every two items are neutral (A[x, y] == A[y, x] within rounding: ranking x above y or
+    y above x gives the same value). Any re-ordering inside such a run leaves the objective
+    unchanged, so the run's items share its mean rank; the number of equally good orders
+    found this way is the product of the runs' factorials.
+    """
+    m = order.shape[0]
+    ranks = np.empty(m)
+    n_orders = 1.0
+    s = 0
+    while s < m:
+        e = s + 1
+        while e < m:
+            y = order[e]
+            ok = True
+            for q in range(s, e):
+                x = order[q]
+                if abs(A[x, y] - A[y, x]) > _TIE_RTOL * (1.0 + abs(A[x, y]) + abs(A[y, x])):
+                    ok = False
+                    break
+            if not ok:
+                break
+            e += 1
+        for q in range(s, e):
+            ranks[q] = 0.5 * (s + 1 + e)  # mean of the ranks s + 1 .. e
+            n_orders *= q - s + 1
+        s = e
+    return ranks, n_orders
+
+
 @njit(parallel=True)
 def _ml_batch(A, present, exact_max_n, start):
-    """Order per context (items best first, -1 padding); start: heuristic starting orders."""
+    """Per context: one best order (items best first, -1 padding), the mean rank of every
+    item over the equally good orders (NaN for items not present), and their number.
+
+    start: heuristic starting orders.
+    """
     n_ctx, n, _ = A.shape
     out = np.full((n_ctx, n), -1, np.int64)
+    ranks = np.full((n_ctx, n), np.nan)
+    n_orders = np.ones(n_ctx)
     for c in prange(n_ctx):
         idx = np.empty(n, np.int64)
         m = 0
@@ -265,7 +454,18 @@ def _ml_batch(A, present, exact_max_n, start):
         if m <= exact_max_n:
             f = np.zeros(1 << m)
             choice = np.empty(1 << m, np.int8)
-            local = _dp_exact(Ac, f, choice)
+            local, unique = _dp_exact(Ac, f, choice)
+            if unique:
+                for r in range(m):
+                    ranks[c, idx[local[r]]] = r + 1.0
+            else:  # several best orders: count them, rank by the mean over all of them
+                count = np.empty(1 << m)
+                _count_best(Ac, f, count)
+                n_orders[c] = count[(1 << m) - 1]
+                mean = _mean_ranks_exact(Ac, f, count)
+                _snap_ties(mean)
+                for a in range(m):
+                    ranks[c, idx[a]] = mean[a]
         else:
             # start order given in original indices: map to compressed positions
             pos_of = np.full(n, -1, np.int64)
@@ -279,9 +479,12 @@ def _ml_batch(A, present, exact_max_n, start):
                     local[q] = pos_of[s]
                     q += 1
             local = _heuristic(Ac, local)
+            block, n_orders[c] = _neutral_block_ranks(Ac, local)
+            for r in range(m):
+                ranks[c, idx[local[r]]] = block[r]
         for r in range(m):
             out[c, r] = idx[local[r]]
-    return out
+    return out, ranks, n_orders
 
 
 def _order_value(terms, ranks):
@@ -324,12 +527,14 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     Returns
     -------
     MLResult
-        Order, ranks, log-likelihood, agreement and method per context.
+        One best order, the mean ranks over all equally likely best orders (ties where the
+        order is not determined), their number, log-likelihood, agreement and method per
+        context. A context without any comparison gets NaN ranks and scores.
 
     Raises
     ------
     ValueError
-        Bad shapes, values outside [0, 1], all-NaN contexts, N < 2, bad tau / exact_max_n.
+        Bad shapes, values outside [0, 1], N < 2, bad tau / exact_max_n.
     """
     del random_state  # deterministic; kept for a uniform signature
     if not (np.isfinite(tau) and 0.0 <= tau <= 1.0):
@@ -342,9 +547,10 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     exact_max_n = int(exact_max_n)
     arr = as_P(P)
     n_ctx, n, _ = arr.shape
-    # Sparse comparison sets leave many orders with the same likelihood, and the DP settles
-    # ties towards the index order. Relabel the items by their soft win-ratio first (best
-    # first, stable), so ties fall to the order the evidence suggests, not to the ids' order.
+    # Sparse comparison sets leave many orders with the same likelihood. Their mean ranks are
+    # reported; the one order returned is settled towards the index order by the DP, so
+    # relabel the items by their soft win-ratio first (best first, stable): that order
+    # follows the evidence, not the ids' order.
     perm = _by_win_ratio(arr)
     arr = np.take_along_axis(np.take_along_axis(arr, perm[:, :, None], 1), perm[:, None, :], 2)
     finite = np.isfinite(arr)
@@ -359,15 +565,16 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
         key = np.where(np.isfinite(bt), -bt, np.inf)
         idx = np.argsort(key, axis=1, kind="stable")
         start[heuristic] = np.where(np.isfinite(np.take_along_axis(key, idx, 1)), idx, -1)
-    order = _ml_batch(A, present, exact_max_n, start)
-    ranks = np.full((n_ctx, n), np.nan)
+    order, ranks, n_orders = _ml_batch(A, present, exact_max_n, start)
+    # the objective values are those of the returned order (one of the best ones)
+    positions = np.full((n_ctx, n), np.nan)
     rows = np.repeat(np.arange(n_ctx), n).reshape(n_ctx, n)
     valid = order >= 0
-    ranks[rows[valid], order[valid]] = (np.nonzero(valid)[1] + 1).astype(np.float64)
+    positions[rows[valid], order[valid]] = (np.nonzero(valid)[1] + 1).astype(np.float64)
     soft_terms = A if not hard else _pair_terms(arr, False, tau)
     hard_terms = A if hard else _pair_terms(arr, True, tau)
-    log_likelihood = _order_value(soft_terms, ranks)
-    agreement = _order_value(hard_terms, ranks)
+    log_likelihood = _order_value(soft_terms, positions)
+    agreement = _order_value(hard_terms, positions)
     # back to the caller's item labels
     order = np.where(order >= 0, np.take_along_axis(perm, np.maximum(order, 0), 1), -1)
     ranks_out = np.empty_like(ranks)
@@ -381,5 +588,6 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
         log_likelihood=log_likelihood,
         agreement=agreement,
         n_present=n_present,
+        n_orders=n_orders,
         method=tuple("heuristic" if h else "exact-dp" for h in heuristic),
     )

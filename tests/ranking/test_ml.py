@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
+from ranking.metrics import spearman
 from ranking.ml import MAX_EXACT_N, ml_ranking
 from tests.ranking import naive
 
@@ -184,3 +187,103 @@ def test_equally_likely_orders_fall_to_the_win_ratio_order():
     ranks = res.ranks[0]
     assert max(ranks[2], ranks[3]) < min(ranks[0], ranks[1])
     assert sorted(res.order[0].tolist()) == [0, 1, 2, 3]
+
+
+# ---------------------------------------------------------------------------- holes and ties
+
+
+def _mean_positions(tied, n):
+    """Mean rank (1 = best) of every item over the orders ``tied``; NaN for absent items."""
+    out = np.full(n, np.nan)
+    for item in {i for order in tied for i in order}:
+        out[item] = np.mean([order.index(item) + 1 for order in tied])
+    return out
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_ranks_are_the_mean_over_every_equally_likely_order(hard):
+    # coarse values tie often (hard decisions almost always): the reported ranks are the
+    # mean positions over every best order of the brute force, and n_orders counts them
+    rng = np.random.default_rng(23 + hard)
+    n_multi = 0
+    for _ in range(25):
+        n = int(rng.integers(2, 7))
+        P = _random_P(rng, n, p_missing=0.5, grid=2)
+        res = ml_ranking(P, hard=hard)
+        _, tied = naive.naive_ml_brute(P, hard=hard)
+        np.testing.assert_allclose(res.ranks[0], _mean_positions(tied, n), atol=1e-12)
+        assert res.n_orders[0] == len(tied)
+        assert tuple(int(i) for i in res.order[0] if i >= 0) in tied
+        n_multi += len(tied) > 1
+    assert n_multi >= 5
+
+
+@pytest.mark.parametrize("value", [0.5, 1.0])
+@pytest.mark.parametrize("exact_max_n", [20, 3])
+@pytest.mark.parametrize("hard", [False, True])
+def test_uninformative_judge_ties_every_candidate(value, exact_max_n, hard):
+    # every p = 0.5 (all ties) or "A" whatever the order (p_ij = p_ji = 1): every order is
+    # equally likely, so no order may be invented
+    n = 6
+    P = np.full((2, n, n), value)
+    P[1, 4:, :] = P[1, :, 4:] = np.nan  # a second context with 4 candidates, padded
+    res = ml_ranking(P, hard=hard, exact_max_n=exact_max_n)
+    np.testing.assert_array_equal(res.ranks[0], np.full(n, 3.5))
+    np.testing.assert_array_equal(res.ranks[1, :4], np.full(4, 2.5))
+    assert np.isnan(res.ranks[1, 4:]).all()
+    np.testing.assert_array_equal(res.n_orders, [720, 24])
+    human = np.arange(float(n))
+    assert np.isnan(spearman(res.scores, np.stack([human, human]))).all()
+
+
+def test_tied_groups_keep_their_order_and_share_a_rank():
+    # {0, 1} beat {2, 3} and {4} in every comparison; inside each group the judge is a coin
+    # flip (p = 0.5 both ways): the best orders are every order of each group
+    P = np.full((5, 5), 0.5)
+    top, mid = [0, 1], [2, 3]
+    for i in top:
+        P[i, mid + [4]] = 0.9
+        P[mid + [4], i] = 0.1
+    for i in mid:
+        P[i, 4] = 0.8
+        P[4, i] = 0.2
+    res = ml_ranking(P)
+    np.testing.assert_array_equal(res.ranks[0], [1.5, 1.5, 3.5, 3.5, 5])
+    np.testing.assert_array_equal(res.scores[0], [3.5, 3.5, 1.5, 1.5, 0])
+    assert res.n_orders[0] == 4
+    heur = ml_ranking(P, exact_max_n=2)  # the heuristic finds the same tied runs
+    assert heur.method == ("heuristic",)
+    np.testing.assert_array_equal(heur.ranks[0], res.ranks[0])
+
+
+def test_three_cycle_ties_and_a_clear_order_does_not():
+    P = np.full((3, 3), np.nan)
+    P[0, 1] = P[1, 2] = P[2, 0] = 0.9
+    res = ml_ranking(P)
+    np.testing.assert_array_equal(res.ranks[0], [2, 2, 2])
+    assert res.n_orders[0] == 3
+    true = np.array([0.5, 2.0, -1.0, 1.0])
+    clear = ml_ranking(1.0 / (1.0 + np.exp(-(true[:, None] - true[None, :]))))
+    assert clear.n_orders[0] == 1
+
+
+def test_all_ties_at_the_largest_exact_size_stay_exactly_tied():
+    # 20! best orders: the counts exceed 2**53, yet no rounding may invent an order
+    res = ml_ranking(np.full((20, 20), 0.5))
+    assert np.unique(res.scores[0]).size == 1
+    assert res.n_orders[0] == pytest.approx(math.factorial(20))
+
+
+def test_context_without_any_comparison_gets_nan_not_an_exception():
+    rng = np.random.default_rng(29)
+    P = np.full((3, 5, 5), np.nan)
+    P[0] = _random_P(rng, 5)
+    P[2] = _random_P(rng, 5)
+    res = ml_ranking(P)
+    assert np.isnan(res.ranks[1]).all() and np.isnan(res.scores[1]).all()
+    assert (res.order[1] == -1).all() and res.n_present[1] == 0
+    assert res.log_likelihood[1] == 0.0
+    for c in (0, 2):  # the other contexts are ranked as on their own
+        alone = ml_ranking(P[c])
+        np.testing.assert_array_equal(res.order[c], alone.order[0])
+        np.testing.assert_array_equal(res.ranks[c], alone.ranks[0])
