@@ -1,6 +1,7 @@
 """Position bias: how often the first slot wins, how consistent the judge is when the order is
 swapped, and a live decision threshold that re-ranks every context."""
 
+import numpy as np
 import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
@@ -94,7 +95,8 @@ def threshold_section(key, attribute, judge):
             shown_tau = common.fmt(tau)
         else:
             tau = svc.balanced_tau(key, attribute, judge, per_context=True)
-            shown_tau = f"{common.fmt(min(tau), 2)}–{common.fmt(max(tau), 2)}"
+            # NaN for a context without comparisons: it has no threshold and no say here
+            shown_tau = f"{common.fmt(np.nanmin(tau), 2)}–{common.fmt(np.nanmax(tau), 2)}"
         ui.settings(
             PAGE,
             {
@@ -154,6 +156,9 @@ def threshold_section(key, attribute, judge):
         else:
             note = f"Reference: {ref.source}."
         st.caption("Deltas compare with tau = 0.5. " + note)
+        left_out = svc.unparsed_note(svc.unparsed(key, attribute, judge))
+        if left_out:
+            st.caption(f"ℹ️ {left_out}")
 
         curve = svc.tau_curve(key, attribute, judge)
         fig = go.Figure()
@@ -174,8 +179,8 @@ def threshold_section(key, attribute, judge):
                 )
         if mode == "per_context":
             fig.add_vrect(
-                x0=min(tau),
-                x1=max(tau),
+                x0=float(np.nanmin(tau)),
+                x1=float(np.nanmax(tau)),
                 fillcolor=ui.PALETTE[3],
                 opacity=0.15,
                 line_width=0,

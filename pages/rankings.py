@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages import state, ui
-from pages.services import common, comparisons
+from pages.services import bias, common, comparisons
 from pages.services import rankings as svc
 
 PAGE = "Rankings"
@@ -83,7 +83,8 @@ with ui.guard("Ranking the candidates"):
                 "share of the judge's single comparisons (p > 0.5 = first wins) that "
                 "agree with the human order",
             )
-    for note in rk.notes:
+    left_out = bias.unparsed_note(bias.unparsed(key, attribute, judge))
+    for note in ([left_out] if left_out else []) + rk.notes:
         st.caption(f"ℹ️ {note}")
 
     st.subheader("One context")

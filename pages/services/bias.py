@@ -3,6 +3,10 @@
 The numbers come from ``ranking.bias`` (first-position win rate, swap consistency, balanced
 threshold) and ``ranking.scores`` / ``ranking.metrics``; :func:`rerank` is the threshold
 slider's per-update work on the cached P and reference.
+
+Contexts whose every answer by a judge failed to parse have no comparison in its P: the
+pooled numbers leave them out, :func:`unparsed_contexts` names them so that the pages can
+say so, and per-context values are NaN for any context of P without a comparison.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pages.services.comparisons import (
     human_reference,
     judge_options_of,
     pmatrix,
+    select_comparisons,
 )
 from ranking.bias import balanced_threshold, position_bias, swap_consistency
 from ranking.metrics import spearman
@@ -33,23 +38,41 @@ from ranking.scores import win_ratio
 TAU_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
 
 
+def unparsed_contexts(ds: Dataset, attribute: str, judge: str) -> list[str]:
+    """Contexts with comparisons of ``attribute`` by ``judge`` of which none was parsed.
+
+    They have no comparison left in the judge's P (``build_pmatrix`` drops unparsed rows),
+    so every statistic of that judge leaves them out.
+    """
+    rows = select_comparisons(ds, attribute, judge)
+    parsed = rows["p_first"].notna().groupby(rows["context_id"].astype(str)).any()
+    return sorted(parsed.index[~parsed.to_numpy()].tolist())
+
+
 def compute_bias_table(ds: Dataset) -> pd.DataFrame:
-    """Position bias, swap consistency and balanced threshold per judge and attribute."""
+    """Position bias, swap consistency and balanced threshold per judge and attribute.
+
+    ``n_contexts``: contexts with a parsed comparison (the ones measured);
+    ``contexts_unparsed``: contexts left out because none of their answers parsed.
+    """
     rows = []
     for attribute in comparison_attributes_of(ds):
         for judge in judge_options_of(ds, attribute):
             pm = build_pmatrix(ds, attribute, judge)
             finite = np.isfinite(pm.P)
             n_both = int((finite & np.swapaxes(finite, 1, 2)).sum() // 2)
+            pb = position_bias(pm.P)
             rows.append(
                 {
                     "judge": judge,
                     "attribute": attribute,
                     "n_comparisons": int(finite.sum()),
-                    "first_position_win_rate": position_bias(pm.P),
-                    "swap_consistency": swap_consistency(pm.P) if n_both else math.nan,
+                    "first_position_win_rate": float(pb),
+                    "swap_consistency": float(swap_consistency(pm.P)) if n_both else math.nan,
                     "pairs_both_orders": n_both,
-                    "balanced_tau": balanced_threshold(pm.P),
+                    "balanced_tau": float(balanced_threshold(pm.P)),
+                    "n_contexts": pb.n_contexts,
+                    "contexts_unparsed": len(unparsed_contexts(ds, attribute, judge)),
                 }
             )
     return pd.DataFrame(rows)
@@ -176,6 +199,23 @@ def compute_tau_curve(P: np.ndarray, ref: np.ndarray | None, taus=TAU_GRID) -> p
 def bias_table(key: str) -> pd.DataFrame:
     """Position bias per judge and attribute (see :func:`compute_bias_table`)."""
     return compute_bias_table(dataset(key))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def unparsed(key: str, attribute: str, judge: str) -> list[str]:
+    """:func:`unparsed_contexts` of the dataset behind ``key``."""
+    return unparsed_contexts(dataset(key), attribute, judge)
+
+
+def unparsed_note(ids: list[str]) -> str | None:
+    """One line for the pages about the contexts :func:`unparsed_contexts` found; None if none."""
+    if not ids:
+        return None
+    shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return (
+        f"{len(ids)} context(s) where none of this judge's answers could be parsed have no "
+        f"comparison and are left out: {shown}. See the raw answers on the Judge page."
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

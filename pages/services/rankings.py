@@ -54,7 +54,13 @@ class Rankings:
 
 
 def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
-    """Win-ratio, maximum-likelihood and Bradley–Terry scores per context, with agreement."""
+    """Win-ratio, maximum-likelihood and Bradley–Terry scores per context, with agreement.
+
+    A context of ``pm`` without any comparison gets NaN scores from every method (and no
+    Spearman); equally likely maximum-likelihood orders come back as tied scores
+    (``ranking.ml``), so an uninformative judge has no correlation with the humans, as with
+    win-ratio and Bradley–Terry.
+    """
     ml = ml_ranking(pm.P)
     bt = bradley_terry(pm.P)
     scores = {
@@ -68,6 +74,13 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
         notes.append(
             f"Maximum likelihood: {n_heur} context(s) have too many candidates for the exact "
             "search and use local search from the Bradley–Terry order."
+        )
+    n_tied = int((ml.n_orders > 1).sum())
+    if n_tied:
+        notes.append(
+            f"Maximum likelihood: in {n_tied} context(s) several orders are equally likely; "
+            "candidates get their mean rank over those orders, so the ones the comparisons "
+            "do not separate share a rank."
         )
     agreement = None
     if ref is not None:

@@ -4,11 +4,14 @@ real SummEval and PandaLM verdicts."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import data
+from data.schema import Dataset
 from pages.services import bias as bias_svc
 from pages.services import comparisons
+from ranking.bias import balanced_threshold
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
 PAGE = "pages/position_bias.py"
@@ -88,3 +91,58 @@ def test_pandalm_keeps_one_order_and_says_so():
     assert not at.error
     assert any("No pair was judged in both orders" in i.value for i in at.info)
     assert metrics(at)["Swap consistency"] == "n/a"
+
+
+# ---------------------------------------------------------------------------- degenerate data
+
+
+def _one_context_unparsed():
+    demo = data.demo_dataset()
+    ctx = str(demo.contexts["context_id"][7])
+    comps = demo.comparisons.copy()
+    comps.loc[comps["context_id"].astype(str) == ctx, "p_first"] = np.nan
+    ds = Dataset(
+        name="one context unparsed",
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        human_scores=demo.human_scores,
+        comparisons=comps,
+    )
+    return ds, ctx
+
+
+@pytest.mark.parametrize("mode", ["manual", "per_context"])
+def test_a_context_whose_answers_never_parsed_is_left_out_and_named(mode):
+    ds, ctx = _one_context_unparsed()
+    at = open_page(PAGE, ds)
+    at.radio(key="bias.mode").set_value(mode).run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    assert (table["contexts_unparsed"] == 1).all() and (table["n_contexts"] == 11).all()
+    assert (table["n_comparisons"] == 11 * 30).all()
+    assert any(ctx in c.value and "could be parsed" in c.value for c in at.caption)
+    if mode == "per_context":
+        rate = float(metrics(at)["First-position win rate"])
+        assert abs(rate - 0.5) <= 1 / (11 * 30) + 5e-4
+
+
+def test_rerank_skips_a_context_without_comparisons():
+    # laid out over every context, the unparsed one is an all-NaN block of P: the re-rank
+    # pools the others and gives it NaN, at one threshold or one per context
+    ds, ctx = _one_context_unparsed()
+    judge = "demo-judge (simulated)"
+    rows = ds.comparisons[ds.comparisons["attribute"] == "consistency"]
+    pm = data.comparisons_to_P(rows, attribute="consistency", judge=judge, candidates=ds.candidates)
+    c = pm.context_ids.index(ctx)
+    ref = comparisons.build_reference(ds, "consistency", pm).scores
+    kept = comparisons.build_pmatrix(ds, "consistency", judge)  # the page's P: c left out
+    ref_kept = comparisons.build_reference(ds, "consistency", kept).scores
+    for tau in (0.6, balanced_threshold(pm.P, per_context=True)):
+        got = bias_svc.rerank(pm.P, ref, tau)
+        want = bias_svc.rerank(kept.P, ref_kept, tau if np.ndim(tau) == 0 else np.delete(tau, c))
+        assert np.isnan(got.spearman_per_context[c])
+        assert got.position_bias == pytest.approx(want.position_bias)
+        assert got.swap_consistency == pytest.approx(want.swap_consistency)
+        assert got.accuracy == pytest.approx(want.accuracy)
+        assert got.spearman == pytest.approx(want.spearman)
+    assert bias_svc.unparsed_contexts(ds, "consistency", judge) == [ctx]

@@ -5,6 +5,7 @@ and a dataset without comparisons gets a plain note instead of an error."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import data
 from data.schema import Dataset, empty_table
@@ -88,5 +89,95 @@ def test_real_summeval_verdicts():
     # ChatGPT verdicts are A / B / C(tie): p in {0, 0.5, 1}, and most pairs never compared
     assert set(np.unique(z[np.isfinite(z)])) <= {0.0, 0.5, 1.0}
     assert np.isnan(z).sum() > 100
+    spearman = [float(m.value) for m in at.metric if m.label == "Spearman"]
+    assert len(spearman) == 3 and all(-1.0 <= r <= 1.0 for r in spearman)
+
+
+# ---------------------------------------------------------------------------- degenerate data
+
+
+def _with_comparisons(name, p_first=None, unparsed_context=None):
+    """The demo with its judge's p_first replaced (uninformative judge) or one context's
+    answers all unparsed."""
+    demo = data.demo_dataset()
+    comps = demo.comparisons.copy()
+    if p_first is not None:
+        comps["p_first"] = p_first
+        if "verdict" in comps.columns:
+            comps["verdict"] = None
+    if unparsed_context is not None:
+        comps.loc[comps["context_id"].astype(str) == unparsed_context, "p_first"] = np.nan
+    return Dataset(
+        name=name,
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        human_scores=demo.human_scores,
+        comparisons=comps,
+    )
+
+
+@pytest.mark.parametrize(
+    "p_first", [0.5, 1.0], ids=["every comparison a tie", "always A, both orders"]
+)
+def test_uninformative_judge_has_no_spearman_by_any_method(p_first):
+    # every order is equally likely: no method may invent one, so no rank correlation
+    at = open_page(PAGE, _with_comparisons("uninformative", p_first=p_first))
+    assert not at.error
+    spearman = [m.value for m in at.metric if m.label == "Spearman"]
+    assert spearman == ["n/a"] * len(rankings_svc.METHODS)
+    table = at.dataframe[0].value
+    for method in rankings_svc.METHODS:  # every candidate shares the top rank
+        assert (table[f"rank: {method}"] == 1).all(), method
+    assert any("several orders are equally likely" in c.value for c in at.caption)
+
+
+def test_compute_rankings_gives_nan_for_a_context_without_comparisons():
+    ds = _with_comparisons("hole", unparsed_context=data.demo_dataset().contexts["context_id"][4])
+    rows = ds.comparisons[ds.comparisons["attribute"] == "consistency"]
+    # laid out over every context (as from the candidates table), the unparsed one included
+    pm = data.comparisons_to_P(
+        rows, attribute="consistency", judge="demo-judge (simulated)", candidates=ds.candidates
+    )
+    c = pm.context_ids.index(str(ds.contexts["context_id"][4]))
+    assert np.isnan(pm.P[c]).all()
+    ref = comparisons.build_reference(ds, "consistency", pm)
+    rk = rankings_svc.compute_rankings(pm, ref)
+    for method in rankings_svc.METHODS:
+        assert np.isnan(rk.scores[method][c]).all(), method
+        others = np.delete(rk.scores[method], c, axis=0)
+        assert np.isfinite(others).all(), method
+    agree = rk.agreement.set_index("method")
+    assert (agree.loc[list(rankings_svc.METHODS), "n_contexts"] == 11).all()
+    assert agree["pairwise_accuracy"].between(0.6, 1).all()
+    assert any("no comparison at all" in n for n in rk.notes)
+
+
+def test_page_names_the_context_whose_answers_never_parsed():
+    ctx = str(data.demo_dataset().contexts["context_id"][4])
+    at = open_page(PAGE, _with_comparisons("hole", unparsed_context=ctx))
+    assert not at.error
+    notes = [c.value for c in at.caption if "could be parsed" in c.value]
+    assert len(notes) == 1 and f": {ctx}." in notes[0] and notes[0].startswith("ℹ️ 1 context")
+    assert len(at.selectbox(key="rank.context").options) == 11
+    assert all(0.6 < float(m.value) <= 1 for m in at.metric if m.label == "Spearman")
+
+
+@need("summeval")
+def test_real_summeval_with_one_document_unparsed():
+    ds = data.load_benchmark("summeval")
+    comps = ds.comparisons.copy()
+    doc = sorted(comps["context_id"].astype(str).unique())[3]
+    comps.loc[comps["context_id"].astype(str) == doc, "p_first"] = np.nan
+    holes = Dataset(
+        name="summeval, one document unparsed",
+        contexts=ds.contexts,
+        candidates=ds.candidates,
+        human_scores=ds.human_scores,
+        comparisons=comps,
+    )
+    at = open_page(PAGE, holes)
+    assert not at.error
+    assert any(doc in c.value and "could be parsed" in c.value for c in at.caption)
+    assert len(at.selectbox(key="rank.context").options) == 99
     spearman = [float(m.value) for m in at.metric if m.label == "Spearman"]
     assert len(spearman) == 3 and all(-1.0 <= r <= 1.0 for r in spearman)
