@@ -88,6 +88,13 @@ if len(ds.ratings):
                     f"{big['shift']:+.2f}",
                     f"{big['variant']} vs {baseline} on {big['attribute']} (score points)",
                 )
+            elif several:
+                ui.metric(
+                    "Largest mean shift",
+                    "n/a",
+                    f"no other template has two items whose answers parsed under it and "
+                    f"under {baseline}",
+                )
             else:
                 ui.metric("Largest mean shift", "–", "needs two or more templates")
         with m3:
@@ -102,6 +109,16 @@ if len(ds.ratings):
                 f"**{model}** was run with one template here ({names[0]}), so there is no "
                 "prompt effect to measure; its distributions and parse failures are below. "
                 "Pick another model, or run this judge with another template on the Judge page."
+            )
+
+        scores = mine.loc[mine["attribute"].astype(str) == attribute, ["variant", "score"]]
+        parsed = scores["score"].notna().groupby(scores["variant"]).any()
+        never = sorted(parsed.index[~parsed.to_numpy()].astype(str))
+        if never:
+            st.warning(
+                f"No answer of {model} under {', '.join(never)} could be parsed on "
+                f"{attribute}: there is no score to compare, so its shifts and rank "
+                "correlations are n/a. The parse failures per template are at the bottom."
             )
 
         st.subheader("Rating distributions")

@@ -55,13 +55,27 @@ def model_options(variants: pd.DataFrame) -> list[str]:
 
 
 def item_means(variants: pd.DataFrame, model: str, attribute: str) -> pd.DataFrame:
-    """Mean parsed score per item (context, candidate) and variant for one model/attribute."""
+    """Mean parsed score per item (context, candidate) and variant for one model/attribute.
+
+    NaN where none of the item's answers under that variant parsed; a variant whose answers
+    never parsed keeps its (all-NaN) rows, so it is reported, not lost.
+    """
     sel = variants[(variants["model"] == model) & (variants["attribute"].astype(str) == attribute)]
     return (
         sel.groupby(["context_id", "candidate_id", "variant"], observed=True)["score"]
         .mean()
         .reset_index()
     )
+
+
+def _by_variant(means: pd.DataFrame, index, names) -> pd.DataFrame:
+    """Mean scores with one column per variant in ``names``, all-NaN columns kept.
+
+    ``pivot_table`` drops a column that is all NaN — exactly a template whose answers never
+    parsed — so the columns are put back in.
+    """
+    wide = means.pivot_table(index=index, columns="variant", values="score")
+    return wide.reindex(columns=list(names))
 
 
 def mean_shift_frame(
@@ -77,11 +91,10 @@ def mean_shift_frame(
     rows = []
     sel = variants[variants["model"] == model]
     for attribute in sorted(sel["attribute"].astype(str).unique()):
-        wide = item_means(variants, model, attribute).pivot_table(
-            index=["context_id", "candidate_id"], columns="variant", values="score"
-        )
-        if baseline not in wide.columns:
+        means = item_means(variants, model, attribute)
+        if baseline not in set(means["variant"]):
             continue
+        wide = _by_variant(means, ["context_id", "candidate_id"], sorted(means["variant"].unique()))
         base = wide[baseline].to_numpy(dtype=np.float64)
         for v in wide.columns:
             if v == baseline:
@@ -139,12 +152,10 @@ def rank_stability(
         means = means.astype({"context_id": str, "candidate_id": str}).merge(
             lut, on=["context_id", "candidate_id"], how="left"
         )
-        wide = means.pivot_table(index="system", columns="variant", values="score")
+        wide = _by_variant(means, "system", names)
         vectors = [wide[v].to_numpy(dtype=np.float64) for v in names]
     elif level == "item":
-        wide = means.pivot_table(
-            index=["context_id", "candidate_id"], columns="variant", values="score"
-        )
+        wide = _by_variant(means, ["context_id", "candidate_id"], names)
         # one (contexts x candidates) block per variant, all on the same rows and columns
         vectors = [wide[v].unstack("candidate_id").to_numpy(dtype=np.float64) for v in names]
     else:

@@ -15,7 +15,7 @@ from data.schema import Dataset
 from pages.services import judge_outputs as judge_outputs_svc
 from pages.services import prompts as prompts_svc
 from ranking.metrics import kendall
-from tests.pages._analysis_apptest import APP, TIMEOUT, open_page_loaded
+from tests.pages._analysis_apptest import APP, TIMEOUT, open_page, open_page_loaded
 from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures
 from tests.pages._analysis_apptest import metrics as _metrics
@@ -230,3 +230,81 @@ def test_pandalm_pairwise_judges_only():
     assert set(pb["judge"]) == {"gpt-3.5-turbo", "pandalm-7b"}  # humans have no template
     assert pb["reference"].str.contains("human annotator").all()
     assert pb["pairwise_accuracy"].between(0.5, 1).all()
+
+
+# ----------------------------------------------------------------------------- never parsed
+
+
+def _never_parsed(ds: Dataset, prompt_id: str, model: str | None = None) -> Dataset:
+    """``ds`` with every answer under ``prompt_id`` (of one model) unparsed."""
+    r = ds.ratings.copy()
+    hit = r["prompt_id"].astype(str) == prompt_id
+    if model is not None:
+        hit &= r["judge"].astype(str).str.startswith(model + "/")
+    r.loc[hit, "score"] = np.nan
+    return Dataset(
+        name=f"{ds.name}, {prompt_id} never parsed",
+        contexts=ds.contexts,
+        candidates=ds.candidates,
+        human_scores=ds.human_scores,
+        comparisons=ds.comparisons,
+        ratings=r,
+    )
+
+
+def test_page_keeps_rank_stability_and_parse_failures_when_a_template_never_parsed():
+    # the case the parse-failure chart exists to explain must not lose it (nor the ranks)
+    at = open_page("pages/prompts.py", _never_parsed(data.demo_dataset(), "plain"))
+    assert not at.exception and not at.error
+    model = "demo-judge (simulated)"
+    for level in ("system", "item"):
+        at.radio(key="prompts.rank_level").set_value(level).run()
+        figs = _figures(at)
+        tau = figs[f"{model}: rank stability ({level} level), consistency"]["data"][0]
+        assert tau["x"] == ["explain", "plain"]
+        z = _array(tau["z"])
+        assert z[0, 0] == 1.0 and np.isnan(z[1]).all() and np.isnan(z[:, 1]).all()
+        bars = figs[f"{model}: unparsed answers per template"]
+        shares = {
+            (t["name"], x): y
+            for t in bars["data"]
+            for x, y in zip(t["x"], _array(t["y"]), strict=True)
+        }
+        assert shares[("consistency", "plain")] == 1.0
+        assert shares[("consistency", "explain")] == 0.0
+    assert any("under plain could be parsed" in w.value for w in at.warning)
+    assert _metrics(at)["Largest mean shift"] == "n/a"
+    assert _metrics(at)["Unparsed answers"] == "50.0%"
+
+
+def test_rank_stability_and_shift_report_a_template_that_never_parsed():
+    ds = _never_parsed(data.demo_dataset(), "plain")
+    v = prompts_svc.rating_variants(ds)
+    model = prompts_svc.model_options(v)[0]
+    for level in ("system", "item"):
+        tau = prompts_svc.rank_stability(ds, v, model, "fluency", level)
+        assert list(tau.index) == list(tau.columns) == ["explain", "plain"]
+        assert tau.loc["explain", "explain"] == 1.0 and tau["plain"].isna().all()
+    shift = prompts_svc.mean_shift_frame(v, model, "explain")
+    assert sorted(shift["attribute"]) == ["consistency", "fluency"]
+    assert (shift["variant"] == "plain").all() and (shift["n_items"] == 0).all()
+    assert shift["shift"].isna().all() and shift["reason"].str.contains("fewer than 2").all()
+    # the never-parsed template as the baseline: the other one is reported against it
+    back = prompts_svc.mean_shift_frame(v, model, "plain")
+    assert (back["variant"] == "explain").all() and back["shift"].isna().all()
+
+
+def test_real_hanna_with_one_eval_prompt_never_parsed():
+    _need("hanna")
+    ds = _never_parsed(data.load_benchmark("hanna"), "eval_prompt_3", model="ChatGPT")
+    v = prompts_svc.rating_variants(ds)
+    names = [f"eval_prompt_{k}" for k in range(1, 5)]
+    for level in ("system", "item"):
+        tau = prompts_svc.rank_stability(ds, v, "ChatGPT", "coherence", level)
+        assert list(tau.columns) == names
+        assert tau["eval_prompt_3"].isna().all()
+        others = tau.drop(index="eval_prompt_3", columns="eval_prompt_3").to_numpy()
+        assert np.isfinite(others).all() and np.allclose(np.diag(others), 1.0)
+    fails = prompts_svc.rating_failure_frame(v, "ChatGPT")
+    third = fails[fails["variant"] == "eval_prompt_3"]
+    assert len(third) == 6 and (third["failure_rate"] == 1.0).all()
