@@ -190,7 +190,7 @@ def icc(ratings, kind="ICC2k", confidence=0.95):
     df1 = n - 1.0
     df2 = n * (k - 1.0) if one_way else (n - 1.0) * (k - 1.0)
     if np.ptp(Y) == 0.0:
-        reason = f"all ratings equal {Y[0, 0]!r}; ICC undefined"
+        reason = f"all ratings equal {float(Y[0, 0]):g}; ICC undefined"
         return ICCResult(nan, nan, nan, nan, df1, df2, nan, reason=reason, **base)
     # Exact structure checks: no within-item spread (one-way), or raters differing only by
     # a constant offset (two-way), leave no error variance for the F test.

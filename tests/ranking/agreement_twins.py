@@ -44,55 +44,6 @@ def resample_twin(x, y, units, draws):
     return x[idx], y[idx]
 
 
-def icc_twin(Y, kind, confidence=0.95):
-    """Shrout & Fleiss (1979) / McGraw & Wong (1996) written out with loops."""
-    n, k = Y.shape
-    grand = sum(Y[i, j] for i in range(n) for j in range(k)) / (n * k)
-    rows = [sum(Y[i, :]) / k for i in range(n)]
-    cols = [sum(Y[:, j]) / n for j in range(k)]
-    bms = k * sum((r - grand) ** 2 for r in rows) / (n - 1)
-    jms = n * sum((c - grand) ** 2 for c in cols) / (k - 1)
-    ems = sum((Y[i, j] - rows[i] - cols[j] + grand) ** 2 for i in range(n) for j in range(k)) / (
-        (n - 1) * (k - 1)
-    )
-    wms = sum((Y[i, j] - rows[i]) ** 2 for i in range(n) for j in range(k)) / (n * (k - 1))
-    a = 1 - confidence
-    if kind in ("ICC1", "ICC1k"):
-        F, d1, d2 = bms / wms, n - 1, n * (k - 1)
-    else:
-        F, d1, d2 = bms / ems, n - 1, (n - 1) * (k - 1)
-    FL = F / stats.f.ppf(1 - a / 2, d1, d2)
-    FU = F * stats.f.ppf(1 - a / 2, d2, d1)
-    if kind == "ICC1":
-        v = (bms - wms) / (bms + (k - 1) * wms)
-        lo, hi = (FL - 1) / (FL + k - 1), (FU - 1) / (FU + k - 1)
-    elif kind == "ICC1k":
-        v = (bms - wms) / bms
-        lo, hi = 1 - 1 / FL, 1 - 1 / FU
-    elif kind == "ICC3":
-        v = (bms - ems) / (bms + (k - 1) * ems)
-        lo, hi = (FL - 1) / (FL + k - 1), (FU - 1) / (FU + k - 1)
-    elif kind == "ICC3k":
-        v = (bms - ems) / bms
-        lo, hi = 1 - 1 / FL, 1 - 1 / FU
-    else:
-        # McGraw & Wong (1996) case 2A, Satterthwaite df for the interval.
-        r = (bms - ems) / (bms + (k - 1) * ems + k * (jms - ems) / n)
-        Fj = jms / ems
-        num = (k - 1) * (n - 1) * (k * r * Fj + n * (1 + (k - 1) * r) - k * r) ** 2
-        den = (n - 1) * k**2 * r**2 * Fj**2 + (n * (1 + (k - 1) * r) - k * r) ** 2
-        nu = num / den
-        Fs = stats.f.ppf(1 - a / 2, n - 1, nu)
-        Fs2 = stats.f.ppf(1 - a / 2, nu, n - 1)
-        lo = n * (bms - Fs * ems) / (Fs * (k * jms + (k * n - k - n) * ems) + n * bms)
-        hi = n * (Fs2 * bms - ems) / (k * jms + (k * n - k - n) * ems + n * Fs2 * bms)
-        v = r
-        if kind == "ICC2k":
-            v = (bms - ems) / (bms + (jms - ems) / n)
-            lo, hi = k * lo / (1 + (k - 1) * lo), k * hi / (1 + (k - 1) * hi)
-    return v, lo, hi, F, stats.f.sf(F, d1, d2)
-
-
 def williams_twin(r12, r13, r23, n):
     K = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     num = (r12 - r13) * np.sqrt((n - 1) * (1 + r23))

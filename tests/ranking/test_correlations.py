@@ -178,12 +178,18 @@ def test_system_level_needs_three_systems():
     assert np.isnan(res.value) and "fewer than 3 valid systems" in res.reason
 
 
-def test_no_warnings_on_degenerate_input():
+def test_degenerate_input_gives_nan_with_a_reason_and_no_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        correlation([1.0, 1, 1, 1], [1.0, 2, 3, 4], unit="overall", n_boot=10)
-        correlation([1.0, 1, 2, 2], [1.0, 2, 3, 4], unit="item", contexts=[0, 0, 1, 1])
-        icc(np.full((4, 3), 2.0))
+        flat = correlation([1.0, 1, 1, 1], [1.0, 2, 3, 4], unit="overall", n_boot=10)
+        item = correlation([1.0, 1, 2, 2], [1.0, 2, 3, 4], unit="item", contexts=[0, 0, 1, 1])
+        same = icc(np.full((4, 3), 2.0))
+    assert np.isnan([flat.value, flat.lower, flat.upper, flat.pvalue]).all()
+    assert "constant" in flat.reason
+    assert np.isnan(item.value) and np.isnan(item.per_context).all()
+    assert item.n_skipped == 2 and "2 of 2 contexts skipped" in item.reason
+    assert np.isnan([same.value, same.lower, same.upper]).all()
+    assert same.reason == "all ratings equal 2; ICC undefined"
 
 
 def test_snap_ties_restores_ties_broken_by_summation_order():

@@ -21,7 +21,7 @@ from ranking.reliability import (
     self_consistency,
     share_all_agree,
 )
-from tests.ranking.agreement_twins import icc_twin, kappa_twin, panel_data
+from tests.ranking.agreement_twins import kappa_twin, panel_data
 
 # ----------------------------------------------------------------------------- ICC
 
@@ -48,22 +48,28 @@ def test_icc_reproduces_shrout_fleiss_1979_table():
     assert (round(res.lower, 3), round(res.upper, 2)) == (0.071, 0.93)
 
 
+# psych::ICC(sf) for the Shrout & Fleiss table: kind -> (ICC, F, df1, df2, p, lower, upper), as
+# printed by psych (ICC to 2 decimals, F to 1, p to 5, the lower bound to 3, the upper to 2).
+PSYCH_SF = {
+    "ICC1": (0.17, 1.8, 5, 18, 0.16477, -0.133, 0.72),
+    "ICC2": (0.29, 11.0, 5, 15, 0.00013, 0.019, 0.76),
+    "ICC3": (0.71, 11.0, 5, 15, 0.00013, 0.342, 0.95),
+    "ICC1k": (0.44, 1.8, 5, 18, 0.16477, -0.884, 0.91),
+    "ICC2k": (0.62, 11.0, 5, 15, 0.00013, 0.071, 0.93),
+    "ICC3k": (0.91, 11.0, 5, 15, 0.00013, 0.676, 0.99),
+}
+
+
 @pytest.mark.parametrize("kind", ICC_KINDS)
-def test_icc_matches_formula_twin(kind):
-    rng = np.random.default_rng(5)
-    for Y in (
-        SHROUT_FLEISS,
-        rng.integers(1, 6, (30, 3)).astype(float),
-        rng.normal(0, 1, (12, 5)) + rng.normal(0, 2, (12, 1)),
-    ):
-        res = icc(Y, kind, confidence=0.9)
-        v, lo, hi, F, p = icc_twin(Y, kind, confidence=0.9)
-        np.testing.assert_allclose(
-            [res.value, res.lower, res.upper, res.statistic, res.pvalue],
-            [v, lo, hi, F, p],
-            rtol=1e-9,
-            atol=1e-12,
-        )
+def test_icc_matches_psych_for_every_kind(kind):
+    value, F, df1, df2, p, lower, upper = PSYCH_SF[kind]
+    res = icc(SHROUT_FLEISS, kind)
+    assert round(res.value, 2) == value
+    assert round(res.statistic, 1) == F and (res.df1, res.df2) == (df1, df2)
+    assert round(res.pvalue, 5) == p
+    assert (round(res.lower, 3), round(res.upper, 2)) == (lower, upper)
+    narrower = icc(SHROUT_FLEISS, kind, confidence=0.8)
+    assert res.lower < narrower.lower < narrower.value == res.value < narrower.upper < res.upper
 
 
 def test_icc_drops_incomplete_items_and_reports_degenerate_cases():
