@@ -81,6 +81,8 @@ class GenerateResult:
 
 
 Progress = Callable[[int], None]  # called with the number of requests just finished
+#: ``sink(index, result)``: called in the thread that read a result, before it is yielded
+Sink = Callable[[int, object], None]
 
 
 @runtime_checkable
@@ -110,5 +112,12 @@ class Backend(Protocol):
 # Optional extras a backend may offer; the runners use them when present:
 #   check() -> None                      fail fast (endpoint down, unknown model) before any work
 #   iter_label_probs(requests, cancel)   yield (index, LabelResult) as each answer arrives, so the
-#   iter_generate(requests, cancel)      run store keeps it at once (a kill loses nothing done)
+#   iter_generate(requests, cancel)      run store keeps it at once (a kill loses nothing done);
+#                                        with a keyword ``sink`` (a Sink) each result is handed to
+#                                        it in the thread that read it, before it is yielded
 #   supports_logprobs: bool              False when the server offers no label probabilities
+#
+# Failures are results, not exceptions: a request that fails comes back with ``error`` set
+# (its text starts with a code, see judge.store.ANSWER_ERROR_CODES), so one bad request never
+# ends a run. The runners also turn any exception a backend raises for a request (other than
+# BackendError, which means the backend cannot work at all) into such a failed result.

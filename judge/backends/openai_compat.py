@@ -4,9 +4,11 @@ llama.cpp server), through the official ``openai`` client.
 Probabilities come from ``logprobs``/``top_logprobs`` of the first answer token when the server
 offers them; otherwise the runners sample text. Requests run concurrently in a thread pool
 (at most ``max_concurrency`` at a time); rate limits (429), server errors (5xx), timeouts and
-dropped connections are retried with exponential backoff and jitter, honouring Retry-After.
-A request that still fails, is refused, or is answered with nothing comes back as a result
-with ``error`` set — never as a made-up score.
+dropped connections are retried with exponential backoff and jitter, honouring Retry-After,
+and so are 200 replies that are no chat completion (not JSON, ``text/plain``, no choices, a
+null message, malformed logprobs). A request that still fails, is refused, or is answered
+with nothing comes back as a result with ``error`` set — never as an exception that ends the
+run, never as a made-up score.
 
 The API key comes from the argument, the ``OPENAI_API_KEY`` environment variable or Streamlit
 secrets, in that order. It lives only inside the ``openai`` client object: it is not kept on
@@ -39,6 +41,7 @@ from judge.backends.base import (
     LabelRequest,
     LabelResult,
     Progress,
+    Sink,
 )
 
 logger = logging.getLogger(__name__)
@@ -50,10 +53,13 @@ PROBE_PROMPT = "Reply with the single letter A. (judgescope-probe)"
 NO_KEY = "not-needed"
 _RETRY_STATUS = {408, 409, 429}  # plus every 5xx
 _MAX_RETRY_AFTER_S = 300.0
+_PROBE_ATTEMPTS = 3  # malformed replies to the one-token probe before check() gives up
 # Error texts start with a code: "refusal", "content_filter", "empty" and "no-label" are
 # answers the model really gave (kept, not asked again); "http-NNN", "timeout",
-# "connection" and "no-logprobs" are failures asked again on the next run
-# (judge.store.ANSWER_ERROR_CODES).
+# "connection", "bad-response" (a reply that is no chat completion), "no-choices",
+# "no-logprobs" and "exception" are failures asked again on the next run
+# (judge.store.ANSWER_ERROR_CODES); "cancelled" marks a request stopped by a cancel before
+# it had an answer (not stored).
 
 
 @dataclass
@@ -295,7 +301,8 @@ class OpenAIBackend:
         self.backoff_max = float(backoff_max)
         self._rng = random.Random(random_state)
         self._rng_lock = threading.Lock()
-        self._sleep: Callable[[float], None] = time.sleep  # tests record the waits
+        # backoff waits: None waits on the run's stop event (a cancel ends it); tests record them
+        self._sleep: Callable[[float], None] | None = None
         self._token_param = "max_tokens"
         #: None until known; False when the server gives no logprobs
         self.supports_logprobs: bool | None = False if logprobs is False else None
@@ -356,6 +363,9 @@ class OpenAIBackend:
             # Some servers have no model list (404/405); the probe below still checks.
             logger.debug("model list unavailable at %s: %s", where, exc.status_code)
             names = None
+        except Exception as exc:  # a list the client could not read: the probe still checks
+            logger.debug("unreadable model list at %s: %s", where, _exception_text(exc))
+            names = None
         if names is not None and self.model not in names:
             close = difflib.get_close_matches(self.model, names, n=5, cutoff=0.3) or names[:10]
             raise BackendError(
@@ -367,45 +377,66 @@ class OpenAIBackend:
         params[self._token_param] = 1
         if self.logprobs is not False:
             params.update(logprobs=True, top_logprobs=min(self.top_logprobs, 5))
-        try:
-            resp = self._create(client, params)
-        except openai.APIConnectionError as exc:
+        problem = ""
+        for _attempt in range(_PROBE_ATTEMPTS):
+            try:
+                resp = self._create(client, params)
+            except openai.APIConnectionError as exc:
+                raise BackendError(
+                    f"cannot reach the endpoint {where} ({self._scrub_key(str(exc.__cause__ or exc))})"
+                ) from None
+            except openai.NotFoundError as exc:
+                raise BackendError(
+                    f"model {self.model!r} is unknown at {where} (404: "
+                    f"{self._scrub_key(_status_message(exc))})"
+                ) from None
+            except openai.AuthenticationError as exc:
+                raise self._key_refused(exc) from None
+            except openai.BadRequestError as exc:
+                message = self._scrub_key(_status_message(exc))
+                if self.logprobs is not False and "logprob" in message.lower():
+                    if self.logprobs is True:
+                        raise BackendError(
+                            f"{where} does not offer logprobs for {self.model!r} ({message}); use "
+                            "logprobs='auto' or sampling"
+                        ) from None
+                    self.supports_logprobs = False
+                    return
+                raise BackendError(
+                    f"{where} rejected a test request for {self.model!r}: {message}"
+                ) from None
+            except openai.APIStatusError as exc:
+                raise BackendError(
+                    f"{where} answered a test request with HTTP {exc.status_code}: "
+                    f"{self._scrub_key(_status_message(exc))}"
+                ) from None
+            except openai.APITimeoutError:
+                raise BackendError(
+                    f"{where} did not answer a 1-token test request in time"
+                ) from None
+            except Exception as exc:  # a 200 the client could not decode
+                problem = self._scrub_key(_exception_text(exc))
+                continue
+            try:
+                choice = read_choices(resp)[0]
+                logprobs = _field(choice, "logprobs")
+                content = _field(logprobs, "content") if logprobs is not None else None
+                if content:
+                    _token_logprob(content[0])
+            except Exception as exc:
+                problem = self._scrub_key(
+                    str(exc) if isinstance(exc, Malformed) else _exception_text(exc)
+                )
+                continue
+            break
+        else:
             raise BackendError(
-                f"cannot reach the endpoint {where} ({self._scrub_key(str(exc.__cause__ or exc))})"
-            ) from None
-        except openai.NotFoundError as exc:
-            raise BackendError(
-                f"model {self.model!r} is unknown at {where} (404: "
-                f"{self._scrub_key(_status_message(exc))})"
-            ) from None
-        except openai.AuthenticationError as exc:
-            raise self._key_refused(exc) from None
-        except openai.BadRequestError as exc:
-            message = self._scrub_key(_status_message(exc))
-            if self.logprobs is not False and "logprob" in message.lower():
-                if self.logprobs is True:
-                    raise BackendError(
-                        f"{where} does not offer logprobs for {self.model!r} ({message}); use "
-                        "logprobs='auto' or sampling"
-                    ) from None
-                self.supports_logprobs = False
-                return
-            raise BackendError(
-                f"{where} rejected a test request for {self.model!r}: {message}"
-            ) from None
-        except openai.APIStatusError as exc:
-            raise BackendError(
-                f"{where} answered a test request with HTTP {exc.status_code}: "
-                f"{self._scrub_key(_status_message(exc))}"
-            ) from None
-        except openai.APITimeoutError:
-            raise BackendError(f"{where} did not answer a 1-token test request in time") from None
-        if self.logprobs is not False:
-            has = (
-                bool(resp.choices)
-                and resp.choices[0].logprobs is not None
-                and bool(resp.choices[0].logprobs.content)
+                f"{where} answered {_PROBE_ATTEMPTS} one-token test requests with replies that "
+                f"are not chat completions ({problem}); is it an OpenAI-compatible "
+                "chat-completions endpoint (a URL ending in /v1)?"
             )
+        if self.logprobs is not False:
+            has = bool(content)
             if not has and self.logprobs is True:
                 raise BackendError(
                     f"{where} returned no logprobs for {self.model!r}; use logprobs='auto' "
@@ -433,12 +464,21 @@ class OpenAIBackend:
 
     # -- streaming variants: results as they arrive, so a run store can save each at once ----
     def iter_label_probs(
-        self, requests: Sequence[LabelRequest], cancel: threading.Event | None = None
+        self,
+        requests: Sequence[LabelRequest],
+        cancel: threading.Event | None = None,
+        *,
+        sink: Sink | None = None,
     ) -> Iterator[tuple[int, OpenAILabelResult]]:
         """Yield ``(request index, result)`` as answers arrive (any order).
 
-        When ``cancel`` is set, requests not yet sent are dropped; those in flight are still
-        yielded (they are paid for).
+        When ``cancel`` is set, requests not yet sent are dropped (not yielded) and failed
+        requests are not retried (they come back with a ``cancelled:`` error); answers in
+        flight are still yielded (they are paid for). ``sink(index, result)`` is called in
+        the thread that read the answer, before it is yielded — a run store keeps each answer
+        there, so a slow or killed consumer loses nothing that arrived. When the consumer
+        stops early (an exception, ``close()``), requests in flight are waited for (up to the
+        timeout) and go to ``sink``.
         """
         if self.logprobs is False or self.supports_logprobs is False:
             raise BackendError(
@@ -446,15 +486,21 @@ class OpenAIBackend:
                 "off), so label probabilities cannot be read; sample answers instead"
             )
         units = [([i], req) for i, req in enumerate(requests)]
-        yield from self._run_units(units, self._label_unit, cancel)
+        failed = lambda error: OpenAILabelResult(error=error)  # noqa: E731
+        yield from self._run_units(units, self._label_unit, cancel, sink, failed)
 
     def iter_generate(
-        self, requests: Sequence[GenerateRequest], cancel: threading.Event | None = None
+        self,
+        requests: Sequence[GenerateRequest],
+        cancel: threading.Event | None = None,
+        *,
+        sink: Sink | None = None,
     ) -> Iterator[tuple[int, GenerateResult]]:
         """Yield ``(request index, result)`` as answers arrive (any order).
 
         Requests that differ only in ``sample`` share one call with ``n`` when the server
         supports it; otherwise each sample is its own call with seed ``decoding.seed + sample``.
+        ``cancel`` and ``sink`` as in :meth:`iter_label_probs`.
         """
         groups: dict[tuple, list[int]] = {}
         for i, req in enumerate(requests):
@@ -466,12 +512,38 @@ class OpenAIBackend:
                 units.extend(([i], requests[i]) for i in indices)
             else:
                 units.append((indices, [requests[i] for i in indices]))
-        yield from self._run_units(units, self._generate_unit, cancel)
+        failed = lambda error: GenerateResult(None, error)  # noqa: E731
+        yield from self._run_units(units, self._generate_unit, cancel, sink, failed)
 
     # -- internals -----------------------------------------------------------------------
-    def _run_units(self, units, fn, cancel) -> Iterator[tuple[int, object]]:
+    def _run_units(self, units, fn, cancel, sink, failed) -> Iterator[tuple[int, object]]:
+        """Run ``fn(payload, stop)`` for each unit in the pool; yield (index, result) pairs.
+
+        A unit never raises: any exception becomes a failed result (``exception:``) for each
+        of its requests. Results go to ``sink`` in the worker thread first.
+        """
         if not units:
             return
+        stop = _Stop(cancel)  # no more retries once the run is cancelled or abandoned
+
+        def work(indices, payload):
+            if stop.is_set():
+                return None  # queued before a cancel: never sent, nothing to report
+            try:
+                results = fn(payload, stop)
+                if not isinstance(results, list):
+                    results = [results]
+                if len(results) != len(indices):
+                    raise RuntimeError(f"{len(results)} results for {len(indices)} requests")
+            except Exception as exc:
+                logger.warning("request to %s failed: %s", self.base_url, exc, exc_info=exc)
+                error = f"exception: {self._scrub_key(_exception_text(exc))}"
+                results = [failed(error) for _ in indices]
+            if sink is not None:
+                for index, result in zip(indices, results, strict=True):
+                    sink(index, result)  # stored before anything else can happen
+            return results
+
         pool = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="openai")
         pending: dict[Future, list[int]] = {}
         next_unit = 0
@@ -484,9 +556,10 @@ class OpenAIBackend:
                     and not (cancel is not None and cancel.is_set())
                 ):
                     indices, payload = units[next_unit]
-                    pending[pool.submit(fn, payload)] = indices
+                    pending[pool.submit(work, indices, payload)] = indices
                     next_unit += 1
                 if cancel is not None and cancel.is_set():
+                    stop.set()
                     next_unit = len(units)
                 if not pending:
                     break
@@ -494,12 +567,14 @@ class OpenAIBackend:
                 for fut in done:
                     indices = pending.pop(fut)
                     results = fut.result()
-                    if not isinstance(results, list):
-                        results = [results]
-                    yield from zip(indices, results, strict=True)
+                    if results is not None:
+                        yield from zip(indices, results, strict=True)
         finally:
-            for fut in pending:
-                fut.cancel()
+            stop.set()
+            running = [fut for fut in pending if not fut.cancel()]
+            if running:
+                # answers in flight are paid for: let them reach the sink (no retries now)
+                wait(running, timeout=self.timeout + 5.0)
             pool.shutdown(wait=False, cancel_futures=True)
 
     def _base_params(self, content: str, system: str | None) -> dict:
@@ -523,13 +598,29 @@ class OpenAIBackend:
                 return client.chat.completions.create(**params)
             raise
 
-    def _call(self, params: dict):
-        """Call with retries. Returns (response, None) or (None, error text)."""
+    def _pause(self, seconds: float, stop: _Stop | None) -> None:
+        if self._sleep is not None:
+            self._sleep(seconds)
+        elif stop is not None:
+            stop.wait(seconds)
+        else:
+            time.sleep(seconds)
+
+    def _call(self, params: dict, read: Callable, stop: _Stop | None = None):
+        """Call with retries and read the reply with ``read(response)``.
+
+        Returns ``(read(response), None)`` or ``(None, error text)``. A reply that cannot be
+        read — not JSON, not a chat completion, no choices, a null message, malformed
+        logprobs: anything ``read`` raises on — is a server fault like a 5xx: retried with
+        backoff, then reported (``bad-response:`` / ``no-choices:``), never taken as an answer.
+        Once ``stop`` is set no retry is made (``cancelled:``).
+        """
         openai = self._openai
         attempt = 0
         while True:
+            wait_s = None
             try:
-                return self._create(self._client, params), None
+                resp = self._create(self._client, params)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 message = self._scrub_key(_status_message(exc))
@@ -538,10 +629,20 @@ class OpenAIBackend:
                 reason = f"http-{status}: {message}"
                 wait_s = _retry_after(exc)
             except openai.APITimeoutError:
-                reason, wait_s = f"timeout: no answer within {self.timeout:g} s", None
+                reason = f"timeout: no answer within {self.timeout:g} s"
             except openai.APIConnectionError as exc:
                 reason = f"connection: {self._scrub_key(str(exc.__cause__ or exc))}"
-                wait_s = None
+            except Exception as exc:  # a 200 the client could not decode (not JSON, bad UTF-8)
+                reason = f"bad-response: {self._scrub_key(_exception_text(exc))}"
+            else:
+                try:
+                    return read(resp), None
+                except Malformed as exc:
+                    reason = self._scrub_key(str(exc))
+                except Exception as exc:
+                    reason = f"bad-response: {self._scrub_key(_exception_text(exc))}"
+            if stop is not None and stop.is_set():
+                return None, f"cancelled: {reason}"
             if attempt >= self.max_retries:
                 return None, f"{reason} (gave up after {attempt + 1} attempts)"
             if wait_s is None:
@@ -551,30 +652,29 @@ class OpenAIBackend:
             else:
                 wait_s = min(wait_s, _MAX_RETRY_AFTER_S)
             logger.info("retrying %s in %.2f s (%s)", self.model, wait_s, reason)
-            self.n_retries += 1
-            self._sleep(wait_s)
+            with self._rng_lock:
+                self.n_retries += 1
+            self._pause(wait_s, stop)
+            if stop is not None and stop.is_set():
+                return None, f"cancelled: {reason}"
             attempt += 1
 
-    def _label_unit(self, req: LabelRequest) -> OpenAILabelResult:
+    def _label_unit(self, req: LabelRequest, stop=None) -> OpenAILabelResult:
         params = self._base_params(req.prefix + req.prompt, req.system)
         params.update({self._token_param: 1, "logprobs": True, "top_logprobs": self.top_logprobs})
-        resp, error = self._call(params)
-        if error is not None:
-            return OpenAILabelResult(error=error)
-        usage = getattr(resp, "usage", None)
-        counts = {
-            "n_prompt_tokens": getattr(usage, "prompt_tokens", None),
-            "n_completion_tokens": getattr(usage, "completion_tokens", None),
-        }
-        if not resp.choices:
-            return OpenAILabelResult(error="empty: the server returned no choices", **counts)
-        choice = resp.choices[0]
-        content = choice.logprobs.content if choice.logprobs is not None else None
+        result, error = self._call(params, lambda resp: self._label_result(resp, req), stop)
+        return OpenAILabelResult(error=error) if error is not None else result
+
+    def _label_result(self, resp, req: LabelRequest) -> OpenAILabelResult:
+        choice = read_choices(resp)[0]
+        counts = _usage_counts(resp, 1)
+        logprobs = _field(choice, "logprobs")
+        content = _field(logprobs, "content") if logprobs is not None else None
         if not content:
-            refusal = getattr(choice.message, "refusal", None)
+            refusal = _field(choice.message, "refusal")
             if refusal:
-                return OpenAILabelResult(error=f"refusal: {refusal}", raw=None, **counts)
-            if choice.finish_reason == "content_filter":
+                return OpenAILabelResult(error=f"refusal: {refusal}", **counts)
+            if _field(choice, "finish_reason") == "content_filter":
                 return OpenAILabelResult(error="content_filter: the answer was filtered", **counts)
             if self.logprobs == "auto":
                 self.supports_logprobs = False
@@ -583,9 +683,10 @@ class OpenAIBackend:
                 **counts,
             )
         first = content[0]
-        top = [(t.token, t.logprob) for t in (first.top_logprobs or [])]
-        top.append((first.token, first.logprob))
-        raw = json.dumps({"token": first.token, "top": top}, ensure_ascii=False)
+        entries = list(_field(first, "top_logprobs") or [])
+        entries.append(first)
+        top = [_token_logprob(t) for t in entries]
+        raw = json.dumps({"token": top[-1][0], "top": top}, ensure_ascii=False)
         probs, logprobs, bounded = label_probs_from_top(top, req.labels)
         if not probs:
             shown = ", ".join(repr(t) for t, _ in top[:5])
@@ -617,16 +718,15 @@ class OpenAIBackend:
             params["n"] = n
         return params
 
-    def _choice_result(self, choice, usage, n_choices: int) -> GenerateResult:
-        n_prompt = getattr(usage, "prompt_tokens", None)
-        n_completion = getattr(usage, "completion_tokens", None)
-        if n_completion is not None and n_choices > 1:
-            n_completion = round(n_completion / n_choices)
-        refusal = getattr(choice.message, "refusal", None)
-        text = choice.message.content
+    def _choice_result(self, choice, counts: dict) -> GenerateResult:
+        n_prompt, n_completion = counts["n_prompt_tokens"], counts["n_completion_tokens"]
+        refusal = _field(choice.message, "refusal")
+        text = _field(choice.message, "content")
+        if text is not None and not isinstance(text, str):
+            raise Malformed(f"bad-response: the answer text is a {type(text).__name__}")
         if refusal:
             return GenerateResult(None, f"refusal: {refusal}", n_prompt, n_completion)
-        if choice.finish_reason == "content_filter":
+        if _field(choice, "finish_reason") == "content_filter":
             return GenerateResult(
                 None, "content_filter: the answer was filtered", n_prompt, n_completion
             )
@@ -636,37 +736,138 @@ class OpenAIBackend:
             )
         return GenerateResult(text, None, n_prompt, n_completion)
 
-    def _generate_one(self, req: GenerateRequest) -> GenerateResult:
-        resp, error = self._call(self._sampling_params(req, 1))
-        if error is not None:
-            return GenerateResult(None, error)
-        if not resp.choices:
-            return GenerateResult(None, "empty: the server returned no choices")
-        return self._choice_result(resp.choices[0], resp.usage, 1)
+    def _generate_one(self, req: GenerateRequest, stop=None) -> GenerateResult:
+        def read(resp):
+            return self._choice_result(read_choices(resp)[0], _usage_counts(resp, 1))
 
-    def _generate_unit(self, payload) -> GenerateResult | list[GenerateResult]:
+        result, error = self._call(self._sampling_params(req, 1), read, stop)
+        return GenerateResult(None, error) if error is not None else result
+
+    def _generate_unit(self, payload, stop=None) -> GenerateResult | list[GenerateResult]:
         if isinstance(payload, GenerateRequest):
-            return self._generate_one(payload)
+            return self._generate_one(payload, stop)
         reqs: list[GenerateRequest] = payload
         if self.supports_n is False:
-            return [self._generate_one(r) for r in reqs]
+            return [self._generate_one(r, stop) for r in reqs]
+
+        def read(resp):
+            choices = read_choices(resp)
+            counts = _usage_counts(resp, len(choices))
+            return [self._choice_result(c, counts) for c in choices[: len(reqs)]]
+
         # one call for all samples; its seed is that of the lowest sample index
-        resp, error = self._call(self._sampling_params(reqs[0], len(reqs)))
+        out, error = self._call(self._sampling_params(reqs[0], len(reqs)), read, stop)
         if error is not None:
             return [GenerateResult(None, error) for _ in reqs]
-        choices = sorted(resp.choices, key=lambda c: c.index)
-        if len(choices) < len(reqs):
+        if len(out) < len(reqs):
             if self.use_n is True:
-                logger.warning(
-                    "%s returned %d of %d choices", self.base_url, len(choices), len(reqs)
-                )
+                logger.warning("%s returned %d of %d choices", self.base_url, len(out), len(reqs))
             self.supports_n = False
         else:
             self.supports_n = True
-        out = [self._choice_result(c, resp.usage, len(choices)) for c in choices[: len(reqs)]]
         # the server ignored n: ask for the missing samples one by one
-        out.extend(self._generate_one(r) for r in reqs[len(out) :])
+        out.extend(self._generate_one(r, stop) for r in reqs[len(out) :])
         return out
+
+
+class _Stop:
+    """Set when a stream is abandoned, or when its caller's ``cancel`` event is set."""
+
+    def __init__(self, cancel: threading.Event | None):
+        self._own = threading.Event()
+        self._cancel = cancel
+
+    def set(self) -> None:
+        self._own.set()
+
+    def is_set(self) -> bool:
+        return self._own.is_set() or (self._cancel is not None and self._cancel.is_set())
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True as soon as the stream is stopped."""
+        end = time.monotonic() + seconds
+        while not self.is_set():
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self._own.wait(min(left, 0.1))
+        return True
+
+
+# ---------------------------------------------------------------------------------------
+# reading replies: anything unexpected is a server fault, never an answer
+# ---------------------------------------------------------------------------------------
+class Malformed(ValueError):
+    """A reply that is not a usable chat completion; the text starts with its error code."""
+
+
+def _exception_text(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _field(obj, name: str):
+    """``obj.name`` for the client's objects, ``obj[name]`` for plain dicts; None if absent."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def read_choices(resp) -> list:
+    """The choices of a chat completion, each with a message; raises :class:`Malformed`.
+
+    The client hands back a string for a non-JSON content type and builds objects from any
+    JSON without checking it, so the shape is checked here: an object with a non-empty list
+    of choices, each with a message object. Choices come back in ``index`` order when every
+    choice has one.
+    """
+    if isinstance(resp, (str, bytes)):
+        body = resp if isinstance(resp, str) else resp.decode("utf-8", "replace")
+        snippet = " ".join(body.split())[:120]
+        raise Malformed(f"bad-response: the reply is not a chat completion but text ({snippet!r})")
+    choices = _field(resp, "choices")
+    if choices is None:
+        error = _field(resp, "error")
+        if error:
+            message = _field(error, "message") or error
+            raise Malformed(f"bad-response: the server answered 200 with an error ({message})")
+        raise Malformed(
+            f"bad-response: the reply is not a chat completion (a {type(resp).__name__} "
+            "without choices)"
+        )
+    if not isinstance(choices, list):
+        raise Malformed(f"bad-response: choices is a {type(choices).__name__}, not a list")
+    if not choices:
+        raise Malformed("no-choices: the server returned no choices")
+    for i, choice in enumerate(choices):
+        if _field(choice, "message") is None:
+            raise Malformed(f"bad-response: choice {i} has no message (null)")
+    indices = [_field(choice, "index") for choice in choices]
+    if all(isinstance(i, int) for i in indices):  # some servers leave the index out
+        choices = [c for _, c in sorted(zip(indices, choices, strict=True), key=lambda t: t[0])]
+    return choices
+
+
+def _token_logprob(entry) -> tuple[str, float]:
+    token, lp = _field(entry, "token"), _field(entry, "logprob")
+    if not isinstance(token, str) or isinstance(lp, bool) or not isinstance(lp, (int, float)):
+        raise Malformed(f"bad-response: malformed logprobs entry (token {token!r}, logprob {lp!r})")
+    if math.isnan(lp) or lp > 1e-6:
+        raise Malformed(
+            f"bad-response: logprob {lp!r} for token {token!r} is not a log-probability"
+        )
+    return token, float(lp)
+
+
+def _usage_counts(resp, n_choices: int) -> dict:
+    usage = _field(resp, "usage")
+    prompt, completion = _field(usage, "prompt_tokens"), _field(usage, "completion_tokens")
+    prompt = prompt if isinstance(prompt, int) and not isinstance(prompt, bool) else None
+    if not isinstance(completion, int) or isinstance(completion, bool):
+        completion = None
+    elif n_choices > 1:
+        completion = round(completion / n_choices)
+    return {"n_prompt_tokens": prompt, "n_completion_tokens": completion}
 
 
 def _collect(stream: Iterator[tuple[int, object]], n: int, progress: Progress | None) -> list:

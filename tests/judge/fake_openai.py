@@ -12,8 +12,13 @@
   ``finish_reason="content_filter"``; ``EMPTY`` gets an empty answer;
 - ``stall_after``: answer that many completions, then hold every further request until
   ``release()`` (used to kill a client mid-run at a known point);
-- it counts every call it got (``n_chat_calls``, ``prompts``) and the answers it sent
-  (``n_answered``, ``answered_prompts`` without the backend's probes).
+- faults (``fault`` for every prompt containing a marker, ``fault_next`` for the next calls):
+  the kinds in ``FAULT_KINDS`` — 200 replies that are not JSON, ``text/plain``, invalid UTF-8,
+  a JSON array, an error object, ``"choices": null`` or ``[]``, ``"message": null``, malformed
+  logprobs, a truncated body, a hang-up, HTTP errors and slow replies;
+- it counts every call it got (``n_chat_calls``, ``prompts``, ``calls_by_prompt``) and the
+  answers it sent (``n_answered``, ``answered_prompts``, ``answers_by_prompt``), without the
+  backend's probes where the name says so.
 
 Run ``python tests/judge/fake_openai.py`` to serve it by hand (prints the base URL).
 """
@@ -25,12 +30,30 @@ import json
 import math
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 PROBE_MARK = "judgescope-probe"  # prompts of OpenAIBackend.check() contain this
+
+#: reply faults the server can inject (see ``FakeOpenAI.fault``); "status" and "slow" take
+#: ``status=`` / ``seconds=`` as well, "not-json" and "text-plain" a ``body=``
+FAULT_KINDS = (
+    "not-json",  # 200, application/json, an HTML page
+    "text-plain",  # 200, text/plain, a sentence
+    "bad-utf8",  # 200, application/json, bytes that are not UTF-8
+    "json-array",  # 200, a JSON array instead of an object
+    "error-200",  # 200, {"error": {...}} and no choices (some proxies)
+    "null-choices",  # 200, "choices": null
+    "empty-choices",  # 200, "choices": []
+    "null-message",  # 200, "message": null
+    "bad-logprobs",  # 200, first-token logprobs with null token and logprob (when asked for)
+    "truncated",  # 200, the body stops half way and the connection closes
+    "hang-up",  # the connection closes without any reply
+    "status",  # an HTTP error status (default 500)
+    "slow",  # the right answer after ``seconds``
+)
 
 
 def _unit(*parts) -> float:
@@ -115,6 +138,82 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         return True
 
+    def _send_raw(self, status: int, body: bytes, content_type: str, length=None) -> bool:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body) if length is None else length))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            return False
+        return True
+
+    def _fault(self, fake: FakeOpenAI, body: dict, prompt: str, action: dict) -> bool:
+        """Send the reply of a fault; False when the fault only delays the right answer."""
+        kind = action["kind"]
+        if kind == "slow":
+            if fake._stopped.wait(action.get("seconds", 1.0)):
+                self.close_connection = True  # the server stopped meanwhile: no answer
+                return True
+            return False
+        if kind == "status":
+            headers = {}
+            if action.get("retry_after") is not None:
+                headers["Retry-After"] = str(action["retry_after"])
+            if action.get("retry_after_ms") is not None:
+                headers["retry-after-ms"] = str(action["retry_after_ms"])
+            self._error(
+                action.get("status", 500),
+                action.get("message", "scripted failure"),
+                headers=headers,
+            )
+            return True
+        if kind == "hang-up":
+            self.close_connection = True
+            return True
+        good = fake._completion(body, prompt)
+        raw = None
+        content_type = "application/json"
+        if kind == "not-json":
+            raw = action.get("body", "<html><body><h1>502 Bad Gateway</h1></body></html>")
+            raw = raw.encode()
+        elif kind == "text-plain":
+            raw = action.get("body", "upstream overloaded, try again later").encode()
+            content_type = "text/plain"
+        elif kind == "bad-utf8":
+            raw = b'{"id": "x", "choices": ["' + bytes([0xFF, 0xFE, 0xFD]) + b'"]}'
+        elif kind == "json-array":
+            raw = b"[]"
+        elif kind == "error-200":
+            payload = {"error": {"message": "upstream model crashed", "type": "server_error"}}
+            raw = json.dumps(payload).encode()
+        elif kind == "null-choices":
+            good["choices"] = None
+        elif kind == "empty-choices":
+            good["choices"] = []
+        elif kind == "null-message":
+            for choice in good["choices"]:
+                choice["message"] = None
+        elif kind == "bad-logprobs":
+            for choice in good["choices"]:
+                choice["logprobs"] = {
+                    "content": [{"token": None, "logprob": None, "top_logprobs": None}]
+                }
+        elif kind == "truncated":
+            whole = json.dumps(good).encode()
+            self._send_raw(200, whole[: len(whole) // 2], content_type, length=len(whole))
+            self.close_connection = True
+            return True
+        else:
+            raise ValueError(f"unknown fault kind {kind!r}; see FAULT_KINDS")
+        if raw is None:
+            raw = json.dumps(good).encode()
+        self._send_raw(200, raw, content_type)
+        return True
+
     def _error(self, status: int, message: str, code: str | None = None, headers=None) -> None:
         self._send(
             status,
@@ -178,21 +277,6 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("model") not in fake.models:
             self._error(404, f"The model `{body.get('model')}` does not exist", "model_not_found")
             return
-        action = fake._next_action(prompt)
-        if action is not None:
-            kind = action["kind"]
-            if kind == "status":
-                headers = {}
-                if action.get("retry_after") is not None:
-                    headers["Retry-After"] = str(action["retry_after"])
-                if action.get("retry_after_ms") is not None:
-                    headers["retry-after-ms"] = str(action["retry_after_ms"])
-                self._error(
-                    action["status"], action.get("message", "scripted failure"), headers=headers
-                )
-                return
-            if kind == "slow":
-                time.sleep(action["seconds"])
         if fake.stall_after is not None and PROBE_MARK not in prompt:
             with fake._lock:
                 # count admissions (not answers) so concurrent requests cannot overshoot
@@ -206,9 +290,18 @@ class _Handler(BaseHTTPRequestHandler):
                 if fake._stopping or fake._abandon:
                     self.close_connection = True  # hang up without an answer
                     return
+        action = fake._next_action(prompt)
+        if action is not None and action["kind"] == "bad-logprobs" and not body.get("logprobs"):
+            action = None  # nothing asked for logprobs: the answer is fine
+        if action is not None and self._fault(fake, body, prompt, action):
+            with fake._lock:
+                fake.n_faults += 1
+            return
         if body.get("logprobs") and fake.reject_logprobs:
             self._error(400, "logprobs are not supported by this server", "unsupported_parameter")
             return
+        if fake.delay and PROBE_MARK not in prompt:
+            time.sleep(fake.delay)
         sent = self._send(200, fake._completion(body, prompt))
         with fake._lock:
             fake.n_answered += 1
@@ -235,6 +328,8 @@ class FakeOpenAI:
     offer_logprobs : False answers without ``logprobs`` even when asked (as some servers do).
     reject_logprobs : True answers 400 to any request asking for logprobs.
     support_n : False returns one choice whatever ``n`` says.
+    stall_after : answer that many work requests, then hold the others until ``release()``.
+    delay : seconds to wait before every answer (slow replies).
     """
 
     def __init__(
@@ -247,6 +342,7 @@ class FakeOpenAI:
         support_n: bool = True,
         serve_models: bool = True,
         stall_after: int | None = None,
+        delay: float = 0.0,
     ):
         self.models = list(models)
         self.api_key = api_key
@@ -255,6 +351,9 @@ class FakeOpenAI:
         self.support_n = support_n
         self.serve_models = serve_models
         self.stall_after = stall_after
+        self.delay = float(delay)
+        self.n_faults = 0
+        self._rules: list[dict] = []
         self.bodies: list[dict] = []
         self.prompts: list[str] = []
         self.n_answered = 0
@@ -266,6 +365,7 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self.answered_prompts: list[str] = []
         self._release = threading.Event()
+        self._stopped = threading.Event()
         self._stopping = False
         self._abandon = False
         self._server: _Server | None = None
@@ -281,6 +381,7 @@ class FakeOpenAI:
 
     def stop(self) -> None:
         self._stopping = True
+        self._stopped.set()
         self._release.set()
         if self._server is not None:
             self._server.shutdown()
@@ -337,6 +438,31 @@ class FakeOpenAI:
         for _ in range(times):
             self._script.append({"kind": "slow", "seconds": seconds})
 
+    def fault_next(self, kind: str, times: int = 1, **options) -> None:
+        """Answer the next ``times`` chat calls (probes excepted) with fault ``kind``."""
+        _check_kind(kind)
+        for _ in range(times):
+            self._script.append({"kind": kind, **options})
+
+    def fault(self, marker: str, kind: str, times: int | None = None, **options) -> None:
+        """Answer every chat call whose prompt contains ``marker`` with fault ``kind``.
+
+        ``times`` limits how many calls get it (None: all, the prompt always fails). Probes
+        are spared unless ``marker`` is :data:`PROBE_MARK`. Rules are tried in the order given,
+        before ``fault_next``'s script.
+        """
+        _check_kind(kind)
+        with self._lock:
+            self._rules.append(
+                {"marker": marker, "left": times, "action": {"kind": kind, **options}}
+            )
+
+    def clear_faults(self) -> None:
+        """Forget every fault rule and scripted reply."""
+        with self._lock:
+            self._rules.clear()
+            self._script.clear()
+
     # -- counts --------------------------------------------------------------------------
     @property
     def n_chat_calls(self) -> int:
@@ -354,9 +480,29 @@ class FakeOpenAI:
             self.bodies.append(body)
             self.prompts.append(prompt)
 
-    def _next_action(self, prompt: str) -> dict | None:
+    @property
+    def calls_by_prompt(self) -> Counter:
+        """Work requests received per prompt (faulty answers included, probes left out)."""
+        return Counter(self.work_prompts)
+
+    @property
+    def answers_by_prompt(self) -> Counter:
+        """Proper answers delivered per prompt (probes left out): what a client paid for."""
         with self._lock:
-            if self._script and PROBE_MARK not in prompt:
+            return Counter(self.answered_prompts)
+
+    def _next_action(self, prompt: str) -> dict | None:
+        probe = PROBE_MARK in prompt
+        with self._lock:
+            for rule in self._rules:
+                if rule["marker"] not in prompt or (probe and rule["marker"] != PROBE_MARK):
+                    continue
+                if rule["left"] is not None:
+                    if rule["left"] <= 0:
+                        continue
+                    rule["left"] -= 1
+                return rule["action"]
+            if self._script and not probe:
                 return self._script.popleft()
         return None
 
@@ -417,6 +563,11 @@ class FakeOpenAI:
                 "total_tokens": n_prompt + n_completion,
             },
         }
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault kind {kind!r}; one of {', '.join(FAULT_KINDS)}")
 
 
 @pytest.fixture(name="fake_openai")

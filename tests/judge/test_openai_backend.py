@@ -7,6 +7,7 @@ import math
 import socket
 import sys
 import threading
+import time
 import types
 
 import pytest
@@ -18,9 +19,13 @@ from judge.backends.openai_compat import (
     _streamlit_secret,
     label_probs_from_top,
     public_url,
+    read_choices,
     resolve_api_key,
 )
+from judge.store import status_of
 from tests.judge.fake_openai import (
+    FAULT_KINDS,
+    PROBE_MARK,
     FakeOpenAI,
     expected_p_first,
     expected_score,
@@ -242,6 +247,177 @@ def test_cancel_stops_sending(fake_openai):
         cancel.set()
     assert 1 <= len(got) <= 3
     assert fake_openai.n_chat_calls == len(got)
+
+
+# ---------------------------------------------------------------------------------------
+# malformed replies: a failed result for that request, never an exception, never an answer
+# ---------------------------------------------------------------------------------------
+# fault kind -> the error code its request ends with (label requests, then generate requests)
+FAULT_CODES = {
+    "not-json": ("bad-response", "bad-response"),
+    "text-plain": ("bad-response", "bad-response"),
+    "bad-utf8": ("bad-response", "bad-response"),
+    "json-array": ("bad-response", "bad-response"),
+    "error-200": ("bad-response", "bad-response"),
+    "null-choices": ("bad-response", "bad-response"),
+    "empty-choices": ("no-choices", "no-choices"),
+    "null-message": ("bad-response", "bad-response"),
+    "bad-logprobs": ("bad-response", None),  # sampled answers do not read logprobs
+    "truncated": ("connection", "connection"),
+    "hang-up": ("connection", "connection"),
+    "status": ("http-500", "http-500"),
+    "slow": ("timeout", "timeout"),
+}
+
+
+def test_every_fault_kind_has_an_expected_outcome():
+    assert set(FAULT_CODES) == set(FAULT_KINDS)
+
+
+def _ask(backend, kind_of_request, prompts):
+    if kind_of_request == "label":
+        return backend.label_probs([LabelRequest(prompt=p) for p in prompts])
+    return backend.generate([GenerateRequest(prompt=p) for p in prompts])
+
+
+@pytest.mark.parametrize("request_kind", ["label", "generate"])
+@pytest.mark.parametrize("fault", FAULT_KINDS)
+def test_a_fault_fails_only_its_request(fault, request_kind, fake_openai):
+    want = FAULT_CODES[fault][0 if request_kind == "label" else 1]
+    backend = make_backend(fake_openai, max_retries=0, timeout=1.0, max_concurrency=2)
+    fake_openai.fault("BROKEN", fault, seconds=5.0)
+    prompts = ["BROKEN prompt", "good prompt one", "good prompt two"]
+    results = _ask(backend, request_kind, prompts)  # no exception escapes
+    bad, *good = results
+    for res in good:
+        assert res.error is None
+    if want is None:
+        assert bad.error is None
+        return
+    assert bad.error.split(":", 1)[0] == want, bad.error
+    assert status_of(bad.error) == "failed"  # asked again on the next run, not an answer
+    if request_kind == "label":
+        assert bad.probs == {}
+    else:
+        assert bad.text is None
+    assert "Traceback" not in bad.error and len(bad.error) < 500
+
+
+@pytest.mark.parametrize(
+    "fault",
+    ["not-json", "text-plain", "bad-utf8", "error-200", "empty-choices", "null-message"],
+)
+def test_a_malformed_reply_is_retried_like_a_server_error(fault, fake_openai):
+    backend = make_backend(fake_openai, max_retries=2)
+    fake_openai.fault("flaky", fault, times=1)
+    label = backend.label_probs([LabelRequest(prompt="flaky label")])[0]
+    assert label.error is None and label.probs["A"] == pytest.approx(
+        expected_p_first("flaky label")
+    )
+    fake_openai.fault("flaky", fault, times=1)
+    text = backend.generate([GenerateRequest(prompt="flaky text", decoding=Decoding(seed=1))])[0]
+    assert text.error is None and text.text == sampled_answer("flaky text", 1, 0)
+    assert fake_openai.calls_by_prompt == {"flaky label": 2, "flaky text": 2}
+    assert len(backend.sleeps) == 2 and backend.n_retries == 2
+
+
+def test_a_prompt_that_always_fails_gives_up_after_the_retries(fake_openai):
+    backend = make_backend(fake_openai, max_retries=3)
+    fake_openai.fault("doomed", "null-message")
+    res = backend.generate([GenerateRequest(prompt="doomed"), GenerateRequest(prompt="fine")])
+    assert res[0].error.startswith("bad-response: choice 0 has no message")
+    assert "gave up after 4 attempts" in res[0].error
+    assert res[1].error is None
+    assert fake_openai.calls_by_prompt == {"doomed": 4, "fine": 1}
+
+
+def test_n_samples_in_one_call_fail_together(fake_openai):
+    backend = make_backend(fake_openai, max_retries=0)
+    fake_openai.fault("pair", "null-message")
+    reqs = [GenerateRequest(prompt="pair", sample=k) for k in range(3)]
+    res = backend.generate(reqs)
+    assert fake_openai.n_chat_calls == 1  # one call with n=3
+    assert [r.error.split(":")[0] for r in res] == ["bad-response"] * 3
+
+
+def test_read_choices_orders_by_index_and_accepts_servers_without_one():
+    def choice(text, **extra):
+        return {"message": {"role": "assistant", "content": text}, **extra}
+
+    got = read_choices({"choices": [choice("y", index=1), choice("x", index=0)]})
+    assert [c["message"]["content"] for c in got] == ["x", "y"]
+    got = read_choices({"choices": [choice("x"), choice("y")]})  # no index: order as sent
+    assert [c["message"]["content"] for c in got] == ["x", "y"]
+    with pytest.raises(ValueError, match="no-choices"):
+        read_choices({"choices": []})
+    with pytest.raises(ValueError, match="bad-response: choice 1 has no message"):
+        read_choices({"choices": [choice("x"), {"message": None}]})
+
+
+def test_check_retries_a_malformed_probe_and_names_a_broken_endpoint(fake_openai):
+    fake_openai.fault(PROBE_MARK, "not-json", times=1)
+    backend = make_backend(fake_openai)
+    backend.check()  # one bad probe reply is a hiccup
+    assert backend.supports_logprobs is True
+    fake_openai.fault(PROBE_MARK, "text-plain")  # every probe reply is text
+    with pytest.raises(BackendError, match="not chat completions .*upstream overloaded"):
+        make_backend(fake_openai).check()
+
+
+def test_a_key_echoed_in_a_malformed_reply_is_scrubbed(fake_openai):
+    backend = make_backend(fake_openai, max_retries=0, api_key=SENTINEL)
+    fake_openai.fault("echo", "text-plain", body=f"invalid key {SENTINEL} for this proxy")
+    res = backend.generate([GenerateRequest(prompt="echo")])[0]
+    assert res.error.startswith("bad-response") and "invalid key" in res.error
+    assert SENTINEL not in res.error and "SENTINEL" not in res.error
+
+
+# ---------------------------------------------------------------------------------------
+# results reach the caller's sink first; closing the stream waits for answers in flight
+# ---------------------------------------------------------------------------------------
+def test_sink_sees_each_result_before_it_is_yielded(fake_openai):
+    backend = make_backend(fake_openai, max_concurrency=3)
+    sunk = {}
+    lock = threading.Lock()
+
+    def sink(index, result):
+        with lock:
+            sunk[index] = result
+
+    reqs = [LabelRequest(prompt=f"p{i}") for i in range(10)]
+    seen = 0
+    for index, result in backend.iter_label_probs(reqs, sink=sink):
+        with lock:
+            assert sunk[index] is result
+        seen += 1
+    assert seen == 10 and len(sunk) == 10
+
+
+def test_closing_the_stream_keeps_the_answers_in_flight():
+    with FakeOpenAI(stall_after=1) as fake:
+        backend = make_backend(fake, max_concurrency=3)
+        sunk = []
+        stream = backend.iter_label_probs(
+            [LabelRequest(prompt=f"p{i}") for i in range(12)],
+            sink=lambda i, r: sunk.append((i, r)),
+        )
+        next(stream)  # one answer; two more requests are held by the server
+
+        def release_when_held():
+            deadline = time.monotonic() + 60
+            while fake.n_stalled < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            fake.release()
+
+        helper = threading.Thread(target=release_when_held, daemon=True)
+        helper.start()
+        stream.close()  # the consumer stops: nothing new is sent, what is in flight is kept
+        helper.join()
+        answered = len(fake.answered_prompts)
+        assert 3 <= answered < 12
+        assert len(fake.work_prompts) == answered  # every request sent was answered ...
+        assert len(sunk) == answered  # ... and reached the sink before close() returned
+        assert all(r.error is None for _, r in sunk)
 
 
 # ---------------------------------------------------------------------------------------
