@@ -12,8 +12,9 @@ probabilities and log-probabilities, the error if any, token counts and timestam
 - ``ok``: an answer;
 - ``answer-error``: the model did answer but without a usable result (a refusal, a filtered
   or empty answer, no label among its top tokens) — kept, not asked again;
-- ``failed``: the call itself failed (server error after retries, timeout, bad request) —
-  kept for inspection but asked again on the next run.
+- ``failed``: the call itself failed (server error after retries, timeout, bad request, a
+  reply that is not a chat completion, no choices) — kept with its reason for inspection and
+  asked again on the next run.
 
 Runs are recorded too (settings and the list of items: context, candidates, sample, key), so
 a run's table can be rebuilt from the stored raw outputs with another parsing rule, without
@@ -21,6 +22,14 @@ calling the model (:meth:`RunStore.export_comparisons`, :meth:`RunStore.export_r
 
 The database is in WAL mode and results are committed in small transactions as they arrive,
 so a run killed at any moment loses at most the answers still in flight.
+
+Runs sharing a store (two processes, two app sessions) never ask for the same call at once:
+a runner registers itself (``runners``: host, pid, a lease renewed while it works) and claims
+the keys it is about to ask (``claims``) in the same transaction that checks they have no
+answer yet; storing a result removes its claim in the same transaction. Other runners skip
+claimed keys and wait for their results. The claims of a runner that ends are removed; those
+of a runner that died go when its lease runs out, or at once when it ran on this host and its
+process is gone (:mod:`judge.leases`).
 """
 
 from __future__ import annotations
@@ -35,6 +44,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from uuid import uuid4
 
 import numpy as np
 import pandas as pd
@@ -42,8 +52,16 @@ import pandas as pd
 from data.paths import user_cache_dir
 
 STORE_FILE = "runs.sqlite"
-#: error codes (text before the first ":") that are the model's own answer, not a failure
+#: error codes (text before the first ":") that are the model's own answer, not a failure;
+#: every other code ("http-503", "timeout", "connection", "bad-response", "no-choices",
+#: "no-logprobs", "exception", ...) is a failure asked again on the next run
 ANSWER_ERROR_CODES = ("refusal", "content_filter", "empty", "no-label")
+_SCHEMA_VERSION = 2
+# errors older versions stored as the model's answer although they are server faults
+_FAULTS_ONCE_ANSWERS = (
+    "empty: the server returned no choices%",
+    "empty: the backend returned no text%",
+)
 # describe() entries that must never reach a key even if a backend lists them
 _NOT_IN_KEY = {"timeout", "batch_size", "max_concurrency", "max_retries", "api_key", "progress"}
 
@@ -205,6 +223,20 @@ CREATE TABLE IF NOT EXISTS run_items (
     PRIMARY KEY (run_id, item)
 );
 CREATE INDEX IF NOT EXISTS run_items_key ON run_items (key);
+CREATE TABLE IF NOT EXISTS runners (
+    owner TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    proc TEXT,
+    started_at REAL NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS claims (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    claimed_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS claims_owner ON claims (owner);
 """
 _COLUMNS = (
     "key",
@@ -221,6 +253,15 @@ _COLUMNS = (
     "updated_at",
 )
 _CHUNK = 500  # keys per SELECT ... IN (...)
+
+
+@dataclass
+class Claim:
+    """What :meth:`RunStore.claim` found for the keys asked about (each key in one list)."""
+
+    mine: list[str]  # claimed for the caller now: ask for these
+    done: list[str]  # answered already (or failed since the caller started): nothing to do
+    held: list[str]  # another live runner is asking for these
 
 
 def _dumps(d) -> str | None:
@@ -261,6 +302,25 @@ class RunStore:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=30000")
             self._conn.executescript(_SCHEMA)
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a store written by an older version up to date (idempotent, once per file)."""
+        if self._conn.execute("PRAGMA user_version").fetchone()[0] >= _SCHEMA_VERSION:
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            for pattern in _FAULTS_ONCE_ANSWERS:
+                self._conn.execute(
+                    "UPDATE results SET status = 'failed' WHERE status = 'answer-error' "
+                    "AND error LIKE ?",
+                    (pattern,),
+                )
+            self._conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
 
     # -- lifecycle -----------------------------------------------------------------------
     def close(self) -> None:
@@ -302,7 +362,10 @@ class RunStore:
         return out
 
     def put_many(self, rows: Iterable[StoredResult]) -> int:
-        """Insert or replace ``rows`` in one transaction; returns how many were written."""
+        """Insert or replace ``rows`` in one transaction; returns how many were written.
+
+        The claims on their keys (:meth:`claim`) go in the same transaction.
+        """
         now = time.time()
         values = []
         for r in rows:
@@ -342,6 +405,9 @@ class RunStore:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 self._conn.executemany(sql, values)
+                self._conn.executemany(
+                    "DELETE FROM claims WHERE key = ?", [(v[0],) for v in values]
+                )
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -356,6 +422,158 @@ class RunStore:
             return self._conn.execute(
                 "SELECT COUNT(*) FROM results WHERE status = ?", (status,)
             ).fetchone()[0]
+
+    # -- runners and claims: no call asked twice at once -----------------------------------
+    def register_runner(
+        self, lease_s: float, *, owner: str | None = None, now: float | None = None
+    ) -> str:
+        """Record a runner of this process; returns its owner id for :meth:`claim`.
+
+        Its claims live while :meth:`renew_runner` keeps ``expires_at`` in the future. Give
+        ``owner`` to register an owner again whose lease was dropped.
+        """
+        from judge.leases import HOST, process_id
+
+        owner = owner or uuid4().hex
+        now = time.time() if now is None else now
+        pid, proc = process_id()
+        with self._lock:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO runners (owner, host, pid, proc, started_at, expires_at) "
+                "VALUES (?,?,?,?,?,?)",
+                (owner, HOST, pid, proc, now, now + float(lease_s)),
+            )
+        return owner
+
+    def renew_runner(self, owner: str, lease_s: float, *, now: float | None = None) -> bool:
+        """Push the lease of ``owner`` to ``now + lease_s``; False when it had been dropped
+        (it expired and another runner released its claims)."""
+        now = time.time() if now is None else now
+        with self._lock:
+            cur = self._conn.execute(
+                "UPDATE runners SET expires_at = ? WHERE owner = ?", (now + float(lease_s), owner)
+            )
+            return cur.rowcount > 0
+
+    def end_runner(self, owner: str) -> None:
+        """Remove ``owner`` and release every claim it still holds."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("DELETE FROM claims WHERE owner = ?", (owner,))
+                self._conn.execute("DELETE FROM runners WHERE owner = ?", (owner,))
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def release(self, owner: str, keys: Iterable[str]) -> None:
+        """Give back ``owner``'s claims on ``keys`` (calls it will not make after all)."""
+        pairs = [(k, owner) for k in dict.fromkeys(keys)]
+        if not pairs:
+            return
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany("DELETE FROM claims WHERE key = ? AND owner = ?", pairs)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def claim(
+        self,
+        keys: Iterable[str],
+        owner: str,
+        *,
+        since: float,
+        now: float | None = None,
+    ) -> Claim:
+        """Claim the keys of ``keys`` that still need a call, for ``owner``.
+
+        In one transaction: drop runners whose lease ran out or whose process is gone
+        (same host) with their claims; sort the keys into ``done`` (an answer is stored, or
+        a failure recorded at or after ``since`` — the caller's start, so a failure another
+        runner met meanwhile is not asked again at once), ``held`` (claimed by another live
+        runner) and ``mine`` (unclaimed or already the caller's, now claimed by it).
+        """
+        keys = list(dict.fromkeys(keys))
+        now = time.time() if now is None else now
+        mine: list[str] = []
+        done: list[str] = []
+        held: list[str] = []
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._drop_stale_runners(owner, now)
+                for start in range(0, len(keys), _CHUNK):
+                    chunk = keys[start : start + _CHUNK]
+                    marks = ",".join("?" * len(chunk))
+                    finished = {
+                        k
+                        for k, status, updated in self._conn.execute(
+                            f"SELECT key, status, updated_at FROM results WHERE key IN ({marks})",
+                            chunk,
+                        )
+                        if status != "failed" or updated >= since
+                    }
+                    open_keys = [k for k in chunk if k not in finished]
+                    self._conn.executemany(
+                        "INSERT OR IGNORE INTO claims (key, owner, claimed_at) VALUES (?,?,?)",
+                        [(k, owner, now) for k in open_keys],
+                    )
+                    holders = dict(
+                        self._conn.execute(
+                            f"SELECT key, owner FROM claims WHERE key IN ({marks})", chunk
+                        ).fetchall()
+                    )
+                    for k in chunk:
+                        if k in finished:
+                            done.append(k)
+                        elif holders.get(k) == owner:
+                            mine.append(k)
+                        else:
+                            held.append(k)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+        return Claim(mine, done, held)
+
+    def _drop_stale_runners(self, owner: str, now: float) -> None:
+        """(Inside a write transaction.) Forget dead runners and every orphaned claim."""
+        from judge.leases import HOST, process_alive
+
+        stale = [
+            (o,)
+            for o, host, pid, proc, expires in self._conn.execute(
+                "SELECT owner, host, pid, proc, expires_at FROM runners"
+            )
+            if o != owner
+            and (expires < now or (host == HOST and process_alive(pid, proc) is False))
+        ]
+        if stale:
+            self._conn.executemany("DELETE FROM runners WHERE owner = ?", stale)
+        self._conn.execute(
+            "DELETE FROM claims WHERE owner != ? AND owner NOT IN (SELECT owner FROM runners)",
+            (owner,),
+        )
+
+    def in_progress(self) -> pd.DataFrame:
+        """Runners registered in this store and how many calls each has claimed.
+
+        Columns owner, host, pid, started_at, expires_at, n_claimed (stale runners included
+        until the next :meth:`claim` drops them).
+        """
+        sql = (
+            "SELECT r.owner, r.host, r.pid, r.started_at, r.expires_at, COUNT(c.key) "
+            "FROM runners r LEFT JOIN claims c ON c.owner = r.owner GROUP BY r.owner "
+            "ORDER BY r.started_at"
+        )
+        with self._lock:
+            rows = self._conn.execute(sql).fetchall()
+        cols = ["owner", "host", "pid", "started_at", "expires_at", "n_claimed"]
+        return pd.DataFrame(rows, columns=cols)
 
     # -- runs ----------------------------------------------------------------------------
     def start_run(self, run_id: str, settings: Mapping, items: Sequence[RunItem]) -> None:
@@ -630,8 +848,8 @@ def result_row(key: str, kind: str, result, model_id: str | None = None) -> Stor
             model_id=model_id,
         )
     text = result.text
-    if error is None and text is None:
-        error = "empty: the backend returned no text"
+    if error is None and text is None:  # a backend fault, not the model's answer
+        error = "bad-response: the backend returned neither text nor an error"
     return StoredResult(
         key=key,
         kind=kind,
@@ -646,6 +864,7 @@ def result_row(key: str, kind: str, result, model_id: str | None = None) -> Stor
 
 __all__ = [
     "ANSWER_ERROR_CODES",
+    "Claim",
     "RunItem",
     "RunStore",
     "StoredResult",
