@@ -12,7 +12,11 @@ Examples::
 
 The options are those of the app's run page. Answers go to the run store (``--store``,
 default ``$JUDGESCOPE_CACHE/runs.sqlite``), so an interrupted run resumes where it stopped
-when the same command is given again. Bad input (unknown template, a field the data cannot
+when the same command is given again. A request that fails (after the backend's retries) does
+not stop the run: it is counted in the summary, kept in the store with its reason and asked
+again by the next run. Two runs on one store share the work: calls one of them is making are
+waited for, never asked twice. Ctrl-C or SIGTERM stop sending, store the answers in flight
+and exit with code 130. Bad input (unknown template, a field the data cannot
 fill, an endpoint that does not answer, an unknown model) is one line on stderr and exit
 code 2, before any model call. The API key is read from ``OPENAI_API_KEY`` (or Streamlit
 secrets), never from the command line.
@@ -22,9 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import sqlite3
 import sys
 import threading
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 EXIT_BAD_INPUT = 2
@@ -315,14 +322,35 @@ def _cmd_run(args) -> int:
         for bar in bars:
             bar.close()
     write_table(df, out)
-    a = df.attrs
-    print(
-        f"wrote {len(df):,} rows to {out} ({a.get('n_calls', 0):,} model calls: "
-        f"{a.get('n_cached', 0):,} from the store, {a.get('n_called', 0):,} new; {bad:,} rows "
-        f"without a usable answer; judge {a.get('judge')!r})",
-        file=sys.stderr,
-    )
+    print(_summary(df.attrs, len(df), bad, out), file=sys.stderr)
     return 0
+
+
+def _summary(a: Mapping, n_rows: int, bad: int, out: Path) -> str:
+    """The closing lines of ``run``: what was written, where the answers came from, failures."""
+    others = a.get("n_by_others", 0)
+    by_others = f", {others:,} answered by another run on this store" if others else ""
+    lines = [
+        f"wrote {n_rows:,} rows to {out} ({a.get('n_calls', 0):,} model calls: "
+        f"{a.get('n_cached', 0):,} from the store, {a.get('n_called', 0):,} new{by_others}; "
+        f"{bad:,} rows without a usable answer; judge {a.get('judge')!r})"
+    ]
+    n_failed = a.get("n_failed", 0)
+    if n_failed:
+        reasons = ", ".join(f"{code} {n:,}" for code, n in (a.get("failures") or {}).items())
+        lines.append(
+            f"{n_failed:,} model call(s) failed ({reasons}); their rows have no score and the "
+            "reason in 'raw'; run the same command again to ask them again"
+        )
+    return "\n".join(lines)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an exception so that answers in flight are stored first."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
 
 
 def main(argv=None) -> int:
@@ -333,6 +361,9 @@ def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if args.command == "estimate":
             return _cmd_estimate(args)
@@ -342,13 +373,22 @@ def main(argv=None) -> int:
         message = " ".join(str(message).split())  # one line
         print(f"{parser.prog} {args.command}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+    except sqlite3.Error as exc:
+        where = "--store " + args.store if args.store else "the run store"
+        message = " ".join(str(exc).split())
+        print(f"{parser.prog} {args.command}: error: {where}: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, _Terminated) else "interrupted"
         print(
-            f"{parser.prog} {args.command}: interrupted; answers so far are in the store, "
+            f"{parser.prog} {args.command}: {what}; every answer received is in the store, "
             "run the same command again to resume",
             file=sys.stderr,
         )
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

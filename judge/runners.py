@@ -3,7 +3,10 @@
 Every call first looks in the run store (:mod:`judge.store`); only missing answers go to the
 backend, and each answer is stored as soon as it arrives (backends with ``iter_label_probs``
 / ``iter_generate`` stream them; others are called in chunks of ``chunk_size`` requests). A
-run that is killed or cancelled picks up where it stopped.
+run that is killed or cancelled picks up where it stopped. A request that fails is stored as
+a failure with its reason and asked again on the next run; a run sharing its store with
+another one waits for the calls the other is making instead of paying for them twice
+(:mod:`judge.execute` says exactly what is guaranteed).
 
 Pairwise (:func:`run_pairwise`) returns the canonical comparisons table with one row per
 presentation order (both orders are separate rows, never averaged, so position bias stays
@@ -45,6 +48,7 @@ import pandas as pd
 
 from data.schema import DataError, Dataset
 from judge.backends.base import BackendError, Decoding, GenerateRequest, LabelRequest
+from judge.execute import execute, failure_counts
 from judge.store import (
     RunItem,
     RunStore,
@@ -53,7 +57,6 @@ from judge.store import (
     key_from_base,
     prompt_hash,
     ratings_from_rows,
-    result_row,
 )
 
 logger = logging.getLogger(__name__)
@@ -434,57 +437,6 @@ def _open_store(store) -> tuple[RunStore, bool]:
     return RunStore(store), True  # None -> default path, or a path
 
 
-def _execute(
-    plan: Plan,
-    backend,
-    store: RunStore,
-    *,
-    progress: RunProgress | None,
-    cancel: threading.Event | None,
-    chunk_size: int,
-) -> dict:
-    """Ask the backend for every key of ``plan`` not yet in ``store``; store each answer."""
-    keys = list(plan.requests)
-    cached = store.get_many(keys)
-    todo = [k for k in keys if k not in cached]
-    n_total = len(keys)
-    n_done = n_total - len(todo)
-    if progress is not None:
-        progress(n_done, n_total)
-    _, model_id = backend_identity(backend)
-    kind = plan.request_kind
-    reqs = [plan.requests[k] for k in todo]
-    n_called = 0
-    stream = getattr(backend, "iter_label_probs" if kind == "label" else "iter_generate", None)
-    if todo and stream is not None:
-        for index, result in stream(reqs, cancel):
-            store.put_many([result_row(todo[index], kind, result, model_id)])
-            n_called += 1
-            n_done += 1
-            if progress is not None:
-                progress(n_done, n_total)
-    elif todo:
-        call = backend.label_probs if kind == "label" else backend.generate
-        for start in range(0, len(reqs), chunk_size):
-            if cancel is not None and cancel.is_set():
-                break
-            results = call(reqs[start : start + chunk_size])
-            chunk_keys = todo[start : start + chunk_size]
-            store.put_many(
-                result_row(k, kind, r, model_id) for k, r in zip(chunk_keys, results, strict=True)
-            )
-            n_called += len(results)
-            n_done += len(results)
-            if progress is not None:
-                progress(n_done, n_total)
-    return {
-        "n_calls": n_total,
-        "n_cached": len(cached),
-        "n_called": n_called,
-        "cancelled": bool(cancel is not None and cancel.is_set() and n_called < len(todo)),
-    }
-
-
 def _needs_check(plan: Plan, store: RunStore) -> bool:
     keys = list(plan.requests)
     return len(store.get_many(keys)) < len(keys)
@@ -508,13 +460,21 @@ def _run_plan(
 ) -> pd.DataFrame:
     """Execute ``plan`` against ``store`` and build its table with ``to_table``."""
     store.start_run(plan.run_id, plan.settings, plan.items)
-    stats = _execute(plan, backend, store, progress=progress, cancel=cancel, chunk_size=chunk_size)
+    stats = execute(
+        plan,
+        backend,
+        store,
+        model_id=backend_identity(backend)[1],
+        progress=progress,
+        cancel=cancel,
+        chunk_size=chunk_size,
+    )
     rows = store.get_many([it.key for it in plan.items], include_failed=True)
     df = to_table(plan.items, rows, plan.settings)
-    return _finish(df, plan, stats, store)
+    return _finish(df, plan, stats, store, failure_counts(plan.requests, rows))
 
 
-def _finish(df: pd.DataFrame, plan: Plan, stats: dict, store: RunStore) -> pd.DataFrame:
+def _finish(df: pd.DataFrame, plan: Plan, stats: dict, store: RunStore, failures) -> pd.DataFrame:
     df.attrs.update(
         {
             "run_id": plan.run_id,
@@ -524,6 +484,10 @@ def _finish(df: pd.DataFrame, plan: Plan, stats: dict, store: RunStore) -> pd.Da
             "n_calls": stats["n_calls"],
             "n_cached": stats["n_cached"],
             "n_called": stats["n_called"],
+            "n_by_others": stats["n_by_others"],
+            "n_in_progress": stats["n_in_progress"],
+            "n_failed": sum(failures.values()),
+            "failures": dict(failures.most_common()),
             "cancelled": stats["cancelled"],
             "n_missing": len(plan.items) - len(df),
             "notes": list(plan.warnings),
@@ -601,7 +565,11 @@ def run_pairwise(
     pandas.DataFrame
         Columns context_id, attribute, judge, first_id, second_id, p_first, verdict, sample,
         raw; one row per ordered pair (probs) or per pair and sample (samples). ``attrs``
-        holds run_id, n_calls, n_cached, n_called, cancelled, n_missing.
+        holds run_id, n_calls, n_cached (answered before), n_called (asked now), n_by_others
+        (answered meanwhile by another run on the store), n_failed and failures (failed calls
+        by error code; their rows have NaN and ``[error] ...`` in raw, and the next run asks
+        them again), n_in_progress (calls another run was still making when a cancel ended
+        the wait), cancelled, n_missing.
     """
     store_obj, owned = _open_store(store)
     try:

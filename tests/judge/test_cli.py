@@ -331,3 +331,53 @@ def test_estimate_real_summeval_when_present(capsys, monkeypatch, tmp_path):
     assert got["price_usd"] == pytest.approx(
         (got["prompt_tokens"] * 0.15 + got["output_tokens"] * 0.60) / 1e6
     )
+
+
+@pytest.mark.parametrize("fault", ["not-json", "text-plain", "null-message", "empty-choices"])
+def test_run_finishes_past_malformed_replies_and_counts_them(
+    fault, folder, tmp_path, capsys, monkeypatch
+):
+    """Issue 9: one malformed 200 reply used to end the run with 'error: Expecting value'."""
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "o.csv"
+    with FakeOpenAI() as fake:
+        args = [
+            "run",
+            "--dataset",
+            str(folder),
+            "--attribute",
+            "coherence",
+            "--template",
+            "liusie-c1",
+            "--model",
+            "fake-model",
+            "--base-url",
+            fake.base_url,
+            "--max-retries",
+            "0",
+            "--quiet",
+            "--out",
+            str(out),
+        ]
+        fake.fault("Bad.", fault)  # d1's candidate y: its 4 ordered pairs always fail
+        code = main(args)
+        err = capsys.readouterr().err
+        assert code == 0, err
+        assert "Traceback" not in err and "error:" not in err
+        assert "8 new" not in err and "12 new" in err
+        code_name = "no-choices" if fault == "empty-choices" else "bad-response"
+        assert f"4 model call(s) failed ({code_name} 4)" in err
+        df = read_table(out, "comparisons")
+        assert len(df) == 12 and df["p_first"].isna().sum() == 4
+        assert df["raw"].dropna().str.startswith(f"[error] {code_name}:").sum() == 4
+        # the next run asks the four failures again, once each, and nothing else
+        fake.clear_faults()
+        calls = fake.calls_by_prompt
+        assert main(args) == 0
+        err = capsys.readouterr().err
+        assert "8 from the store, 4 new" in err and "failed" not in err
+        again = fake.calls_by_prompt
+    assert sorted((again - calls).values()) == [1, 1, 1, 1]
+    assert all("Bad." in p for p in again - calls)
+    assert read_table(out, "comparisons")["p_first"].notna().all()
