@@ -19,7 +19,6 @@ never reaches the run store, logs or exported tables.
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import json
 import logging
 import math
@@ -74,39 +73,21 @@ class OpenAILabelResult(LabelResult):
 # ---------------------------------------------------------------------------------------
 # API key and endpoint
 # ---------------------------------------------------------------------------------------
-def _streamlit_secret(name: str) -> str | None:
-    """``st.secrets[name]`` when streamlit is installed and a secrets file holds it."""
-    if importlib.util.find_spec("streamlit") is None:
-        return None
-    try:
-        import streamlit as st
-
-        if name in st.secrets:
-            value = st.secrets[name]
-            return str(value) if value else None
-    except (FileNotFoundError, KeyError, OSError) as exc:
-        # No secrets.toml (StreamlitSecretNotFoundError is a FileNotFoundError): no key there.
-        logger.debug("no Streamlit secret %s: %s", name, type(exc).__name__)
-    except Exception as exc:  # a malformed secrets.toml must not stop a CLI run
-        logger.warning("could not read Streamlit secrets (%s); ignoring them", type(exc).__name__)
-    return None
-
-
 def resolve_api_key(api_key: str | None = None, base_url: str | None = None) -> str:
-    """The key to use: argument, then ``OPENAI_API_KEY``, then Streamlit secrets.
+    """The key to use: the argument, else ``OPENAI_API_KEY``.
 
-    A custom ``base_url`` (a local vLLM/Ollama server) may need no key; a placeholder is
+    The app reads Streamlit secrets in the page layer and passes the key in. A custom ``base_url`` (a local vLLM/Ollama server) may need no key; a placeholder is
     used then. Raises :class:`BackendError` when OpenAI itself is the endpoint and no key
     is found.
     """
-    key = api_key or os.environ.get("OPENAI_API_KEY") or _streamlit_secret("OPENAI_API_KEY")
+    key = api_key or os.environ.get("OPENAI_API_KEY")
     if key:
         return key
     if base_url:
         return NO_KEY
     raise BackendError(
-        "no OpenAI API key: set the OPENAI_API_KEY environment variable, put OPENAI_API_KEY "
-        "in .streamlit/secrets.toml, or pass api_key=...; for a local OpenAI-compatible "
+        "no OpenAI API key: set the OPENAI_API_KEY environment variable (in the app: or put "
+        "OPENAI_API_KEY in .streamlit/secrets.toml), or pass api_key=...; for a local OpenAI-compatible "
         "server pass its base_url"
     )
 
@@ -232,7 +213,7 @@ class OpenAIBackend:
         Endpoint, e.g. ``http://localhost:8000/v1`` for vLLM; default OpenAI (or the
         ``OPENAI_BASE_URL`` environment variable).
     api_key : str, optional
-        Default: ``OPENAI_API_KEY``, then Streamlit secrets. Never stored outside the client.
+        Default: ``OPENAI_API_KEY`` (the app passes its Streamlit secret here). Never stored outside the client.
     max_concurrency : int
         Requests in flight at once.
     timeout : float

@@ -16,7 +16,6 @@ from judge.backends.base import BackendError, Decoding, GenerateRequest, LabelRe
 from judge.backends.openai_compat import (
     NO_KEY,
     OpenAIBackend,
-    _streamlit_secret,
     label_probs_from_top,
     public_url,
     read_choices,
@@ -462,17 +461,16 @@ def test_key_resolution(monkeypatch, tmp_path):
     monkeypatch.setenv("OPENAI_API_KEY", "env-key")
     assert resolve_api_key(None) == "env-key"
     monkeypatch.delenv("OPENAI_API_KEY")
-    # real streamlit, no secrets file: no crash, no key
-    assert _streamlit_secret("OPENAI_API_KEY") is None
     assert resolve_api_key(None, "http://localhost:8000/v1") == NO_KEY
     with pytest.raises(BackendError, match="no OpenAI API key"):
         resolve_api_key(None, None)
-    # a Streamlit secrets entry is used when present
+    # the judge layer never reads Streamlit secrets itself (the page passes the key in)
     fake_st = types.ModuleType("streamlit")
     fake_st.__spec__ = importlib.machinery.ModuleSpec("streamlit", None)
     fake_st.secrets = {"OPENAI_API_KEY": "secret-key"}
     monkeypatch.setitem(sys.modules, "streamlit", fake_st)
-    assert resolve_api_key(None) == "secret-key"
+    with pytest.raises(BackendError, match="no OpenAI API key"):
+        resolve_api_key(None)
 
 
 def test_key_stays_out_of_describe_and_repr(fake_openai):

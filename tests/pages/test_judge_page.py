@@ -216,12 +216,9 @@ def test_cancel_keeps_what_is_done_and_a_rerun_resumes(cache):
 
 
 def test_key_from_streamlit_secrets_is_passed_down_by_the_page(cache, monkeypatch):
-    """The page reads OPENAI_API_KEY from st.secrets and hands it to the backend: the judge
-    layer's own secrets lookup is switched off here, as it is to go (judge/ imports no
-    streamlit)."""
-    from judge.backends import openai_compat
-
-    monkeypatch.setattr(openai_compat, "_streamlit_secret", lambda name: None, raising=False)
+    """The page reads OPENAI_API_KEY from st.secrets and hands it to the backend (the judge
+    layer imports no streamlit and reads no secrets)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with FakeOpenAI(models=("fake-judge",), api_key=SECRET) as fake:
         at = AppTest.from_file(APP, default_timeout=TIMEOUT)
         at.secrets["OPENAI_API_KEY"] = SECRET
