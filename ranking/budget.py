@@ -5,11 +5,11 @@ comparisons of a random (or adaptive) sequence are ranked with the chosen method
 correlated with a reference (human scores, or a simulator's truth), per context, then averaged
 over contexts. Repeating over draws gives the mean and the spread of the curve.
 
-The static-strategy grid with a win-ratio method runs as one numba kernel: parallel over
-draws; per context the win counts grow incrementally with the budget; with debias, the
-threshold is re-estimated at every budget from all comparisons seen so far in that draw (all
-contexts pooled, a Fenwick tree over the sorted probabilities gives the median in log time)
-and only the comparisons whose decision the moved threshold changes are revisited.
+This module checks the inputs, draws the comparison sequences (``ranking.selection``), runs
+the grid of one strategy at a time and summarises it over draws. The grid itself lives in
+``ranking._budget_grid`` (numba kernels for the win-ratio and product-of-experts methods and
+the pooled balanced threshold along the budget) and ``ranking._budget_bt`` (Bradley–Terry,
+one fit per draw and budget).
 """
 
 from __future__ import annotations
@@ -19,24 +19,16 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from numba import prange
 
+from ranking._budget_bt import _bt_grid
+from ranking._budget_grid import _poe_grid, _pooled_taus, _value_tables, _winratio_grid
 from ranking._checks import as_P
-from ranking._numba import njit
-from ranking.metrics import (
-    _doubled_centred_ranks,
-    _kendall_row,
-    _spearman_preranked,
-    _spearman_row,
-    as_reference,
-)
-from ranking.scores import _check_tau, _decide
+from ranking.metrics import as_reference
+from ranking.scores import _check_tau
 from ranking.selection import (
     _STRATEGY_CODE,
     ADAPTIVE_RULES,
     _adaptive_orders,
-    _poe_init,
-    _poe_update,
     _static_orders,
     strategy_capacity,
 )
@@ -104,350 +96,7 @@ class BudgetCurves:
 
 
 # ---------------------------------------------------------------------------------------
-# Pooled balanced threshold along the budget (Fenwick tree over global value ranks)
-# ---------------------------------------------------------------------------------------
-
-
-@njit
-def _bit_add(tree, pos):
-    k = pos + 1
-    m = tree.shape[0]
-    while k < m:
-        tree[k] += 1
-        k += k & (-k)
-
-
-@njit
-def _bit_prefix(tree, pos):
-    """Number of inserted ranks < pos."""
-    s = 0
-    k = pos
-    while k > 0:
-        s += tree[k]
-        k -= k & (-k)
-    return s
-
-
-@njit
-def _bit_kth(tree, kth, log2):
-    """Rank of the kth (1-based) smallest inserted element."""
-    pos = 0
-    step = log2
-    m = tree.shape[0]
-    while step > 0:
-        nxt = pos + step
-        if nxt < m and tree[nxt] < kth:
-            pos = nxt
-            kth -= tree[nxt]
-        step >>= 1
-    return pos
-
-
-@njit
-def _tau_from_tree(tree, log2, n, gvals, grp_lo, grp_hi):
-    """``bias._balanced_from_sorted`` on the multiset held by the tree (same rule)."""
-    if n % 2 == 0:
-        lo = gvals[_bit_kth(tree, n // 2, log2)]
-        hi = gvals[_bit_kth(tree, n // 2 + 1, log2)]
-        if lo != hi:
-            return 0.5 * (lo + hi)
-        r = _bit_kth(tree, n // 2, log2)
-    else:
-        r = _bit_kth(tree, n // 2 + 1, log2)
-    t = gvals[r]
-    n_below = _bit_prefix(tree, grp_lo[r])
-    n_above = n - _bit_prefix(tree, grp_hi[r])
-    n_equal = n - n_above - n_below
-    best = t
-    err = abs(2 * n_above + n_equal - n)
-    if n_above > 0:
-        e_up = abs(2 * n_above - n)
-        if e_up < err:
-            best = 0.5 * (t + gvals[_bit_kth(tree, n - n_above + 1, log2)])
-            err = e_up
-    if n_below > 0:
-        e_dn = abs(2 * (n_above + n_equal) - n)
-        if e_dn < err:
-            best = 0.5 * (gvals[_bit_kth(tree, n_below, log2)] + t)
-            err = e_dn
-    return best
-
-
-@njit
-def _pooled_taus_draw(orders_d, n_avail, eval_r, grank, gvals, grp_lo, grp_hi, out):
-    """Balanced threshold over all comparisons seen in one draw, at every budget."""
-    n_contexts = orders_d.shape[0]
-    m = gvals.shape[0]
-    tree = np.zeros(m + 1, dtype=np.int64)
-    log2 = 1
-    while log2 * 2 <= m:
-        log2 *= 2
-    pos = np.zeros(n_contexts, dtype=np.int64)
-    n_seen = 0
-    for k in range(eval_r.shape[0]):
-        r = eval_r[k]
-        if r < 0:
-            out[k] = np.nan
-            continue
-        for c in range(n_contexts):
-            target = min(r, n_avail[c])
-            while pos[c] < target:
-                _bit_add(tree, grank[c, orders_d[c, pos[c]]])
-                pos[c] += 1
-                n_seen += 1
-        out[k] = _tau_from_tree(tree, log2, n_seen, gvals, grp_lo, grp_hi) if n_seen > 0 else np.nan
-
-
-@njit(parallel=True)
-def _pooled_taus(orders, n_avail, eval_r, grank, gvals, grp_lo, grp_hi):
-    n_draws = orders.shape[0]
-    out = np.empty((n_draws, eval_r.shape[0]))
-    for d in prange(n_draws):
-        _pooled_taus_draw(orders[d], n_avail, eval_r, grank, gvals, grp_lo, grp_hi, out[d])
-    return out
-
-
-# ---------------------------------------------------------------------------------------
-# The win-ratio grid kernel
-# ---------------------------------------------------------------------------------------
-
-
-@njit
-def _correlate(scores, ref_c, corr_code):
-    if corr_code == 0:
-        return _spearman_row(scores, ref_c)
-    return _kendall_row(scores, ref_c, False)
-
-
-@njit
-def _soft_value(p, t, use_alpha, alpha):
-    """Debiased soft win of the first candidate: alpha p / (alpha p + 1 - p)."""
-    if not use_alpha:
-        return _decide(p, t)
-    num = alpha * p
-    return num / (num + 1.0 - p)
-
-
-@njit
-def _context_reference(ref_c, ok_c, idx, ref_rc):
-    """Valid items of a context into ``idx``; their doubled centred reference ranks into
-    ``ref_rc``. Returns (n_valid, sum of squares of ref_rc)."""
-    n = 0
-    for u in range(ref_c.shape[0]):
-        if ok_c[u]:
-            idx[n] = u
-            n += 1
-    x = np.empty(n)
-    for a in range(n):
-        x[a] = ref_c[idx[a]]
-    _doubled_centred_ranks(x, n, ref_rc)
-    ss = 0
-    for a in range(n):
-        ss += ref_rc[a] * ref_rc[a]
-    return n, ss
-
-
-@njit
-def _winratio_context(
-    P_c,
-    ref_c,
-    ok_c,
-    orders_dc,
-    n_avail_c,
-    eval_r,
-    taus_d,
-    debias,
-    soft,
-    tau0,
-    corr_code,
-    neutral,
-    csort_codes_c,
-    csort_vals_c,
-    out_sum,
-    out_n,
-):
-    """Add one context's correlations at every budget of one draw into out_sum / out_n."""
-    n_items = P_c.shape[0]
-    idx = np.empty(n_items, dtype=np.int64)
-    ref_rc = np.empty(n_items, dtype=np.int64)
-    n_valid, ref_ss = _context_reference(ref_c, ok_c, idx, ref_rc)
-    if n_valid < 2 or ref_ss == 0:
-        return  # the reference cannot rank this context: no value at any budget
-    fast = neutral and corr_code == 0
-    wins = np.zeros(n_items)
-    cnt = np.zeros(n_items)
-    seen = np.zeros(n_items * n_items, dtype=np.bool_)
-    scores = np.empty(n_items)
-    compact = np.empty(n_items)
-    pos = 0
-    tau_used = tau0
-    for k in range(eval_r.shape[0]):
-        r = eval_r[k]
-        if r < 0:
-            break
-        target = min(r, n_avail_c)
-        if debias and target > 0:
-            t_new = taus_d[k]
-        else:
-            t_new = tau_used
-        if soft and debias:
-            # Every debiased p changes with the threshold: recount from scratch.
-            use_alpha = 0.0 < t_new < 1.0
-            alpha = (1.0 - t_new) / t_new if use_alpha else 1.0
-            wins[:] = 0.0
-            cnt[:] = 0.0
-            for q in range(target):
-                code = orders_dc[q]
-                i = code // n_items
-                j = code - i * n_items
-                v = _soft_value(P_c[i, j], t_new, use_alpha, alpha)
-                wins[i] += v
-                wins[j] += 1.0 - v
-                cnt[i] += 1.0
-                cnt[j] += 1.0
-            pos = target
-        else:
-            if debias and t_new != tau_used:
-                # Only comparisons with p between the old and new threshold change decision.
-                lo = min(t_new, tau_used)
-                hi = max(t_new, tau_used)
-                n_c = csort_vals_c.shape[0]
-                q = np.searchsorted(csort_vals_c, lo, side="left")
-                while q < n_c and csort_vals_c[q] <= hi:
-                    code = csort_codes_c[q]
-                    if seen[code]:
-                        i = code // n_items
-                        j = code - i * n_items
-                        p = P_c[i, j]
-                        delta = _decide(p, t_new) - _decide(p, tau_used)
-                        wins[i] += delta
-                        wins[j] -= delta
-                    q += 1
-            tau_used = t_new
-            while pos < target:
-                code = orders_dc[pos]
-                i = code // n_items
-                j = code - i * n_items
-                p = P_c[i, j]
-                v = p if soft else _decide(p, tau_used)
-                wins[i] += v
-                wins[j] += 1.0 - v
-                cnt[i] += 1.0
-                cnt[j] += 1.0
-                seen[code] = True
-                pos += 1
-        if fast:
-            for a in range(n_valid):
-                u = idx[a]
-                compact[a] = wins[u] / cnt[u] if cnt[u] > 0.0 else 0.5
-            rho = _spearman_preranked(compact, n_valid, ref_rc, ref_ss)
-        else:
-            for u in range(n_items):
-                if not ok_c[u]:
-                    scores[u] = np.nan
-                elif cnt[u] > 0.0:
-                    scores[u] = wins[u] / cnt[u]
-                elif neutral:
-                    scores[u] = 0.5
-                else:
-                    scores[u] = np.nan
-            rho = _correlate(scores, ref_c, corr_code)
-        if math.isfinite(rho):
-            out_sum[k] += rho
-            out_n[k] += 1.0
-
-
-@njit(parallel=True)
-def _winratio_grid(
-    P,
-    ref,
-    ok,
-    orders,
-    n_avail,
-    eval_r,
-    taus,
-    debias,
-    soft,
-    tau0,
-    corr_code,
-    neutral,
-    csort_codes,
-    csort_vals,
-    csort_n,
-):
-    n_draws, n_contexts, _ = orders.shape
-    n_budgets = eval_r.shape[0]
-    out_sum = np.zeros((n_draws, n_budgets))
-    out_n = np.zeros((n_draws, n_budgets))
-    for d in prange(n_draws):
-        for c in range(n_contexts):
-            _winratio_context(
-                P[c],
-                ref[c],
-                ok[c],
-                orders[d, c],
-                n_avail[c],
-                eval_r,
-                taus[d],
-                debias,
-                soft,
-                tau0,
-                corr_code,
-                neutral,
-                csort_codes[c, : csort_n[c]],
-                csort_vals[c, : csort_n[c]],
-                out_sum[d],
-                out_n[d],
-            )
-    return out_sum, out_n
-
-
-# ---------------------------------------------------------------------------------------
-# Product-of-experts scores along a sequence
-# ---------------------------------------------------------------------------------------
-
-
-@njit(parallel=True)
-def _poe_grid(P, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, corr_code, neutral):
-    n_draws, n_contexts, _ = orders.shape
-    n_items = P.shape[1]
-    n_budgets = eval_r.shape[0]
-    out_sum = np.zeros((n_draws, n_budgets))
-    out_n = np.zeros((n_draws, n_budgets))
-    for d in prange(n_draws):
-        scores = np.empty(n_items)
-        cnt = np.zeros(n_items)
-        for c in range(n_contexts):
-            sigma, mu = _poe_init(n_items, prior_weight, model_bias)
-            cnt[:] = 0.0
-            pos = 0
-            for k in range(n_budgets):
-                r = eval_r[k]
-                if r < 0:
-                    break
-                target = min(r, n_avail[c])
-                while pos < target:
-                    code = orders[d, c, pos]
-                    i = code // n_items
-                    j = code - i * n_items
-                    _poe_update(sigma, mu, i, j, P[c, i, j] - 0.5)
-                    cnt[i] += 1.0
-                    cnt[j] += 1.0
-                    pos += 1
-                for u in range(n_items):
-                    if not ok[c, u] or (cnt[u] == 0.0 and not neutral):
-                        scores[u] = np.nan
-                    else:
-                        scores[u] = mu[u]
-                rho = _correlate(scores, ref[c], corr_code)
-                if math.isfinite(rho):
-                    out_sum[d, k] += rho
-                    out_n[d, k] += 1.0
-    return out_sum, out_n
-
-
-# ---------------------------------------------------------------------------------------
-# Public API
+# Inputs, sequences and summaries
 # ---------------------------------------------------------------------------------------
 
 
@@ -481,27 +130,6 @@ def _eval_r(strategy, budgets, n_items):
         r -= r % 2  # pairs come in both orders: an odd budget spends one less
     r[budgets > cap] = -1
     return r
-
-
-def _value_tables(P):
-    """Sorted present values with tie groups, global ranks and per-context sorted lists."""
-    n_contexts, n_items, _ = P.shape
-    flat = P.reshape(n_contexts, n_items * n_items)
-    present = np.isfinite(flat)
-    vals = flat[present]
-    order = np.argsort(vals, kind="stable")
-    gvals = np.ascontiguousarray(vals[order])
-    grank = np.full(flat.shape, -1, dtype=np.int64)
-    ranks = np.empty(vals.size, dtype=np.int64)
-    ranks[order] = np.arange(vals.size)
-    grank[present] = ranks
-    grp_lo = np.searchsorted(gvals, gvals, side="left").astype(np.int64)
-    grp_hi = np.searchsorted(gvals, gvals, side="right").astype(np.int64)
-    keyed = np.where(present, flat, np.inf)
-    csort_codes = np.argsort(keyed, axis=1, kind="stable").astype(np.int64)
-    csort_vals = np.ascontiguousarray(np.take_along_axis(keyed, csort_codes, axis=1))
-    csort_n = present.sum(axis=1).astype(np.int64)
-    return gvals, grank, grp_lo, grp_hi, csort_codes, csort_vals, csort_n
 
 
 def _summarise(values):
@@ -752,55 +380,6 @@ def budget_curves(
         unseen=unseen,
         n_draws=n_draws,
     )
-
-
-def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, tau0, corr_code, neutral, bt_kwargs):
-    """Bradley–Terry along the budget: one batched fit per (draw, budget). Slow path."""
-    from ranking.bias import alpha_for_tau, debias
-    from ranking.bradley_terry import bradley_terry
-    from ranking.metrics import kendall, spearman
-
-    n_draws, n_contexts, _ = orders.shape
-    n_items = P.shape[1]
-    out_sum = np.zeros((n_draws, eval_r.size))
-    out_n = np.zeros((n_draws, eval_r.size))
-    cols = np.arange(orders.shape[2])
-    for d in range(n_draws):
-        for k, r in enumerate(eval_r):
-            if r <= 0:
-                continue
-            take = cols[None, :] < np.minimum(r, n_avail)[:, None]
-            c_idx, q_idx = np.nonzero(take)
-            codes = orders[d, c_idx, q_idx]
-            sub = np.full(P.shape, np.nan)
-            i, j = codes // n_items, codes % n_items
-            sub[c_idx, i, j] = P[c_idx, i, j]
-            if taus is not None:
-                t = taus[d, k]
-                if 0.0 < t < 1.0:
-                    sub = debias(sub, alpha_for_tau(t))
-                else:
-                    sub = np.where(np.isfinite(sub), (sub > t) + 0.5 * (sub == t), np.nan)
-            counts = np.isfinite(sub).sum(axis=2) + np.isfinite(sub).sum(axis=1)
-            # contexts without comparisons cannot be fitted; they score nothing
-            fit = counts.sum(axis=1) > 0
-            scores = np.full((n_contexts, n_items), np.nan)
-            fitted = np.asarray(bradley_terry(P=sub[fit], soft=True, **bt_kwargs).scores)
-            scores[fit] = fitted
-            seen = counts > 0
-            if neutral:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    mid = np.nanmean(np.where(seen & ok, scores, np.nan), axis=1)
-                scores = np.where(seen, scores, mid[:, None])
-            else:
-                scores = np.where(seen, scores, np.nan)
-            scores = np.where(ok, scores, np.nan)
-            rho = spearman(scores, ref) if corr_code == 0 else kendall(scores, ref)
-            good = np.isfinite(rho)
-            out_sum[d, k] = rho[good].sum()
-            out_n[d, k] = good.sum()
-    return out_sum, out_n
 
 
 def comparisons_needed(curves, rho):
