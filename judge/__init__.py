@@ -13,6 +13,7 @@ neither torch, transformers nor openai (a backend imports its library when const
 - Running: :func:`run_pairwise`, :func:`run_absolute`, :func:`plan_pairwise`,
   :func:`plan_absolute` (``judge.runners``); :func:`estimate`, :class:`Estimate`
   (``judge.estimate``).
+- The ``judge`` column: :func:`judge_name`, :func:`parse_judge_name` (``judge.names``).
 - Run store: :class:`RunStore`, :func:`default_store_path` (``judge.store``).
 
 Command line: ``python -m judge run ...`` / ``python -m judge estimate ...``.
@@ -42,7 +43,8 @@ _LAZY = {
     "run_absolute": "judge.runners",
     "plan_pairwise": "judge.runners",
     "plan_absolute": "judge.runners",
-    "judge_name": "judge.runners",
+    "judge_name": "judge.names",
+    "parse_judge_name": "judge.names",
     "estimate": "judge.estimate",
     "Estimate": "judge.estimate",
     "load_prices": "judge.estimate",

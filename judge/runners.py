@@ -26,7 +26,8 @@ sum s * P(s) over the score tokens, when the backend gives probabilities.
 The ``judge`` column is readable: ``<model>/<template id>`` for pairwise probabilities,
 ``<model>/<template id>/t<temperature>-p<top_p>`` for pairwise samples; ratings carry the
 template in ``prompt_id`` and name the judge ``<model>/t<temperature>-p<top_p>`` (samples) or
-``<model>/expected``, so that prompts can be compared for one judge.
+``<model>/expected``, so that prompts can be compared for one judge. :mod:`judge.names`
+writes these names and reads them back (:func:`judge.names.parse_judge_name`).
 
 Bad input is caught before any model call: a template field the data cannot fill, a
 template of the wrong kind, an unknown context, an endpoint that does not answer or a model it
@@ -49,6 +50,7 @@ import pandas as pd
 from data.schema import DataError, Dataset
 from judge.backends.base import BackendError, Decoding, GenerateRequest, LabelRequest
 from judge.execute import execute, failure_counts
+from judge.names import judge_name
 from judge.store import (
     RunItem,
     RunStore,
@@ -85,27 +87,8 @@ class Plan:
 
 
 # ---------------------------------------------------------------------------------------
-# names and settings
+# identities and settings
 # ---------------------------------------------------------------------------------------
-def decoding_tag(decoding: Decoding) -> str:
-    """Short readable form of sampling settings, e.g. ``t0.7-p0.9``."""
-    return f"t{decoding.temperature:g}-p{decoding.top_p:g}"
-
-
-def judge_name(
-    model_id: str, template_id: str | None, mode: str, decoding: Decoding | None = None
-) -> str:
-    """The ``judge`` column value (see the module docstring)."""
-    parts = [str(model_id)]
-    if template_id:
-        parts.append(str(template_id))
-    if mode == "samples":
-        parts.append(decoding_tag(decoding or Decoding()))
-    elif mode == "expected":
-        parts.append("expected")
-    return "/".join(parts)
-
-
 def backend_identity(backend) -> tuple[dict, str]:
     """(describe() dict, model_id) of a backend object or of an identity dict."""
     if isinstance(backend, dict):
@@ -698,7 +681,6 @@ def run_absolute(
 
 __all__ = [
     "Plan",
-    "judge_name",
     "plan_absolute",
     "plan_pairwise",
     "run_absolute",

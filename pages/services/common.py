@@ -8,18 +8,15 @@ Streamlit session (tests, benchmarks).
 from __future__ import annotations
 
 import math
-import re
 import weakref
 
 import numpy as np
 
 from data.schema import Dataset
+from judge.names import parse_judge_name
 from pages import state
 
 _live: weakref.WeakValueDictionary[str, Dataset] = weakref.WeakValueDictionary()
-
-# "t0.7-p0.9": the decoding tag judge.runners puts into judge names of sampled runs.
-_DECODING_TAG = re.compile(r"^t(?P<t>[0-9.]+)-p(?P<p>[0-9.]+)$")
 
 
 # ---------------------------------------------------------------------------------------
@@ -83,20 +80,12 @@ def variant_label(judge: str, prompt_id: str) -> str:
 
 
 def judge_model(judge: str, prompt_id: str) -> tuple[str, float | None]:
-    """(model, temperature) of a ratings judge name.
+    """(model, temperature) of a ratings judge name, read by ``judge.names.parse_judge_name``.
 
-    The prompt id and the decoding tag (``t0.7-p0.9``, see ``judge.runners.judge_name``)
-    are taken out of the ``/``-separated name, so the ratings of one model under several
-    templates or temperatures group together: ``gpt-3.5-turbo-0301/altmcq`` (prompt
-    ``altmcq``) -> ``gpt-3.5-turbo-0301``; ``my-model/t0.7-p1`` -> (``my-model``, 0.7).
+    The prompt id and the decoding tag (``t0.7-p0.9``) are taken out of the name, so the
+    ratings of one model under several templates or temperatures group together:
+    ``gpt-3.5-turbo-0301/altmcq`` (prompt ``altmcq``) -> ``gpt-3.5-turbo-0301``;
+    ``my-model/t0.7-p1`` -> (``my-model``, 0.7).
     """
-    parts = str(judge).split("/")
-    temperature = None
-    kept = []
-    for part in parts:
-        m = _DECODING_TAG.match(part)
-        if m is not None:
-            temperature = float(m.group("t"))
-        elif part != str(prompt_id) or len(parts) == 1:
-            kept.append(part)
-    return "/".join(kept) or str(judge), temperature
+    name = parse_judge_name(judge, prompt_id, kind="absolute")
+    return name.model, name.temperature

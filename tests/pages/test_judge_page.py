@@ -493,3 +493,16 @@ def test_judge_job_reports_a_backend_error(tmp_path):
     assert job.wait(60)
     name, merged, summary = job.take_result()
     assert merged is None and "cannot reach the endpoint" in summary["error"]
+
+
+def test_page_reads_judge_names_with_the_judge_decoder():
+    """The rating judge names the runner writes, small temperatures included (``t1e-05``,
+    which the page's own regex used to leave inside the model name), group by model."""
+    from judge.backends.base import Decoding
+    from judge.names import judge_name
+    from pages.services.common import judge_model
+
+    for temperature in (1e-05, 0.7, 1.0):
+        name = judge_name("org/model", None, "samples", Decoding(temperature, 0.9))
+        assert judge_model(name, "hanna-ep1") == ("org/model", temperature)
+    assert judge_model(judge_name("org/model", None, "expected"), "geval") == ("org/model", None)
