@@ -52,7 +52,8 @@ with ui.guard("Computing the budget curves"):
             format_func=svc.STRATEGIES.get,
             key="budget.strategies",
             help="random: any ordered pair; no-repeat: never both orders of a pair; symmetric: "
-            "always both orders; adaptive: the next comparison is chosen from the answers so far.",
+            "always both orders (so even budgets only); adaptive: the next comparison is chosen "
+            "from the answers so far.",
         )
         debias_shown = st.multiselect(
             "Debiasing",

@@ -16,8 +16,13 @@ from ranking.bradley_terry import bradley_terry
 from ranking.metrics import kendall, spearman
 
 
-def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, tau0, corr_code, neutral, bt_kwargs):
-    """Bradley–Terry along the budget: one batched fit per (draw, budget). Slow path."""
+def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
+    """Bradley–Terry correlations of one strategy: (out_sum, out_n), (n_draws, n_budgets).
+
+    Outcomes are the probabilities themselves; with ``taus`` (the pooled balanced threshold
+    of every draw and budget) they are reweighted by the equivalent weight alpha, or decided
+    at the threshold when it is 0 or 1 (no finite alpha).
+    """
     n_draws, n_contexts, _ = orders.shape
     n_items = P.shape[1]
     out_sum = np.zeros((n_draws, eval_r.size))

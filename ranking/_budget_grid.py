@@ -229,7 +229,7 @@ def _winratio_context(
     for k in range(eval_r.shape[0]):
         r = eval_r[k]
         if r < 0:
-            break
+            continue  # not spendable (over capacity, or odd for symmetric): no value
         target = min(r, n_avail_c)
         if debias and target > 0:
             t_new = taus_d[k]
@@ -320,6 +320,13 @@ def _winratio_grid(
     csort_vals,
     csort_n,
 ):
+    """Win-ratio correlations of one strategy: (out_sum, out_n) of shape (n_draws, n_budgets).
+
+    ``taus`` (n_draws, n_budgets) are the pooled balanced thresholds used when ``debias``;
+    ``tau0`` (n_contexts,) the decision threshold of each context otherwise (unused when
+    ``soft`` without debias: the outcome is p itself). ``out_sum / out_n`` is the mean
+    correlation over the contexts where it is defined.
+    """
     n_draws, n_contexts, _ = orders.shape
     n_budgets = eval_r.shape[0]
     out_sum = np.zeros((n_draws, n_budgets))
@@ -336,7 +343,7 @@ def _winratio_grid(
                 taus[d],
                 debias,
                 soft,
-                tau0,
+                tau0[c],
                 corr_code,
                 neutral,
                 csort_codes[c, : csort_n[c]],
@@ -369,7 +376,7 @@ def _poe_grid(P, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, cor
             for k in range(n_budgets):
                 r = eval_r[k]
                 if r < 0:
-                    break
+                    continue
                 target = min(r, n_avail[c])
                 while pos < target:
                     code = orders[d, c, pos]

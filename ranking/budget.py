@@ -33,7 +33,7 @@ from ranking.selection import (
     strategy_capacity,
 )
 
-METHODS = ("win_ratio", "soft_win_ratio", "bradley_terry", "poe")
+METHODS = ("win_ratio", "bradley_terry", "poe")
 CORRELATIONS = ("spearman", "kendall")
 CURVE_STRATEGIES = ("random", "no-repeat", "symmetric") + ADAPTIVE_RULES
 
@@ -100,6 +100,62 @@ class BudgetCurves:
 # ---------------------------------------------------------------------------------------
 
 
+#: Keyword arguments of ``bradley_terry`` that ``budget_curves`` sets itself.
+_BT_OWN = ("P", "first", "second", "outcome", "n_items", "soft", "tau")
+
+
+def _check_method(method, tau, bt_kwargs, n_contexts):
+    """(tau0, bt_kwargs): the win-ratio's threshold per context (NaN when soft; unused) and
+    the extra arguments of ``bradley_terry``, after checking that the method uses them."""
+    if method == "soft_win_ratio":
+        raise ValueError(
+            "method 'soft_win_ratio' is now method='win_ratio' with tau=None (soft outcomes, "
+            "the default); a float tau gives hard decisions"
+        )
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
+    if tau is not None and method != "win_ratio":
+        raise ValueError(
+            f"tau applies to method='win_ratio' only: {method!r} uses the probabilities "
+            "themselves (soft outcomes), so leave tau=None"
+        )
+    if bt_kwargs and method != "bradley_terry":
+        raise ValueError(
+            f"bt_kwargs are arguments of Bradley–Terry; method {method!r} does not use them"
+        )
+    bt_kwargs = dict(bt_kwargs or {})
+    own = sorted(set(bt_kwargs) & set(_BT_OWN))
+    if own:
+        raise ValueError(
+            f"bt_kwargs may not set {', '.join(own)}: budget_curves passes the comparisons "
+            "of each budget itself"
+        )
+    tau0 = np.full(n_contexts, np.nan) if tau is None else np.full(n_contexts, _check_tau(tau))
+    return tau0, bt_kwargs
+
+
+def _check_strategies(strategies):
+    strategies = tuple(strategies)
+    if len(strategies) == 0:
+        raise ValueError("strategies is empty")
+    for s in strategies:
+        if s not in CURVE_STRATEGIES:
+            raise ValueError(
+                f"unknown strategy {s!r} for budget curves; choose from {CURVE_STRATEGIES} "
+                "('all' is the end point of every curve)"
+            )
+    return strategies
+
+
+def _check_debias(debias):
+    debias = tuple(debias) if np.ndim(debias) else (debias,)
+    if len(debias) == 0 or not all(isinstance(x, (bool, np.bool_)) for x in debias):
+        raise ValueError(
+            f"debias must be a tuple of booleans such as (False, True); got {debias!r}"
+        )
+    return tuple(bool(x) for x in debias)
+
+
 def _check_budgets(budgets, n_ordered, method):
     if budgets is None:
         if method == "bradley_terry":
@@ -126,9 +182,10 @@ def _eval_r(strategy, budgets, n_items):
     """Comparisons actually used per budget (-1 where the strategy cannot spend it)."""
     cap = strategy_capacity(strategy, n_items)
     r = budgets.copy()
-    if strategy == "symmetric":
-        r -= r % 2  # pairs come in both orders: an odd budget spends one less
     r[budgets > cap] = -1
+    if strategy == "symmetric":
+        # as in select_comparisons: every pair in both orders, so an odd budget is refused
+        r[budgets % 2 == 1] = -1
     return r
 
 
@@ -187,9 +244,9 @@ def budget_curves(
     n_draws=50,
     method="win_ratio",
     correlation="spearman",
-    tau=0.5,
+    tau=None,
     unseen="neutral",
-    random_state=0,
+    random_state=None,
     prior_weight=0.1,
     bt_kwargs=None,
 ):
@@ -212,37 +269,43 @@ def budget_curves(
     strategies : sequence of str
         Any of ``"random"``, ``"no-repeat"``, ``"symmetric"`` (see ``select_comparisons``) and
         the adaptive rules ``"poe-max-info"``, ``"uncertainty"`` (see ``adaptive_rank``; the
-        adaptive choice is replayed on P, draws differ by random tie-breaking). A budget a
-        strategy cannot spend (over N(N-1)/2 for ``"no-repeat"``) gives NaN; ``"symmetric"``
-        spends pairs in both orders, so an odd budget R uses R - 1 comparisons. A context
-        with fewer present pairs than R uses all it has.
+        adaptive choice is replayed on P, draws differ by random tie-breaking). A budget that
+        ``select_comparisons`` refuses for a strategy gives NaN: over N(N-1)/2 for
+        ``"no-repeat"``, and an odd budget for ``"symmetric"``, which shows every pair in
+        both orders (half a pair is not symmetric). A context with fewer present pairs than
+        R uses all it has.
     debias : sequence of bool, default (False, True)
-        Without debias, hard decisions use ``tau``. With debias, the threshold is the
-        balanced threshold (``ranking.bias.balanced_threshold``) of all comparisons seen in
-        that draw at that budget, every context pooled; soft scores use the equivalent weight
-        alpha (``debias``). For ``method="poe"`` debias instead fits the model's
+        Without debias, outcomes are soft or decided at ``tau``. With debias, the threshold
+        is the balanced threshold (``ranking.bias.balanced_threshold``) of all comparisons
+        seen in that draw at that budget, every context pooled: hard decisions use it in
+        place of ``tau``, soft outcomes are reweighted by the equivalent weight alpha
+        (``ranking.bias.debias``). For ``method="poe"`` debias instead fits the model's
         first-position bias term.
     n_draws : int, default 50
         Seeded random sequences per strategy.
-    method : {"win_ratio", "soft_win_ratio", "bradley_terry", "poe"}
-        Hard or soft win-ratio (fast numba grid), Bradley–Terry (``ranking.bradley_terry``,
-        one fit per draw and budget, soft outcomes), or the Gaussian product-of-experts
-        posterior mean of ``adaptive_rank``.
+    method : {"win_ratio", "bradley_terry", "poe"}
+        Win-ratio (fast numba grid), Bradley–Terry (``ranking.bradley_terry``, one fit per
+        draw and budget), or the Gaussian product-of-experts posterior mean of
+        ``adaptive_rank``.
     correlation : {"spearman", "kendall"}
         Kendall is tau-b.
-    tau : float, default 0.5
-        Decision threshold when debias is off.
+    tau : None, float or array_like of shape (n_contexts,), default None
+        Outcomes of the win-ratio. None: soft, the first candidate wins p and the second
+        1 - p. A threshold (one, or one per context): hard decisions, 1 if p > tau, 0 if
+        p < tau, 0.5 if p == tau. Bradley–Terry and PoE always use the probabilities
+        themselves, so they take no ``tau``.
     unseen : {"neutral", "omit"}, default "neutral"
         A candidate not yet compared at budget R: ``"neutral"`` ranks it in the middle
         (win-ratio 0.5; the prior mean for PoE; the mean of the context's fitted scores for
         Bradley–Terry), so every value correlates all scored candidates; ``"omit"`` leaves it
         out of the correlation, which flatters small budgets (two candidates always correlate
         perfectly or inversely).
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default None
+        Seed of the draws; pass an int for reproducible curves.
     prior_weight : float, default 0.1
         Ridge weight of the PoE model (``method="poe"`` and the adaptive strategies).
     bt_kwargs : dict, optional
-        Extra keyword arguments for ``bradley_terry``.
+        Extra keyword arguments for ``bradley_terry`` (``method="bradley_terry"`` only).
 
     Returns
     -------
@@ -252,39 +315,25 @@ def budget_curves(
     ------
     ValueError
         Bad P or reference, unknown strategy, method or correlation, budgets out of range,
-        n_draws < 1, or no context with two scored reference candidates.
+        n_draws < 1, a ``tau`` or ``bt_kwargs`` the method does not use, or no context with
+        two scored reference candidates.
     """
     P = as_P(P)
     n_contexts, n_items, _ = P.shape
     ref = as_reference(reference, n_contexts, n_items)
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
+    tau0, bt_kwargs = _check_method(method, tau, bt_kwargs, n_contexts)
     if correlation not in CORRELATIONS:
         raise ValueError(f"unknown correlation {correlation!r}; choose one of {CORRELATIONS}")
     if unseen not in ("neutral", "omit"):
         raise ValueError(f"unseen must be 'neutral' or 'omit'; got {unseen!r}")
-    strategies = tuple(strategies)
-    if len(strategies) == 0:
-        raise ValueError("strategies is empty")
-    for s in strategies:
-        if s not in CURVE_STRATEGIES:
-            raise ValueError(
-                f"unknown strategy {s!r} for budget curves; choose from {CURVE_STRATEGIES} "
-                "('all' is the end point of every curve)"
-            )
-    debias = tuple(debias) if np.ndim(debias) else (debias,)
-    if len(debias) == 0 or not all(isinstance(x, (bool, np.bool_)) for x in debias):
-        raise ValueError(
-            f"debias must be a tuple of booleans such as (False, True); got {debias!r}"
-        )
-    debias = tuple(bool(x) for x in debias)
+    strategies = _check_strategies(strategies)
+    debias = _check_debias(debias)
     prior_weight = float(prior_weight)
     if not (prior_weight > 0.0 and math.isfinite(prior_weight)):
         raise ValueError(f"prior_weight must be positive and finite; got {prior_weight!r}")
     if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
         raise ValueError(f"n_draws must be a positive integer; got {n_draws!r}")
     n_draws = int(n_draws)
-    tau = _check_tau(tau)
     n_ordered = n_items * (n_items - 1)
     budgets = _check_budgets(budgets, n_ordered, method)
     present = np.isfinite(P)
@@ -314,7 +363,7 @@ def budget_curves(
             taus = _pooled_taus(orders, n_avail, eval_r, grank, gvals, grp_lo, grp_hi)
             taus_out[si] = taus
         for bi, deb in enumerate(debias):
-            if method in ("win_ratio", "soft_win_ratio"):
+            if method == "win_ratio":
                 out_sum, out_n = _winratio_grid(
                     P,
                     ref_ok,
@@ -324,8 +373,8 @@ def budget_curves(
                     eval_r,
                     taus if deb else np.zeros((n_draws, n_k)),
                     deb,
-                    method == "soft_win_ratio",
-                    tau,
+                    tau is None,
+                    tau0,
                     corr_code,
                     neutral,
                     csort_codes,
@@ -354,10 +403,9 @@ def budget_curves(
                     n_avail,
                     eval_r,
                     taus if deb else None,
-                    tau,
                     corr_code,
                     neutral,
-                    bt_kwargs or {},
+                    bt_kwargs,
                 )
             out_n[:, eval_r < 0] = 0.0
             with np.errstate(invalid="ignore", divide="ignore"):

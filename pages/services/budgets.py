@@ -23,12 +23,22 @@ STRATEGIES = {
     "poe-max-info": "adaptive (PoE max-info)",
     "uncertainty": "adaptive (uncertainty)",
 }
-#: Ranking methods of the budget curves (``ranking.budget.METHODS``) and their display names.
+#: Ranking methods offered on the page and their display names.
 BUDGET_METHODS = {
     "win_ratio": "win-ratio",
     "soft_win_ratio": "soft win-ratio",
     "poe": "product of experts (PoE)",
     "bradley_terry": "Bradley–Terry (slow)",
+}
+#: Decision threshold of the hard win-ratio without debiasing (the page has no threshold of
+#: its own; debiasing replaces it by the balanced threshold).
+HARD_TAU = 0.5
+#: Page method -> ``budget_curves(method=..., tau=...)``: tau=None is the soft outcome.
+CURVE_ARGS = {
+    "win_ratio": ("win_ratio", HARD_TAU),
+    "soft_win_ratio": ("win_ratio", None),
+    "poe": ("poe", None),
+    "bradley_terry": ("bradley_terry", None),
 }
 #: Budget grids above this many points are thinned to a geometric grid.
 MAX_BUDGET_POINTS = 40
@@ -44,14 +54,20 @@ def available_comparisons(P: np.ndarray) -> int:
     return int(finite.sum(axis=(1, 2)).max())
 
 
-def budget_grid(P: np.ndarray, method: str) -> np.ndarray | None:
-    """Budgets up to the most comparisons any context has; thinned when there are many."""
+def budget_grid(P: np.ndarray, method: str, strategy: str | None = None) -> np.ndarray:
+    """Budgets up to the most comparisons any context has; thinned when there are many.
+
+    ``"symmetric"`` shows every pair in both orders and cannot spend an odd budget, so its
+    grid holds the same number of even budgets (2, 4, ...).
+    """
     n_max = available_comparisons(P)
     # Bradley–Terry refits once per draw and budget: a short grid keeps it to seconds.
     n_points = BT_BUDGET_POINTS if method == "bradley_terry" else MAX_BUDGET_POINTS
-    if n_max <= n_points:
-        return np.arange(1, n_max + 1)
-    return np.unique(np.round(np.geomspace(1, n_max, n_points)).astype(np.int64))
+    step = 2 if strategy == "symmetric" else 1
+    n_steps = max(n_max // step, 1)
+    if n_steps <= n_points:
+        return step * np.arange(1, n_steps + 1)
+    return step * np.unique(np.round(np.geomspace(1, n_steps, n_points)).astype(np.int64))
 
 
 def compute_budget(
@@ -64,16 +80,21 @@ def compute_budget(
     n_draws: int = 20,
     random_state: int = 0,
 ):
-    """``ranking.budget.budget_curves`` for one strategy, with and without debiasing."""
+    """``ranking.budget.budget_curves`` for one strategy, with and without debiasing.
+
+    ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`).
+    """
+    curve_method, tau = CURVE_ARGS[method]
     return budget_curves(
         P,
         ref,
-        budgets=budget_grid(P, method),
+        budgets=budget_grid(P, method, strategy),
         strategies=(strategy,),
         debias=(False, True),
         n_draws=int(n_draws),
-        method=method,
+        method=curve_method,
         correlation=correlation,
+        tau=tau,
         random_state=int(random_state),
     )
 

@@ -37,6 +37,13 @@ def test_demo_curves_for_every_strategy_raw_and_debiased():
     # with every comparison the demo judge ranks well
     full = max(array(t["y"])[-1] for t in lines)
     assert full > 0.8
+    # symmetric shows pairs in both orders: an odd budget is refused, so its grid is even
+    for line in lines:
+        x = array(line["x"])
+        if line["name"].startswith("symmetric"):
+            assert len(x) > 5 and (x % 2 == 0).all()
+        else:
+            assert (x % 2 == 1).any()
     needed = at.dataframe[0].value
     assert len(needed) == 8
     assert set(needed["debiasing"]) == {"raw", "debiased"}
@@ -50,6 +57,7 @@ def test_the_target_drives_the_comparisons_needed():
     # reached at the first budget a strategy can spend (symmetric needs 2: both orders)
     assert (easy["comparisons_needed"] <= 2).all()
     assert (easy.loc[easy["strategy"] == "random", "comparisons_needed"] == 1).all()
+    assert (easy.loc[easy["strategy"] == "symmetric", "comparisons_needed"] == 2).all()
     rho = next(n for n in at.number_input if n.key.startswith("budget.rho"))
     rho.set_value(1.0).run()
     hard = at.dataframe[0].value

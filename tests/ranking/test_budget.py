@@ -10,6 +10,7 @@ from ranking.bias import balanced_threshold
 from ranking.budget import _strategy_orders, budget_curves, comparisons_needed
 from ranking.metrics import kendall, spearman
 from ranking.scores import win_ratio
+from ranking.selection import select_comparisons
 from tests.ranking import naive
 
 STATIC = ("random", "no-repeat", "symmetric")
@@ -56,7 +57,8 @@ def test_grid_matches_naive(soft, correlation, unseen, grid):
         ref,
         strategies=STATIC,
         n_draws=n_draws,
-        method="soft_win_ratio" if soft else "win_ratio",
+        method="win_ratio",
+        tau=None if soft else 0.5,
         correlation=correlation,
         unseen=unseen,
         random_state=42,
@@ -77,6 +79,13 @@ def test_grid_matches_naive(soft, correlation, unseen, grid):
                 correlation=correlation,
                 unseen=unseen,
             )
+            if strategy == "symmetric":
+                # an odd budget is refused, as by select_comparisons: no value, no threshold
+                odd = curves.budgets % 2 == 1
+                assert np.isnan(curves.values[si, bi][:, odd]).all()
+                assert np.isnan(curves.tau[si][:, odd]).all()
+                want[:, odd] = np.nan
+                taus[:, odd] = np.nan
             np.testing.assert_allclose(
                 curves.values[si, bi],
                 want,
@@ -94,8 +103,10 @@ def test_end_point_equals_ranking_all_comparisons():
     rng = np.random.default_rng(3)
     truth, P = simulate(rng, 12, 6)
     n_ord = 30
-    curves = budget_curves(P, truth, n_draws=4, budgets=[1, 2, 3, 15, 16, n_ord], random_state=1)
-    full = np.mean(spearman(win_ratio(P), truth))
+    curves = budget_curves(
+        P, truth, n_draws=4, budgets=[1, 2, 3, 15, 16, n_ord], tau=0.5, random_state=1
+    )
+    full = np.mean(spearman(win_ratio(P, tau=0.5), truth))
     t = balanced_threshold(P)
     full_debiased = np.mean(spearman(win_ratio(P, tau=t), truth))
     for s in ("random", "symmetric"):
@@ -108,17 +119,20 @@ def test_end_point_equals_ranking_all_comparisons():
     assert np.isnan(curves.mean[nr, :, -2:]).all()  # beyond N(N-1)/2 = 15
     assert np.isfinite(curves.mean[nr, :, :4]).all()
     sy = curves.strategies.index("symmetric")
-    # an odd budget spends one comparison less; budget 1 spends none (all tied: no value)
-    np.testing.assert_array_equal(curves.values[sy, :, :, 2], curves.values[sy, :, :, 1])
-    assert np.isnan(curves.mean[sy, :, 0]).all()
-    assert (curves.frac_defined[sy, :, 0] == 0).all()
+    # an odd budget is not spendable (half a pair is not symmetric): budgets 1 and 3
+    for k in (0, 2):
+        assert np.isnan(curves.values[sy, :, :, k]).all()
+        assert np.isnan(curves.frac_defined[sy, :, k]).all()
+        assert np.isnan(curves.tau[sy, :, k]).all()
+    assert np.isfinite(curves.values[sy, :, :, 1]).all()
+    assert (curves.frac_defined[sy, :, 1] > 0).all()
     assert curves.mean[0, 0, -1] > curves.mean[0, 0, 0] + 0.3
 
 
 def test_summary_statistics_over_draws():
     rng = np.random.default_rng(4)
     truth, P = simulate(rng, 10, 5)
-    c = budget_curves(P, truth, n_draws=7, strategies=("random",), debias=(False,))
+    c = budget_curves(P, truth, n_draws=7, strategies=("random",), debias=(False,), random_state=0)
     v = c.values[0, 0]
     np.testing.assert_allclose(c.mean[0, 0], v.mean(axis=0))
     np.testing.assert_allclose(c.std[0, 0], v.std(axis=0, ddof=1))
@@ -140,8 +154,10 @@ def test_kendall_end_point():
         budgets=[30],
         strategies=("random",),
         debias=(False,),
+        tau=0.5,
+        random_state=0,
     )
-    assert c.mean[0, 0, 0] == pytest.approx(np.mean(kendall(win_ratio(P), truth)))
+    assert c.mean[0, 0, 0] == pytest.approx(np.mean(kendall(win_ratio(P, tau=0.5), truth)))
 
 
 def test_poe_method_matches_naive_posterior():
@@ -160,10 +176,12 @@ def test_poe_method_matches_naive_posterior():
         for bi, deb in enumerate((False, True)):
             for d in range(n_draws):
                 for k, R in enumerate(c.budgets):
-                    r = R - R % 2 if strategy == "symmetric" else R
+                    if strategy == "symmetric" and R % 2:
+                        assert np.isnan(c.values[si, bi, d, k])  # refused, as by select_comparisons
+                        continue
                     rhos = []
                     for ctx in range(4):
-                        codes = orders[d, ctx, : min(r, n_avail[ctx])]
+                        codes = orders[d, ctx, : min(R, n_avail[ctx])]
                         pairs = [(int(x) // 5, int(x) % 5) for x in codes]
                         s = naive.naive_poe_scores(Pc[ctx], pairs, 0.1, deb)
                         rho = naive.naive_spearman(
@@ -181,7 +199,13 @@ def test_bradley_terry_method_end_point():
     rng = np.random.default_rng(2)
     truth, P = simulate(rng, 6, 5)
     c = budget_curves(
-        P, truth, method="bradley_terry", n_draws=2, budgets=[4, 10, 20], strategies=("random",)
+        P,
+        truth,
+        method="bradley_terry",
+        n_draws=2,
+        budgets=[4, 10, 20],
+        strategies=("random",),
+        random_state=0,
     )
     full = np.mean(spearman(bradley_terry(P=P).scores, truth))
     np.testing.assert_allclose(c.values[0, 0, :, -1], full, atol=1e-9)
@@ -200,6 +224,7 @@ def test_adaptive_curve_beats_no_repeat():
             budgets=budgets,
             n_draws=4,
             method=method,
+            tau=0.5 if method == "win_ratio" else None,
             strategies=("no-repeat", "poe-max-info"),
             debias=(False,),
             random_state=0,
@@ -212,7 +237,7 @@ def test_adaptive_curve_beats_no_repeat():
 def test_comparisons_needed():
     rng = np.random.default_rng(5)
     truth, P = simulate(rng, 20, 6, noise=0.3)
-    c = budget_curves(P, truth, n_draws=5)
+    c = budget_curves(P, truth, n_draws=5, tau=0.5, random_state=0)
     need = comparisons_needed(c, 0.6)
     for (s, deb), budget in need.items():
         si, bi = c.strategies.index(s), c.debias.index(deb)
@@ -240,6 +265,11 @@ def test_comparisons_needed():
         (dict(debias=("yes",)), "booleans"),
         (dict(unseen="zero"), "unseen"),
         (dict(tau=2.0), "tau"),
+        (dict(method="soft_win_ratio"), "method='win_ratio' with tau=None"),
+        (dict(method="bradley_terry", tau=0.5), "tau applies to method='win_ratio' only"),
+        (dict(method="poe", tau=0.5), "tau applies to method='win_ratio' only"),
+        (dict(bt_kwargs={"alpha": 0.1}), "does not use them"),
+        (dict(method="bradley_terry", bt_kwargs={"soft": False}), "may not set soft"),
     ],
 )
 def test_bad_input(kwargs, match):
@@ -260,3 +290,63 @@ def test_bad_arrays():
         budget_curves(np.full((2, 3, 3), np.nan), np.ones((2, 3)))
     with pytest.raises(ValueError, match="at least 2"):
         budget_curves(np.zeros((2, 1, 1)), np.ones((2, 1)))
+
+
+@pytest.mark.parametrize("n_items", [2, 3, 4, 5])
+def test_budgets_refused_exactly_as_select_comparisons(n_items):
+    """A budget is spendable in the curves exactly when select_comparisons accepts it (an odd
+    budget for "symmetric", over N(N-1)/2 for "no-repeat"), and then the curves use exactly
+    that many comparisons, with the same structure."""
+    rng = np.random.default_rng(n_items)
+    truth, P = simulate(rng, 3, n_items)
+    n_ord = n_items * (n_items - 1)
+    budgets = np.arange(1, n_ord + 1)
+    c = budget_curves(P, truth, budgets=budgets, strategies=STATIC, n_draws=2, random_state=7)
+    seqs = _strategy_orders(as_P(P), STATIC, 2, np.random.default_rng(7), 0.1)
+    for si, strategy in enumerate(STATIC):
+        orders, n_avail = seqs[si]
+        for k, R in enumerate(budgets):
+            try:
+                chosen = select_comparisons(strategy, n_items, int(R), random_state=0)
+            except ValueError:
+                chosen = None
+            refused = np.isnan(c.frac_defined[si, :, k])
+            assert refused.all() == (chosen is None) and refused.all() == refused.any(), (
+                strategy,
+                R,
+            )
+            if chosen is None:
+                assert np.isnan(c.values[si, :, :, k]).all()
+                continue
+            for ctx in range(3):
+                codes = orders[0, ctx, : min(R, n_avail[ctx])]
+                pairs = {(int(x) // n_items, int(x) % n_items) for x in codes}
+                assert len(codes) == len(pairs) == len(chosen) == R
+                for pairs_of in (pairs, {tuple(map(int, row)) for row in chosen}):
+                    reversed_present = sum((j, i) in pairs_of for i, j in pairs_of)
+                    if strategy == "symmetric":
+                        assert reversed_present == R  # every pair in both orders
+                    elif strategy == "no-repeat":
+                        assert reversed_present == 0  # never both orders
+
+
+def test_random_state_generator_or_seed():
+    rng = np.random.default_rng(8)
+    truth, P = simulate(rng, 4, 5)
+    kw = dict(n_draws=3, budgets=[2, 5, 9], strategies=("random", "poe-max-info"))
+    by_seed = budget_curves(P, truth, random_state=3, **kw)
+    by_gen = budget_curves(P, truth, random_state=np.random.default_rng(3), **kw)
+    np.testing.assert_array_equal(by_seed.values, by_gen.values)
+    assert np.isfinite(budget_curves(P, truth, **kw).mean).any()  # default None: fresh draws
+
+
+def test_soft_and_hard_win_ratio_differ_only_through_tau():
+    """tau=None is the soft win-ratio (p as the first candidate's win); a float decides."""
+    rng = np.random.default_rng(10)
+    truth, P = simulate(rng, 6, 5)
+    kw = dict(budgets=[20], strategies=("random",), debias=(False,), n_draws=2, random_state=0)
+    soft = budget_curves(P, truth, **kw)
+    hard = budget_curves(P, truth, tau=0.5, **kw)
+    assert soft.mean[0, 0, 0] == pytest.approx(np.mean(spearman(win_ratio(P, soft=True), truth)))
+    assert hard.mean[0, 0, 0] == pytest.approx(np.mean(spearman(win_ratio(P, tau=0.5), truth)))
+    assert soft.mean[0, 0, 0] != hard.mean[0, 0, 0]
