@@ -369,3 +369,41 @@ def test_context_without_any_comparison_gets_nan_scores_and_a_note(intervals):
     if intervals == "fisher":
         assert np.isnan(res.lower[1]).all() and np.isfinite(res.lower[[0, 2]]).all()
     assert any("context(s) [1]: no comparison at all" in n for n in res.notes)
+
+
+def test_one_line_search_damps_both_solvers_alike():
+    """The shared line search halves an overshooting step until Armijo holds, for both
+    problem kinds: the dense problem (no early test) and the flat one (gradient tests that
+    fail while the step overshoots) take the same step on the same comparisons."""
+    from ranking._bt_dense import DenseProblem, _dense_F
+    from ranking._bt_flat import FlatProblem, _flat_eval
+    from ranking._bt_newton import _ARMIJO, line_search
+
+    # item 0 beats item 1 three times out of four: optimum theta_0 - theta_1 = log 3
+    W = np.array([[0.0, 3.0], [1.0, 0.0]])
+    ridge = np.zeros(2)
+    theta = np.zeros(2)
+    step = np.array([20.0, -20.0])  # far past the optimum
+    g = np.array([1.0, -1.0])  # gradient at 0: wins minus expected wins
+    slope = float(g @ step)
+    dense = DenseProblem(W, W + W.T, ridge)
+    F0 = _dense_F(W, W + W.T, theta, ridge)
+    trial_d = np.empty(2)
+    t_dense = line_search(dense, theta, step, slope, F0, True, trial_d)
+
+    ei, ej = np.array([0], np.int32), np.array([1], np.int32)
+    wy, w = np.array([3.0]), np.array([4.0])
+    h, g_flat, D, pi = np.empty(1), np.empty(2), np.empty(2), np.empty(2)
+    _flat_eval(ei, ej, wy, w, theta, ridge, h, g_flat, D, pi)
+    np.testing.assert_allclose(g_flat, g)
+    flat = FlatProblem(ei, ej, wy, w, ridge, g_flat, np.empty(1), np.empty(2), np.empty(2), pi)
+    trial_f = np.empty(2)
+    t_flat = line_search(flat, theta, step, slope, 0.0, False, trial_f)
+
+    assert t_dense == t_flat < 1.0
+    np.testing.assert_array_equal(trial_d, trial_f)
+    np.testing.assert_array_equal(trial_d, theta + t_dense * step)
+    # Armijo holds at the step taken and fails at twice that step
+    F = lambda x: _dense_F(W, W + W.T, x, ridge)  # noqa: E731
+    assert F(trial_d) >= F0 + _ARMIJO * t_dense * slope
+    assert F(theta + 2 * t_dense * step) < F0 + _ARMIJO * 2 * t_dense * slope
