@@ -10,26 +10,30 @@ name (Streamlit uploads give bytes). Three layouts are understood:
   first/second/tie) and/or a probability, turned into the comparisons table with a
   :class:`PairwiseMapping`.
 
-:func:`read_upload` is what the app calls: it refuses files that are too large, empty or not
-UTF-8, detects the layout from the columns when not told, and returns a validated
-:class:`~data.schema.Dataset`. Writing a table with :func:`write_table` and reading it back
-with :func:`read_table` gives the same canonical table in every format.
+:func:`read_upload` is what the app calls: it refuses files that are too large (in bytes,
+rows, columns or decompressed size, ``data.limits``), empty, not UTF-8 or malformed (the raw
+readers in ``data.rawread`` read every cell where the file puts it or refuse the file), detects
+the layout from the columns when not told, asks for it when the columns fit more than one
+layout (see :func:`layouts`), and returns a validated :class:`~data.schema.Dataset`. Writing a
+table with :func:`write_table` and reading it back with :func:`read_table` gives the same
+canonical table in every format.
 """
 
 from __future__ import annotations
 
 import codecs
-import io
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import numpy as np
 import pandas as pd
 
 from data import validate as _validate
+from data.limits import LOCAL_LIMITS, UPLOAD_LIMITS, Limits
+from data.rawread import jsonl_line, parse_json, parse_jsonl, read_delimited, read_parquet
 from data.schema import TABLE_NAMES, TABLES, DataError, Dataset, empty_table
 from data.validate import (
     Problems,
@@ -99,92 +103,13 @@ def _decode(data: bytes, source: str) -> str:
         ) from None
 
 
-def _records_frame(records, source: str) -> pd.DataFrame:
-    for pos, rec in enumerate(records):
-        if not isinstance(rec, dict):
-            raise DataError(
-                f'{source}, {row_label(pos)}: expected an object {{"column": value, ...}} per '
-                f"row, got {type(rec).__name__}; write one JSON object per table row"
-            )
-    if not records:
-        return pd.DataFrame()
-    return pd.DataFrame.from_records(records)
-
-
-def _parse_json(text: str, source: str) -> pd.DataFrame:
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DataError(
-            f"{source}, line {err.lineno}, column {err.colno}: not valid JSON ({err.msg}); "
-            "fix the file or save it again from a JSON-aware tool"
-        ) from None
-    if isinstance(obj, dict) and len(obj) == 1 and isinstance(next(iter(obj.values())), list):
-        # {"data": [...]} wrappers are common in exported files
-        inner = next(iter(obj.values()))
-        if all(isinstance(r, dict) for r in inner):
-            obj = inner
-    if isinstance(obj, list):
-        return _records_frame(obj, source)
-    if isinstance(obj, dict) and all(isinstance(v, list) for v in obj.values()):
-        lengths = {len(v) for v in obj.values()}
-        if len(lengths) > 1:
-            raise DataError(
-                f"{source}: the JSON columns have different lengths ({sorted(lengths)}); every "
-                "column must have one value per row"
-            )
-        return pd.DataFrame(obj)
-    raise DataError(
-        f'{source}: expected a JSON list of row objects ([{{"column": value}}, ...]) or an '
-        f"object of equal-length column lists; got {type(obj).__name__}"
-    )
-
-
-def _parse_jsonl(text: str, source: str) -> pd.DataFrame:
-    records = []
-    for line_no, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DataError(
-                f"{source}, line {line_no}, column {err.colno}: not valid JSON ({err.msg}); "
-                "a JSONL file holds one JSON object per line"
-            ) from None
-        if not isinstance(rec, dict):
-            raise DataError(
-                f"{source}, line {line_no}: expected a JSON object per line, got "
-                f"{type(rec).__name__}"
-            )
-        records.append(rec)
-    return _records_frame(records, source)
-
-
-def _parse_delimited(text: str, source: str, sep: str) -> pd.DataFrame:
-    try:
-        # every cell as text: ids keep leading zeros and "NA", numbers are parsed in validation
-        return pd.read_csv(
-            io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, na_filter=False
-        )
-    except pd.errors.EmptyDataError:
-        raise DataError(
-            f"{source}: the file has no header row; the first line must name the columns"
-        ) from None
-    except pd.errors.ParserError as err:
-        raise DataError(
-            f"{source}: could not be read as {'TSV' if sep == chr(9) else 'CSV'} ({err}); check "
-            "that every row has as many cells as the header and that text containing "
-            f"{'tabs' if sep == chr(9) else 'commas'}, quotes or line breaks is in double quotes"
-        ) from None
-
-
 def read_frame(
     name: str | Path,
     data: bytes | None = None,
     *,
     max_bytes: float | None = None,
     allow_empty: bool = False,
+    limits: Limits | None = None,
 ) -> pd.DataFrame:
     """Read a file into a raw DataFrame (cells of text formats stay strings).
 
@@ -198,14 +123,20 @@ def read_frame(
         Size limit; default ``data.validate.MAX_UPLOAD_BYTES``.
     allow_empty : bool
         Return an empty frame for a 0-byte file instead of raising.
+    limits : data.limits.Limits, optional
+        Rows, columns, cells and decompressed size; default ``data.limits.UPLOAD_LIMITS``
+        (:func:`load_dataset` reads the user's own folders with ``LOCAL_LIMITS``).
 
     Raises
     ------
     DataError
-        Unknown extension, file too large, empty, not UTF-8, or not parseable.
+        Unknown extension, file too large (in bytes, rows, columns, cells or decompressed
+        size), empty, not UTF-8, not parseable, a row whose cell count differs from the
+        header's, a nested or repeated JSON value, two columns of the same name.
     """
     fmt = file_format(name)
     source = Path(str(name)).name
+    limits = UPLOAD_LIMITS if limits is None else limits
     if data is None:
         path = Path(name)
         if not path.is_file():
@@ -222,21 +153,14 @@ def read_frame(
             "choose the file that holds the table"
         )
     if fmt == "parquet":
-        try:
-            return pd.read_parquet(io.BytesIO(data))
-        except Exception as err:  # pyarrow raises several types for a corrupt file
-            raise DataError(
-                f"{source}: not a readable Parquet file ({type(err).__name__}: {err}); save it "
-                "again as Parquet or upload CSV"
-            ) from None
+        return read_parquet(data, source, limits)
     text = _decode(data, source)
-    if fmt == "csv":
-        return _parse_delimited(text, source, ",")
-    if fmt == "tsv":
-        return _parse_delimited(text, source, "\t")
+    if fmt in ("csv", "tsv"):
+        raw = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
+        return read_delimited(raw, text, source, "," if fmt == "csv" else "\t", limits)
     if fmt == "json":
-        return _parse_json(text, source)
-    return _parse_jsonl(text, source)
+        return parse_json(text, source, limits)
+    return parse_jsonl(text, source, limits)
 
 
 # ---------------------------------------------------------------------------------------
@@ -265,27 +189,73 @@ def _near_complete(columns, cutoff: float = 0.75) -> list[str]:
     return out
 
 
-def detect_kind(columns) -> str | None:
-    """The layout a set of column headers describes, or None when it cannot be told.
+#: Required columns that wide and candidate files share with the long tables.
+_SHARED_COLUMNS = {"context_id", "candidate_id", "text", "system"}
+_HOW_TO_CHOOSE = {"wide": "'wide'", "pairwise": "'pairwise'"}
 
-    Canonical comparisons, ratings and human_scores are recognised by their required
-    columns, also when one is misspelled (validation then names the typo); then the
-    pairwise-verdict format; then the wide format (context and candidate id columns plus
-    other columns); then candidates and contexts.
+
+def layouts(columns, frame: pd.DataFrame | None = None) -> list[tuple[str, str]]:
+    """Every layout the columns could describe, as (kind, description); best first.
+
+    A complete (or misspelled) comparisons, ratings or human_scores table is that table.
+    Otherwise each of these that fits is listed: the pairwise-verdict format, or failing it
+    the long table the columns mostly match (with the required columns it lacks); the wide
+    format (with ``frame``, only columns holding numbers count as score columns); candidates
+    or contexts. More than one means the file is ambiguous.
     """
     cols = list(columns)
     near = _near_complete(cols)
     for name in ("comparisons", "ratings", "human_scores"):
         if name in near:
-            return name
+            return [(name, f"a {name} table")]
+    norm = {normalise_column(c) for c in cols}
+    found = []
     if guess_pairwise_mapping(cols) is not None:
-        return "pairwise"
-    if guess_wide_mapping(cols) is not None:
-        return "wide"
+        found.append(("pairwise", "a pairwise-verdict table (first, second, verdict)"))
+    else:
+        partial = []
+        for name in ("comparisons", "ratings", "human_scores"):
+            required = [c for c, (_k, req) in TABLES[name].items() if req]
+            present = [c for c in required if c in norm]
+            if 2 * len(present) >= len(required) and set(present) - _SHARED_COLUMNS:
+                missing = ", ".join(repr(c) for c in required if c not in norm)
+                desc = f"a {name} table without its column(s) {missing}"
+                partial.append((len(present) / len(required), len(required), name, desc))
+        if partial:
+            found.append(max(partial)[2:])
+    wide = guess_wide_mapping(cols, frame)
+    if wide is not None:
+        shown = ", ".join(repr(str(c)) for c in wide.attributes)
+        found.append(("wide", f"a wide table with human score column(s) {shown}"))
     for name in ("candidates", "contexts"):
         if name in near:
-            return name
-    return None
+            found.append((name, f"a {name} table"))
+            break
+    return found
+
+
+def detect_kind(columns, frame: pd.DataFrame | None = None) -> str | None:
+    """The layout a set of column headers describes, or None when it cannot be told.
+
+    None also when the columns fit more than one layout (see :func:`layouts`), for example
+    ``context_id, candidate_id, text, n_words``: candidates with a word count, or a wide
+    table whose 'n_words' column holds human scores.
+    """
+    found = layouts(columns, frame)
+    return found[0][0] if len(found) == 1 else None
+
+
+def _ambiguous_layout(source: str, columns, found) -> DataError:
+    shown = ", ".join(repr(str(c)) for c in columns)
+    options = " or ".join(desc for _kind, desc in found)
+    choose = sorted({_HOW_TO_CHOOSE.get(kind, "'long'") for kind, _desc in found})
+    kinds = sorted({kind for kind, _desc in found} | {"long"})
+    return DataError(
+        f"{source}, columns {shown}: the layout is ambiguous; the file could be {options}. "
+        f"Say which it is rather than have it guessed: choose the format {' or '.join(choose)} "
+        f"on the Data page (in code: read_upload(..., kind=...) with one of {', '.join(kinds)}, "
+        "or a WideMapping / PairwiseMapping)"
+    )
 
 
 def _closest_table(columns) -> str | None:
@@ -378,8 +348,7 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
             if fmt == "json":
                 json.dump(records, fh, ensure_ascii=False, allow_nan=False, indent=0)
             else:
-                for rec in records:
-                    fh.write(json.dumps(rec, ensure_ascii=False, allow_nan=False) + "\n")
+                fh.writelines(jsonl_line(rec) for rec in records)
     return path
 
 
@@ -424,6 +393,16 @@ class WideMapping:
     default_annotator: str = "human"
 
 
+_WIDE_ROLES = {
+    "context_id": _CONTEXT_ALIASES,
+    "candidate_id": _CANDIDATE_ALIASES,
+    "system": _SYSTEM_ALIASES,
+    "context_text": _CONTEXT_TEXT_ALIASES,
+    "candidate_text": _CANDIDATE_TEXT_ALIASES,
+    "annotator": _ANNOTATOR_ALIASES,
+}
+
+
 def _find_alias(columns, aliases, taken=()) -> str | None:
     by_norm = {normalise_column(c): c for c in columns if c not in taken}
     for alias in aliases:
@@ -441,21 +420,12 @@ def guess_wide_mapping(columns, frame: pd.DataFrame | None = None) -> WideMappin
     cells is a number (e.g. free-text notes) is left out rather than reported.
     """
     cols = list(columns)
-    ctx = _find_alias(cols, _CONTEXT_ALIASES)
-    cand = _find_alias(cols, _CANDIDATE_ALIASES, taken=(ctx,))
-    if ctx is None or cand is None:
-        return None
-    taken = [ctx, cand]
-    roles = {}
-    for role, aliases in (
-        ("system", _SYSTEM_ALIASES),
-        ("context_text", _CONTEXT_TEXT_ALIASES),
-        ("candidate_text", _CANDIDATE_TEXT_ALIASES),
-        ("annotator", _ANNOTATOR_ALIASES),
-    ):
-        roles[role] = _find_alias(cols, aliases, taken=taken)
-        if roles[role] is not None:
-            taken.append(roles[role])
+    roles: dict = {}
+    for role, aliases in _WIDE_ROLES.items():
+        roles[role] = _find_alias(cols, aliases, taken=list(roles.values()))
+        if roles[role] is None and role in ("context_id", "candidate_id"):
+            return None
+    taken = [c for c in roles.values() if c is not None]
     attributes = {}
     for col in cols:
         if col in taken:
@@ -467,7 +437,7 @@ def guess_wide_mapping(columns, frame: pd.DataFrame | None = None) -> WideMappin
         attributes[col] = normalise_column(col)
     if not attributes:
         return None
-    return WideMapping(context_id=ctx, candidate_id=cand, attributes=attributes, **roles)
+    return WideMapping(attributes=attributes, **roles)
 
 
 def _resolve_column(frame, col, role, source, problems: Problems):
@@ -533,6 +503,19 @@ def wide_to_dataset(
             f"{source}: the mapping names no attribute column; map at least one score column "
             "to an attribute"
         )
+    by_target: dict = {}
+    for col, target in attr_cols.items():
+        key = (str(target), None) if isinstance(target, str) else tuple(map(str, target))
+        by_target.setdefault(key, []).append(col)
+    for (attribute, annotator), same in by_target.items():
+        if len(same) > 1:
+            problems.add(
+                f"{source}, columns {' and '.join(repr(str(c)) for c in same)}: all hold the "
+                f"scores of attribute '{attribute}'"
+                + (f" by annotator '{annotator}'" if annotator else "")
+                + ", so each candidate would be scored twice; keep one column or map them to "
+                "different attributes or annotators"
+            )
     problems.raise_if_any(source)
 
     ids = {}
@@ -542,8 +525,7 @@ def wide_to_dataset(
             problems.add_rows(
                 bad,
                 lambda p, c=cols[role]: (
-                    f"{source}, {row_label(p)}, column '{c}': the cell is empty; every row "
-                    f"needs a value here"
+                    f"{source}, {row_label(p)}, " + _validate.id_problem(c, frame[c].iloc[p])
                 ),
             )
     scales = dict(scales or {})
@@ -704,26 +686,49 @@ class PairwiseMapping:
     default_judge: str = "uploaded"
 
 
+_PAIR_ROLES = {
+    "first": _FIRST_ALIASES,
+    "second": _SECOND_ALIASES,
+    "verdict": _VERDICT_ALIASES,
+    "probability": _PROB_ALIASES,
+    "context_id": _PAIR_CONTEXT_ALIASES,
+    "attribute": ("attribute", "aspect", "criterion"),
+    "judge": ("judge", "evaluator"),
+    "sample": ("sample", "sample_id"),
+    "raw": ("raw", "raw_output", "output_text"),
+}
+
+
 def guess_pairwise_mapping(columns) -> PairwiseMapping | None:
     """A :class:`PairwiseMapping` guessed from the headers, or None."""
     cols = list(columns)
-    first = _find_alias(cols, _FIRST_ALIASES)
-    second = _find_alias(cols, _SECOND_ALIASES, taken=(first,))
-    verdict = _find_alias(cols, _VERDICT_ALIASES)
-    prob = _find_alias(cols, _PROB_ALIASES)
-    if first is None or second is None or (verdict is None and prob is None):
+    found = {}
+    for role, aliases in _PAIR_ROLES.items():
+        found[role] = _find_alias(cols, aliases, taken=(found.get("first"),))
+    if found["first"] is None or found["second"] is None:
         return None
-    return PairwiseMapping(
-        first=first,
-        second=second,
-        verdict=verdict,
-        probability=prob,
-        context_id=_find_alias(cols, _PAIR_CONTEXT_ALIASES),
-        attribute=_find_alias(cols, ("attribute", "aspect", "criterion")),
-        judge=_find_alias(cols, ("judge", "evaluator")),
-        sample=_find_alias(cols, ("sample", "sample_id")),
-        raw=_find_alias(cols, ("raw", "raw_output", "output_text")),
-    )
+    if found["verdict"] is None and found["probability"] is None:
+        return None
+    return PairwiseMapping(**found)
+
+
+def _alias_conflicts(columns, roles: Mapping[str, tuple[str, ...]], source: str) -> None:
+    """Refuse two columns that a guessed mapping would both read as the same field.
+
+    Without this the first one found wins silently (``verdict`` and ``winner``, or
+    ``Verdict`` and ``verdict``).
+    """
+    problems = Problems()
+    for role, aliases in roles.items():
+        hits = [c for c in columns if normalise_column(c) in aliases]
+        if len(hits) > 1:
+            shown = " and ".join(repr(str(c)) for c in hits)
+            problems.add(
+                f"{source}, columns {shown}: each could be the {role.replace('_', ' ')} column, "
+                "so it is not clear which one to read; keep one of them (rename or remove the "
+                "others) or give the mapping of columns explicitly"
+            )
+    problems.raise_if_any(source)
 
 
 def pairwise_to_comparisons(
@@ -744,6 +749,7 @@ def pairwise_to_comparisons(
     """
     frame = frame.reset_index(drop=True)
     if mapping is None:
+        _alias_conflicts(frame.columns, _PAIR_ROLES, source)
         mapping = guess_pairwise_mapping(frame.columns)
         if mapping is None:
             raise DataError(
@@ -782,8 +788,8 @@ def pairwise_to_comparisons(
         problems.add_rows(
             bad,
             lambda p: (
-                f"{source}, {row_label(p)}, column '{cols[role]}': the cell is empty; every row "
-                "needs a value here"
+                f"{source}, {row_label(p)}, "
+                + _validate.id_problem(cols[role], frame[cols[role]].iloc[p])
             ),
         )
         return out
@@ -908,7 +914,8 @@ def read_upload(
     kind : str, optional
         One of ``UPLOAD_KINDS``: a canonical table name, ``"long"`` (some canonical table,
         told by the columns), ``"wide"`` or ``"pairwise"``; detected from the columns (and
-        from ``mapping``'s type) when omitted.
+        from ``mapping``'s type) when omitted, and asked for (a DataError naming the layouts
+        the columns fit) when the columns fit more than one layout.
     mapping : WideMapping or PairwiseMapping, optional
         Column mapping for the wide and pairwise layouts; guessed from the headers when
         omitted.
@@ -926,8 +933,9 @@ def read_upload(
     ------
     DataError
         Every problem found, naming the file, row and column: too large, empty, not UTF-8,
-        unparseable, unknown layout, plus everything :func:`data.validate.validate_dataset`
-        checks.
+        unparseable (see :func:`read_frame`), unknown or ambiguous layout, two columns that a
+        guessed mapping would read as the same field, plus everything
+        :func:`data.validate.validate_dataset` checks.
     """
     source = Path(name).name
     if kind is not None and kind not in UPLOAD_KINDS:
@@ -956,13 +964,17 @@ def read_upload(
         elif isinstance(mapping, PairwiseMapping):
             kind = "pairwise"
         else:
-            kind = detect_kind(frame.columns) or _closest_table(frame.columns)
+            found = layouts(frame.columns, frame)
+            if len(found) > 1:
+                raise _ambiguous_layout(source, frame.columns, found)
+            kind = found[0][0] if found else _closest_table(frame.columns)
             if kind is None:
                 raise _unknown_layout(source, frame.columns)
     scales = {str(k): tuple(v) for k, v in (scales or {}).items()}
     stem = Path(source).stem
     if kind == "wide":
         if mapping is None:
+            _alias_conflicts(frame.columns, _WIDE_ROLES, source)
             mapping = guess_wide_mapping(frame.columns, frame)
             if mapping is None:
                 raise DataError(
@@ -1015,8 +1027,36 @@ def save_dataset(ds: Dataset, folder: str | Path, *, fmt: str = "csv") -> Path:
     return folder
 
 
+def _table_path(folder: Path, fname, meta_path: Path, name: str) -> Path:
+    """The file of table ``name`` named in ``dataset.json``; it must lie inside ``folder``."""
+    where = f"{meta_path}, tables.{name}"
+    if not isinstance(fname, str) or not fname.strip():
+        raise DataError(f"{where}: {fname!r} is not a file name; write the table's file name")
+    rel = Path(fname)
+    if rel.is_absolute() or rel.anchor or PureWindowsPath(fname).anchor or ".." in rel.parts:
+        raise DataError(
+            f"{where}: {fname!r} points outside the dataset folder; table files are named "
+            "relative to the folder holding dataset.json, without '..' or a leading '/'"
+        )
+    root = folder.resolve()
+    path = (folder / rel).resolve()
+    if not path.is_relative_to(root):
+        raise DataError(
+            f"{where}: {fname!r} is a link to {path}, outside the dataset folder {root}; copy "
+            "the table into the folder instead of linking to it"
+        )
+    return path
+
+
 def load_dataset(folder: str | Path) -> Dataset:
-    """Read a folder written by :func:`save_dataset` (tables without a file are empty)."""
+    """Read a folder written by :func:`save_dataset` (tables without a file are empty).
+
+    Raises
+    ------
+    DataError
+        No or unreadable ``dataset.json``; a table file named outside the folder (an absolute
+        path, ``..``, or a link leading out of it); any problem of the tables themselves.
+    """
     folder = Path(folder)
     meta_path = folder / DATASET_META
     if not meta_path.is_file():
@@ -1025,21 +1065,27 @@ def load_dataset(folder: str | Path) -> Dataset:
         )
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
         raise DataError(f"{meta_path}: not valid UTF-8 JSON ({err})") from None
-    files = meta.get("tables", {})
+    files = meta.get("tables", {}) if isinstance(meta, dict) else None
+    scales = meta.get("scales", {}) if isinstance(meta, dict) else None
+    if not isinstance(files, dict) or not isinstance(scales, dict):
+        raise DataError(
+            f"{meta_path}: expected an object with 'tables' and 'scales' objects, as written "
+            "by save_dataset"
+        )
     tables, sources = {}, {}
     for name in TABLE_NAMES:
         fname = files.get(name)
-        path = folder / fname if fname else None
+        path = _table_path(folder, fname, meta_path, name) if fname is not None else None
         if path is None or not path.is_file():
             tables[name] = empty_table(name)
             continue
-        tables[name] = read_frame(path, allow_empty=True, max_bytes=math.inf)
+        tables[name] = read_frame(path, allow_empty=True, max_bytes=math.inf, limits=LOCAL_LIMITS)
         sources[name] = str(path)
     ds = Dataset(
         name=str(meta.get("name", folder.name)),
-        scales={str(k): (float(v[0]), float(v[1])) for k, v in meta.get("scales", {}).items()},
+        scales={str(k): v for k, v in scales.items()},  # checked by validate_dataset
         description=str(meta.get("description", "")),
         source=str(meta.get("source", "")),
         **tables,

@@ -54,6 +54,16 @@ TABLES: dict[str, dict[str, tuple[str, bool]]] = {
 }
 
 TABLE_NAMES = tuple(TABLES)
+
+#: The columns that identify one row of each table. Two rows with the same key are refused:
+#: they would be counted twice (repeated judge answers are told apart by ``sample``).
+ROW_KEYS: dict[str, tuple[str, ...]] = {
+    "contexts": ("context_id",),
+    "candidates": ("context_id", "candidate_id"),
+    "human_scores": ("context_id", "candidate_id", "attribute", "annotator"),
+    "comparisons": ("context_id", "attribute", "judge", "first_id", "second_id", "sample"),
+    "ratings": ("context_id", "candidate_id", "attribute", "judge", "prompt_id", "sample"),
+}
 VERDICTS = ("A", "B", "tie")
 # Comparisons whose judge starts with this prefix are human annotators ("human:annotator1").
 HUMAN_JUDGE_PREFIX = "human:"

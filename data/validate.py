@@ -8,7 +8,11 @@ from text); only the first few offending rows of each kind are spelled out.
 
 Canonical dtypes: identifiers, texts and verdicts are pandas ``str`` columns (identifiers
 stripped of surrounding spaces; a missing text is ``""``; a missing verdict is NaN), floats
-are ``float64`` (NaN = missing or unparsed), ``sample`` is ``int64``.
+are ``float64`` (NaN = missing or unparsed), ``sample`` is ``int64``. Nothing is read
+approximately: whole numbers are parsed exactly and refused outside int64 (never wrapped or
+rounded through float64); an id given as a floating-point number is refused when a float
+cannot hold it exactly (infinite, or a whole number from 2**53 on); two rows with the same key
+(``data.schema.ROW_KEYS``) are refused, naming both rows, since they would be counted twice.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from data.schema import TABLE_NAMES, TABLES, DataError, Dataset
+from data.schema import ROW_KEYS, TABLE_NAMES, TABLES, DataError, Dataset
 
 #: Largest file the readers load (bytes); larger uploads are refused before parsing.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -101,12 +105,25 @@ def _is_missing_scalar(v) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
 
 
+#: Whole numbers from here on are not all representable as float64 (2**53 + 1 is not).
+EXACT_FLOAT_INT = 2**53
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def _float_to_str(v: float) -> str:
+    if math.isfinite(v) and v.is_integer():
+        # a numeric id read as float (e.g. from a column with gaps): 7.0 means "7"; int() is
+        # exact for every float, so two different floats never give the same text
+        return str(int(v))
+    return repr(v)
+
+
 def _scalar_to_str(v):
     if _is_missing_scalar(v):
         return np.nan
-    if isinstance(v, float | np.floating) and float(v).is_integer():
-        # a numeric id read as float (e.g. from a column with gaps): 7.0 means "7"
-        return str(int(v))
+    if isinstance(v, float | np.floating):
+        return _float_to_str(float(v))
     if isinstance(v, bytes):
         return v.decode("utf-8", errors="replace")
     return str(v)
@@ -119,7 +136,7 @@ def to_str_series(s: pd.Series) -> pd.Series:
     if pd.api.types.is_float_dtype(s.dtype):
         vals = s.to_numpy(dtype=np.float64)
         integral = np.isfinite(vals) & (vals == np.round(vals))
-        if integral.all():
+        if integral.all() and (np.abs(vals) < EXACT_FLOAT_INT).all():
             return s.astype("int64").astype("str")
         out = [_scalar_to_str(v) for v in vals]
         return pd.Series(out, index=s.index, dtype="str")
@@ -128,10 +145,34 @@ def to_str_series(s: pd.Series) -> pd.Series:
     return pd.Series([_scalar_to_str(v) for v in s.tolist()], index=s.index, dtype="str")
 
 
+def _inexact_float(v) -> bool:
+    """A float that cannot stand for an id: infinite, or a whole number from 2**53 on."""
+    if isinstance(v, bool) or not isinstance(v, float | np.floating):
+        return False
+    v = float(v)
+    return not math.isnan(v) and (math.isinf(v) or abs(v) >= EXACT_FLOAT_INT)
+
+
 def _coerce_id(s: pd.Series):
     out = to_str_series(s).str.strip()
-    bad = out.isna() | (out == "")
-    return out, np.flatnonzero(bad.to_numpy())
+    bad = (out.isna() | (out == "")).to_numpy()
+    if pd.api.types.is_float_dtype(s.dtype):
+        vals = s.to_numpy(dtype=np.float64)
+        bad = bad | np.isinf(vals) | (np.abs(vals) >= EXACT_FLOAT_INT)
+    elif s.dtype == object:
+        bad = bad | np.fromiter((_inexact_float(v) for v in s.tolist()), dtype=bool, count=len(s))
+    return out, np.flatnonzero(bad)
+
+
+def id_problem(col: str, value) -> str:
+    """What is wrong with ``value`` as an id of column ``col``, and what to do."""
+    if _inexact_float(value):
+        return (
+            f"column '{col}': the id {float(value)!r} is a floating-point number, which cannot "
+            f"hold an id exactly (whole numbers from 2^53 = {EXACT_FLOAT_INT:,} on, and "
+            "infinity, lose digits); write ids as text (in JSON: in quotes) or as integers"
+        )
+    return f"column '{col}': the cell is empty; every row needs a value here"
 
 
 def _coerce_text(s: pd.Series):
@@ -164,14 +205,56 @@ def _coerce_float(s: pd.Series):
     return num, np.flatnonzero(bad)
 
 
+def _int_value(v) -> int | None:
+    """The exact whole number ``v`` stands for (text, int or float), or None."""
+    if isinstance(v, bool | np.bool_) or _is_missing_scalar(v):
+        return None
+    if isinstance(v, int | np.integer):
+        return int(v)
+    if isinstance(v, float | np.floating):
+        v = float(v)
+        return int(v) if math.isfinite(v) and v.is_integer() else None
+    text = str(v).strip()
+    if _INTEGER_TEXT.fullmatch(text):
+        return int(text)  # exact, however many digits
+    try:
+        f = float(text)
+    except ValueError:
+        return None
+    return int(f) if math.isfinite(f) and f.is_integer() and "_" not in text else None
+
+
 def _coerce_int(s: pd.Series):
-    num, bad = _coerce_float(s)
-    vals = num.to_numpy()
-    bad_mask = np.zeros(len(vals), dtype=bool)
-    bad_mask[bad] = True
-    bad_mask |= ~np.isfinite(vals) | (vals != np.round(vals))
-    out = pd.Series(np.where(bad_mask, 0, vals).astype(np.int64), index=s.index)
-    return out, np.flatnonzero(bad_mask)
+    """Whole numbers as int64, exactly: never rounded through float64, never wrapped around."""
+    n = len(s)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return pd.Series(np.zeros(n, dtype=np.int64), index=s.index), np.arange(n)
+    if pd.api.types.is_integer_dtype(s.dtype) and s.dtype.kind == "i":
+        return s.astype("int64"), np.empty(0, dtype=np.int64)
+    if pd.api.types.is_float_dtype(s.dtype) or s.dtype.kind == "u":
+        vals = s.to_numpy(dtype=np.float64)
+        ok = np.isfinite(vals) & (vals == np.round(vals)) & (vals >= -(2.0**63)) & (vals < 2.0**63)
+        if s.dtype.kind == "u":
+            ok &= s.to_numpy() <= _INT64_MAX
+            out = np.where(ok, s.to_numpy(), 0).astype(np.int64)
+        else:
+            out = np.where(ok, vals, 0).astype(np.int64)
+        return pd.Series(out, index=s.index), np.flatnonzero(~ok)
+    out = np.zeros(n, dtype=np.int64)
+    ok = np.zeros(n, dtype=bool)
+    if s.dtype == "str":
+        # the common case, text cells: up to 18 digits always fit in int64
+        text = s.str.strip()
+        short = text.str.fullmatch(r"[+-]?[0-9]{1,18}").fillna(False).to_numpy(dtype=bool)
+        out[short] = text[short].astype("int64").to_numpy()
+        ok |= short
+    rest = np.flatnonzero(~ok)
+    values = s.to_numpy(dtype=object)
+    for pos in rest:
+        v = _int_value(values[pos])
+        if v is not None and _INT64_MIN <= v <= _INT64_MAX:
+            out[pos], ok[pos] = v, True
+    return pd.Series(out, index=s.index), np.flatnonzero(~ok)
 
 
 _COERCE = {
@@ -185,6 +268,8 @@ _COERCE = {
 
 def _bad_cell_message(kind: str, col: str, value) -> str:
     if kind == "id":
+        if _inexact_float(value):
+            return id_problem(col, value)
         return f"column '{col}': the cell is empty; every row needs a {col}"
     if kind == "verdict":
         return (
@@ -192,6 +277,12 @@ def _bad_cell_message(kind: str, col: str, value) -> str:
             "candidate won), B (the second won) or tie, or leave the cell empty"
         )
     if kind == "int":
+        whole = _int_value(value)
+        if whole is not None:
+            return (
+                f"column '{col}': {_show(value)} is outside the whole numbers that can be "
+                "stored (-2^63 to 2^63 - 1); samples are numbered 0, 1, 2, ..."
+            )
         return (
             f"column '{col}': {_show(value)} is not a whole number; write 0, 1, 2, ... "
             "(use 0 when there is a single sample)"
@@ -286,9 +377,11 @@ def validate_table(
     Raises
     ------
     DataError
-        Listing every problem: missing or misspelled column, empty id cell, wrong type,
-        verdict not A/B/tie, score outside the scale, p_first outside [0, 1], duplicate
-        context or (context, candidate) ids, a candidate compared with itself.
+        Listing every problem: missing or misspelled column, empty id cell (or a float id
+        that cannot be exact), wrong type, a whole number outside int64, verdict not
+        A/B/tie, score outside the scale, p_first outside [0, 1], a repeated row key
+        (``data.schema.ROW_KEYS``: context, candidate, human score, comparison or rating),
+        a candidate compared with itself.
     """
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r}; expected one of {', '.join(TABLE_NAMES)}")
@@ -351,13 +444,9 @@ def _check_table_into(
 
 
 def _check_values(table, name, source, scale, problems: Problems) -> None:
-    if name == "contexts":
-        dup = table.duplicated("context_id", keep=False).to_numpy()
-        _report_duplicates(table, ["context_id"], dup, source, problems, "context")
-    if name == "candidates":
-        keys = ["context_id", "candidate_id"]
-        dup = table.duplicated(keys, keep=False).to_numpy()
-        _report_duplicates(table, keys, dup, source, problems, "candidate")
+    keys = list(ROW_KEYS[name])
+    dup = table.duplicated(keys, keep=False).to_numpy()
+    _report_duplicates(table, keys, dup, source, problems, _ROW_NAMES[name])
     if name == "comparisons":
         same = np.flatnonzero((table["first_id"] == table["second_id"]).to_numpy())
         problems.add_rows(
@@ -394,21 +483,39 @@ def _check_values(table, name, source, scale, problems: Problems) -> None:
             )
 
 
+_ROW_NAMES = {
+    "contexts": "context",
+    "candidates": "candidate",
+    "human_scores": "human score",
+    "comparisons": "comparison",
+    "ratings": "rating",
+}
+_REPEAT_ADVICE = {
+    "human score": "keep one score per annotator, or give the annotators different names",
+    "comparison": "keep one, or number repeated answers of the same judge with 'sample' (0, 1, 2, ...)",
+    "rating": "keep one, or number repeated answers of the same judge with 'sample' (0, 1, 2, ...)",
+}
+
+
 def _report_duplicates(table, keys, dup_mask, source, problems: Problems, what: str) -> None:
+    """One problem per repeated key, naming its rows (the first few spelled out)."""
     if not dup_mask.any():
         return
     positions = np.flatnonzero(dup_mask)
     sub = table.iloc[positions][keys]
-    groups = sub.groupby(keys, sort=False).indices
+    groups = sub.groupby(keys, sort=False, dropna=False).indices
+    advice = _REPEAT_ADVICE.get(what, "remove the repeats or give them different ids")
     for key, local in groups.items():
+        if len(problems.lines) >= MAX_LISTED:
+            problems.n_total += 1
+            continue
         rows = positions[local]
         key = key if isinstance(key, tuple) else (key,)
         shown = ", ".join(f"{k}={v!r}" for k, v in zip(keys, key, strict=True))
         row_list = ", ".join(str(r + 1) for r in rows[:10]) + (" ..." if len(rows) > 10 else "")
         problems.add(
             f"{source}, rows {row_list}, column '{keys[-1]}': the same {what} ({shown}) "
-            f"appears {len(rows)} times; each {what} must appear once, so remove the repeats "
-            "or give them different ids"
+            f"appears {len(rows)} times; each {what} must appear once, so {advice}"
         )
 
 

@@ -155,7 +155,7 @@ def test_unknown_extension():
 
 
 def test_malformed_csv_and_json():
-    with pytest.raises(DataError, match=r"bad.csv: could not be read as CSV"):
+    with pytest.raises(DataError, match=r"bad.csv, row 1 \(line 2 of the file\): a quoted cell"):
         read_frame("bad.csv", b'a,b\n1,"unclosed\n')
     with pytest.raises(DataError, match=r"bad.json, line 1, column \d+: not valid JSON"):
         read_frame("bad.json", b'[{"a": 1},')
@@ -218,9 +218,11 @@ def test_upload_unknown_layout():
 
 
 def test_upload_kind_long_picks_the_canonical_table():
-    # these headers alone would be read as a wide table
+    # these headers fit candidates and a wide table alike, so they are not guessed
     data = b"context_id,candidate_id,text,n_words\nd1,a,hello,1\n"
-    assert detect_kind(["context_id", "candidate_id", "text", "n_words"]) == "wide"
+    assert detect_kind(["context_id", "candidate_id", "text", "n_words"]) is None
+    with pytest.raises(DataError, match=r"c.csv, columns .*: the layout is ambiguous"):
+        read_upload("c.csv", data)
     cands = read_upload("c.csv", data, kind="long").candidates
     assert cands["text"].tolist() == ["hello"] and cands["n_words"].tolist() == ["1"]
     with pytest.raises(DataError, match=r"c.csv, column 'scroe'.*did you mean 'score'"):
@@ -279,7 +281,7 @@ def test_wide_with_mapping():
 
 def test_wide_guessed_without_mapping():
     data = b"context_id,candidate_id,text,coherence,notes\nd1,a,hi,4,fine\nd1,b,yo,2,meh\n"
-    ds = read_upload("w.csv", data)
+    ds = read_upload("w.csv", data, kind="wide")  # with a text column it could be candidates
     assert sorted(ds.human_scores["attribute"].unique()) == ["coherence"]  # notes left out
     assert ds.candidates["text"].tolist() == ["hi", "yo"]
     assert ds.human_scores["annotator"].unique().tolist() == ["human"]

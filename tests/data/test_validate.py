@@ -145,6 +145,60 @@ def test_duplicate_candidate():
     assert "context_id='d1', candidate_id='a'" in line
 
 
+def test_duplicate_human_score_is_refused_naming_the_rows():
+    df = human(candidate_id=["a", "b", "a"], context_id=["d1", "d1", "d1"], annotator=["x"] * 3)
+    with pytest.raises(DataError) as err:
+        validate_table(df, "human_scores", "h.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("h.csv, rows 1, 3, column 'annotator': the same human score")
+    assert "candidate_id='a', attribute='coherence', annotator='x') appears 2 times" in line
+    # the same candidate scored by two annotators, or on two attributes, is fine
+    validate_table(human(annotator=["x", "x", "y"], context_id=["d1", "d1", "d1"]), "human_scores")
+
+
+def test_duplicate_comparison_is_refused_but_samples_are_distinct():
+    df = comparisons(first_id=["a", "b", "a"], second_id=["b", "a", "b"], sample=[0, 0, 0])
+    with pytest.raises(DataError) as err:
+        validate_table(df, "comparisons", "c.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("c.csv, rows 1, 3, column 'sample': the same comparison")
+    assert "number repeated answers of the same judge with 'sample'" in line
+    validate_table(comparisons(sample=[0, 0, 1]), "comparisons")
+
+
+def test_duplicate_rating_is_refused():
+    df = pd.DataFrame(
+        {
+            "context_id": ["d1"] * 4,
+            "candidate_id": ["a", "a", "b", "a"],
+            "attribute": ["q"] * 4,
+            "judge": ["j"] * 4,
+            "prompt_id": ["p1", "p2", "p1", "p1"],
+            "sample": [0, 0, 0, 0],
+            "score": [1, 2, 3, 4],
+        }
+    )
+    with pytest.raises(DataError) as err:
+        validate_table(df, "ratings", "r.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("r.csv, rows 1, 4, column 'sample': the same rating")
+
+
+def test_many_duplicates_are_counted_not_all_spelled_out():
+    n = 1000
+    df = human(
+        context_id=["d"] * (2 * n),
+        candidate_id=[f"c{k}" for k in range(n)] * 2,
+        attribute=["q"] * (2 * n),
+        annotator=["x"] * (2 * n),
+        score=[1] * (2 * n),
+    )
+    with pytest.raises(DataError) as err:
+        validate_table(df, "human_scores", "big.csv")
+    assert str(err.value).startswith(f"{n} problem(s)")
+    assert len(err.value.problems) == MAX_LISTED + 1
+
+
 def test_candidate_compared_with_itself():
     with pytest.raises(DataError) as err:
         validate_table(comparisons(second_id=["b", "b", "b"]), "comparisons", "c.csv")

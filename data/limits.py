@@ -1,0 +1,107 @@
+"""Resource bounds of the readers: rows, columns, cells and decompressed size.
+
+The byte limit on a file (``data.validate.MAX_UPLOAD_BYTES``) bounds what is uploaded, not
+what it becomes: a 316 KB Parquet file can decompress to 20 million rows, and a 349 KB CSV
+header can name 40,000 columns. These limits are checked as early as the format allows:
+Parquet from its metadata before anything is decompressed, CSV and JSON column counts before
+a table is built, rows before the cells are checked. Every message states the limit and what
+to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from data.schema import DataError
+
+#: Data rows of one file.
+MAX_ROWS = 5_000_000
+#: Columns of one file (a wide table has one per attribute, or per attribute and annotator).
+MAX_COLUMNS = 1_000
+#: Cells (rows x columns) of one file.
+MAX_CELLS = 50_000_000
+#: Decompressed size of a Parquet file's data, in bytes (read from its metadata).
+MAX_DECOMPRESSED_BYTES = 1 << 30
+#: Nesting depth of JSON reported when the parser gives up (a table cell is never nested).
+MAX_JSON_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds a reader enforces; ``None`` turns a bound off."""
+
+    max_rows: int | None = MAX_ROWS
+    max_columns: int | None = MAX_COLUMNS
+    max_cells: int | None = MAX_CELLS
+    max_decompressed_bytes: int | None = MAX_DECOMPRESSED_BYTES
+
+
+#: What uploads are held to.
+UPLOAD_LIMITS = Limits()
+#: Folders on the user's own disk (``load_dataset``): size is theirs to choose, but no table
+#: has a thousand columns.
+LOCAL_LIMITS = Limits(max_rows=None, max_cells=None, max_decompressed_bytes=None)
+
+
+def check_columns(source: str, columns, limits: Limits) -> None:
+    """Refuse more than ``limits.max_columns`` columns (``columns``: the header cells)."""
+    limit = limits.max_columns
+    n = len(columns)
+    if limit is None or n <= limit:
+        return
+    raise DataError(
+        f"{source}, column {limit + 1:,} ({str(columns[limit])[:40]!r}): the file has {n:,} "
+        f"columns, more than the limit of {limit:,} columns (MAX_COLUMNS in data.limits); a "
+        "table needs its id columns and one column per attribute, so keep only the columns "
+        "needed or split the file"
+    )
+
+
+def row_cap(limits: Limits, n_columns: int) -> int | None:
+    """Most data rows a file with ``n_columns`` columns may have, or None for no bound."""
+    caps = []
+    if limits.max_rows is not None:
+        caps.append(limits.max_rows)
+    if limits.max_cells is not None:
+        caps.append(limits.max_cells // max(n_columns, 1))
+    return min(caps) if caps else None
+
+
+def check_rows(source: str, n_rows: int, n_columns: int, limits: Limits) -> None:
+    """Refuse more data rows than ``limits`` allow for ``n_columns`` columns."""
+    cap = row_cap(limits, n_columns)
+    if cap is None or n_rows <= cap:
+        return
+    if limits.max_rows is not None and n_rows > limits.max_rows:
+        what = f"more than the limit of {limits.max_rows:,} data rows (MAX_ROWS in data.limits)"
+    else:
+        what = (
+            f"{n_rows:,} rows x {n_columns:,} columns, more than the limit of "
+            f"{limits.max_cells:,} cells (MAX_CELLS in data.limits)"
+        )
+    raise DataError(
+        f"{source}, row {cap + 1:,}: the file has {what}; split it into several files "
+        "(for example one per attribute or per judge) and load them one by one"
+    )
+
+
+def check_parquet_metadata(source: str, metadata, schema, limits: Limits) -> None:
+    """Refuse a Parquet file whose metadata exceed ``limits``, before decompressing it.
+
+    ``metadata`` is a ``pyarrow.parquet.FileMetaData`` and ``schema`` its Arrow schema.
+    """
+    check_columns(source, list(schema.names), limits)
+    check_rows(source, int(metadata.num_rows), len(schema.names), limits)
+    limit = limits.max_decompressed_bytes
+    if limit is None:
+        return
+    size = sum(
+        max(int(metadata.row_group(i).total_byte_size), 0) for i in range(metadata.num_row_groups)
+    )
+    if size > limit:
+        raise DataError(
+            f"{source}: the Parquet file's data decompress to {size / 1e6:,.1f} MB ({size:,} "
+            f"bytes, from its metadata), more than the limit of {limit / 1e6:,.1f} MB "
+            f"({limit:,} bytes, MAX_DECOMPRESSED_BYTES in data.limits); split it into smaller "
+            "files or keep only the columns needed"
+        )
