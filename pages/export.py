@@ -15,6 +15,7 @@ import zipfile
 import pandas as pd
 import plotly.io as pio
 
+from data.spreadsheet import spreadsheet_csv
 from pages.ui import slug
 
 _STYLE = """
@@ -85,12 +86,16 @@ def report_html(
 
 
 def tables_zip(views: dict) -> bytes:
-    """A zip with one CSV per registered table (figures' data included)."""
+    """A zip with one CSV per registered table (figures' data included).
+
+    The CSVs are for spreadsheets, so text that would start a formula is neutralised
+    (``data.spreadsheet``); the registered tables themselves are not changed.
+    """
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for page, items in views.items():
             for name, view in items.items():
                 df = view.get("data")
                 if isinstance(df, pd.DataFrame):
-                    zf.writestr(f"{slug(page)}/{slug(name)}.csv", df.to_csv(index=False))
+                    zf.writestr(f"{slug(page)}/{slug(name)}.csv", spreadsheet_csv(df))
     return buf.getvalue()

@@ -15,6 +15,7 @@ import plotly.io as pio
 import streamlit as st
 
 from data.schema import DataError
+from data.spreadsheet import spreadsheet_csv
 
 log = logging.getLogger("judgescope")
 
@@ -93,13 +94,13 @@ def heatmap(
 
 
 def table(df: pd.DataFrame, title: str, *, page: str, show: bool = True, **kwargs) -> None:
-    """Show a table with a CSV download button; keep it for the report."""
+    """Show a table with a CSV download button (formulas neutralised); keep it for the report."""
     if show:
         st.dataframe(df, **kwargs)
         remember(page, title, data=df)
     st.download_button(
         f"⬇ CSV: {title}",
-        df.to_csv(index=False).encode("utf-8"),
+        spreadsheet_csv(df).encode("utf-8"),
         file_name=f"{slug(title)}.csv",
         mime="text/csv",
         key=f"{page}.csv.{slug(title)}",

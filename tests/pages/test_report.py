@@ -53,3 +53,22 @@ def test_report_page_empty_then_with_views():
     at.run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Figures"] == "1"
+
+
+def test_tables_zip_neutralises_formulas_but_not_numbers():
+    df = pd.DataFrame({"candidate": ["=HYPERLINK(1)", "@sum", "ok"], "shift": [-0.5, 0.1, -2.0]})
+    views = {"agreement": {"Shifts": {"fig": None, "data": df}}}
+    with zipfile.ZipFile(io.BytesIO(export.tables_zip(views))) as zf:
+        back = pd.read_csv(zf.open("agreement/shifts.csv"))
+    assert back["candidate"].tolist() == ["'=HYPERLINK(1)", "'@sum", "ok"]
+    assert back["shift"].tolist() == [-0.5, 0.1, -2.0]
+    assert df["candidate"].iloc[0] == "=HYPERLINK(1)"  # the registered table is unchanged
+
+
+def test_csv_download_of_every_table_is_neutralised(monkeypatch):
+    from pages import ui
+
+    got = {}
+    monkeypatch.setattr(ui.st, "download_button", lambda label, data, **kw: got.update(data=data))
+    ui.table(pd.DataFrame({"judge": ["-cmd"], "p": [-0.25]}), "T", page="p", show=False)
+    assert got["data"].decode("utf-8").splitlines() == ["judge,p", "'-cmd,-0.25"]
