@@ -18,6 +18,7 @@ cannot hold it exactly (infinite, or a whole number from 2**53 on); two rows wit
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -404,9 +405,16 @@ def _check_table_into(
         problems.add(f"{source}: expected a table (pandas DataFrame), got {type(df).__name__}")
         return None
     spec = TABLES[name]
-    if len(df.columns) == 0 and len(df) == 0:
-        # a table with nothing at all is an empty table of this kind
-        df = pd.DataFrame({c: [] for c in spec})
+    if len(df) == 0 and (len(df.columns) == 0 or list(df.columns) == list(spec)):
+        # nothing at all, or no rows under the canonical header: the empty canonical table
+        # (most tables of an upload are empty; checking them column by column costs more
+        # than reading the file)
+        return _empty_canonical(name).copy()
+    return _checked(df, name, source, scale, problems)
+
+
+def _checked(df, name, source, scale, problems: Problems) -> pd.DataFrame | None:
+    spec = TABLES[name]
     found = _match_columns(df, name, source, problems)
     if any(spec[c][1] and c not in found for c in spec):
         # without the required columns the cell checks would only add noise
@@ -441,6 +449,15 @@ def _check_table_into(
         table[col] = original[col].to_numpy()
     _check_values(table, name, source, scale, problems)
     return table
+
+
+@functools.cache
+def _empty_canonical(name: str) -> pd.DataFrame:
+    """What the checks make of an empty table with the canonical columns (computed once)."""
+    problems = Problems()
+    out = _checked(pd.DataFrame({c: [] for c in TABLES[name]}), name, name, None, problems)
+    assert out is not None and not problems, problems.lines
+    return out
 
 
 def _check_values(table, name, source, scale, problems: Problems) -> None:
