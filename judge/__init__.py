@@ -10,9 +10,9 @@ neither torch, transformers nor openai (a backend imports its library when const
   (``judge.backends.hf``).
 - Templates: :class:`Template`, :func:`builtin_templates`, :func:`load_templates`,
   :func:`check_fields`, :func:`attribute_values` (``judge.templates``).
-- Running: :func:`run_pairwise`, :func:`run_absolute`, :func:`plan_pairwise`,
-  :func:`plan_absolute` (``judge.runners``); :func:`estimate`, :class:`Estimate`
-  (``judge.estimate``).
+- Running: :func:`run_pairwise`, :func:`run_absolute`, :class:`RunResult`
+  (``judge.runners``); :func:`plan_pairwise`, :func:`plan_absolute` (``judge.plan``);
+  :func:`estimate`, :class:`Estimate` (``judge.estimate``).
 - The ``judge`` column: :func:`judge_name`, :func:`parse_judge_name` (``judge.names``).
 - Run store: :class:`RunStore`, :func:`default_store_path` (``judge.store``).
 
@@ -41,8 +41,9 @@ _LAZY = {
     "attribute_values": "judge.templates",
     "run_pairwise": "judge.runners",
     "run_absolute": "judge.runners",
-    "plan_pairwise": "judge.runners",
-    "plan_absolute": "judge.runners",
+    "RunResult": "judge.runners",
+    "plan_pairwise": "judge.plan",
+    "plan_absolute": "judge.plan",
     "judge_name": "judge.names",
     "parse_judge_name": "judge.names",
     "estimate": "judge.estimate",

@@ -31,7 +31,6 @@ import sqlite3
 import sys
 import threading
 import warnings
-from collections.abc import Mapping
 from pathlib import Path
 
 EXIT_BAD_INPUT = 2
@@ -299,7 +298,7 @@ def _cmd_run(args) -> int:
     )
     try:
         if template.kind == "comparative":
-            df = run_pairwise(
+            result = run_pairwise(
                 dataset,
                 selection=args.selection,
                 budget=args.budget,
@@ -308,39 +307,40 @@ def _cmd_run(args) -> int:
                 n_samples=args.samples or 5,
                 **common,
             )
-            bad = int(df["p_first"].isna().sum())
         else:
-            df = run_absolute(
+            result = run_absolute(
                 dataset,
                 mode=mode,
                 n_samples=args.samples or 3,
                 parse_rule=args.parse_rule,
                 **common,
             )
-            bad = int(df["score"].isna().sum())
     finally:
         for bar in bars:
             bar.close()
-    write_table(df, out)
-    print(_summary(df.attrs, len(df), bad, out), file=sys.stderr)
+    write_table(result.table, out)
+    print(_summary(result, out), file=sys.stderr)
     return 0
 
 
-def _summary(a: Mapping, n_rows: int, bad: int, out: Path) -> str:
-    """The closing lines of ``run``: what was written, where the answers came from, failures."""
-    others = a.get("n_by_others", 0)
+def _summary(result, out: Path) -> str:
+    """The closing lines of ``run``: notes and warnings, what was written, where the answers
+    came from, failures (``result``: a :class:`judge.runners.RunResult`)."""
+    value = "p_first" if result.kind == "pairwise" else "score"
+    bad = int(result.table[value].isna().sum())
+    others = result.n_by_others
     by_others = f", {others:,} answered by another run on this store" if others else ""
-    lines = [
-        f"wrote {n_rows:,} rows to {out} ({a.get('n_calls', 0):,} model calls: "
-        f"{a.get('n_cached', 0):,} from the store, {a.get('n_called', 0):,} new{by_others}; "
-        f"{bad:,} rows without a usable answer; judge {a.get('judge')!r})"
-    ]
-    n_failed = a.get("n_failed", 0)
-    if n_failed:
-        reasons = ", ".join(f"{code} {n:,}" for code, n in (a.get("failures") or {}).items())
+    lines = [f"note: {n}" for n in result.notes] + [f"warning: {w}" for w in result.warnings]
+    lines.append(
+        f"wrote {result.n_rows:,} rows to {out} ({result.n_calls:,} model calls: "
+        f"{result.n_cached:,} from the store, {result.n_called:,} new{by_others}; "
+        f"{bad:,} rows without a usable answer; judge {result.judge!r})"
+    )
+    if result.n_failed:
+        reasons = ", ".join(f"{code} {n:,}" for code, n in result.failures.items())
         lines.append(
-            f"{n_failed:,} model call(s) failed ({reasons}); their rows have no score and the "
-            "reason in 'raw'; run the same command again to ask them again"
+            f"{result.n_failed:,} model call(s) failed ({reasons}); their rows have no score "
+            "and the reason in 'raw'; run the same command again to ask them again"
         )
     return "\n".join(lines)
 
@@ -360,7 +360,7 @@ def main(argv=None) -> int:
 
     parser = _parser()
     args = parser.parse_args(argv)
-    warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"
+    warnings.formatwarning = lambda msg, cat, *a, **k: f"warning: {msg}\n"  # libraries' ones
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)

@@ -1,6 +1,6 @@
 """What a judge run will cost before it runs: model calls, tokens and an approximate price.
 
-The estimate plans the run exactly as :mod:`judge.runners` would (same selection, same
+The estimate plans the run exactly as :mod:`judge.runners` would (:mod:`judge.plan`) (same selection, same
 prompts, same store keys), so ``n_cached`` is what a resumed run will skip. Tokens are
 counted with the backend's ``count_tokens`` (the real tokenizer for transformers models,
 about four characters a token for API models). Prices come from a small table of USD per
@@ -19,7 +19,7 @@ import pandas as pd
 
 from data.schema import Dataset
 from judge.backends.base import Decoding, GenerateRequest, LabelRequest
-from judge.runners import Plan, backend_identity, plan_absolute, plan_pairwise
+from judge.plan import Plan, backend_identity, plan_for
 from judge.store import RunStore
 
 DEFAULT_PRICES = Path(__file__).with_name("prices.csv")
@@ -186,38 +186,22 @@ def estimate(
         count = backend.count_tokens
         priced = desc.get("kind") == "openai"
     decoding = decoding or Decoding()
-    if template.kind == "comparative":
-        mode = mode or "probs"
-        plan = plan_pairwise(
-            dataset,
-            attribute=attribute,
-            template=template,
-            backend=backend,
-            selection=selection,
-            budget=budget,
-            random_state=random_state,
-            mode=mode,
-            n_samples=n_samples or 5,
-            decoding=decoding,
-            contexts=contexts,
-            domain=domain,
-            values=values,
-        )
-    else:
-        mode = mode or "samples"
-        plan = plan_absolute(
-            dataset,
-            attribute=attribute,
-            template=template,
-            backend=backend,
-            mode=mode,
-            n_samples=n_samples or 3,
-            decoding=decoding,
-            parse_rule=parse_rule,
-            contexts=contexts,
-            domain=domain,
-            values=values,
-        )
+    plan = plan_for(
+        dataset,
+        attribute=attribute,
+        template=template,
+        backend=backend,
+        mode=mode,
+        n_samples=n_samples,
+        selection=selection,
+        budget=budget,
+        random_state=random_state,
+        parse_rule=parse_rule,
+        decoding=decoding,
+        contexts=contexts,
+        domain=domain,
+        values=values,
+    )
     keys = list(plan.requests)
     cached: set[str] = set()
     if store is not False:
@@ -243,7 +227,9 @@ def estimate(
             note = "approximate list price; check your provider"
     if plan.request_kind == "generate":
         note += "; output tokens are an upper bound (max_new_tokens per sample)"
-    return Estimate(len(keys), len(cached), prompt_tokens, output_tokens, price, model, mode, note)
+    return Estimate(
+        len(keys), len(cached), prompt_tokens, output_tokens, price, model, plan.mode, note
+    )
 
 
 __all__ = ["Estimate", "estimate", "load_prices", "price_for", "prices_path"]

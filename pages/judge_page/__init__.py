@@ -4,7 +4,9 @@
   estimate, and the background run with progress and cancel;
 - :mod:`~pages.judge_page.backend_column`: the backend and its model, API key or loading;
 - :mod:`~pages.judge_page.outputs_tab`: the raw answers of a judge, unparsed ones marked;
-- :mod:`~pages.judge_page.import_tab`: published and uploaded judge outputs.
+- :mod:`~pages.judge_page.import_tab`: published and uploaded judge outputs;
+- :mod:`~pages.judge_page.summary`: the last run's calls (cached, new, by another run,
+  failed by reason), warnings and notes, above the tabs.
 
 Widget keys start with ``judge.``; the keys below hold the page's state between reruns.
 """

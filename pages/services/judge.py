@@ -394,9 +394,8 @@ class JudgeJob:
         self.cancel = threading.Event()
         self.n_done = 0
         self.n_total = 0
-        self.result: pd.DataFrame | None = None
+        self.result = None  # the judge.runners.RunResult, once the run has ended well
         self.error: str | None = None
-        self.warnings: list[str] = []
         self.ended: float | None = None
         #: None until the page has taken the result; then the new dataset's name ("" if none)
         self.merged_into: str | None = None
@@ -416,8 +415,6 @@ class JudgeJob:
         self.n_done, self.n_total = int(n_done), int(n_total)
 
     def _work(self, ds, api_key, backend, store) -> None:
-        import warnings
-
         from judge.runners import run_absolute, run_pairwise
 
         try:
@@ -428,18 +425,15 @@ class JudgeJob:
             run = run_pairwise if self.settings.kind == "pairwise" else run_absolute
             if self.settings.kind == "absolute":
                 kw.pop("selection", None)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                self.result = run(
-                    ds,
-                    template=self.template,
-                    backend=backend,
-                    store=store,
-                    progress=self._progress,
-                    cancel=self.cancel,
-                    **kw,
-                )
-            self.warnings = [str(w.message) for w in caught]
+            self.result = run(
+                ds,
+                template=self.template,
+                backend=backend,
+                store=store,
+                progress=self._progress,
+                cancel=self.cancel,
+                **kw,
+            )
         except Exception as err:  # shown on the page; the trace goes to the server log
             _log_error("judge run failed", err)
             self.error = f"{type(err).__name__}: {err}" if not str(err) else str(err)
@@ -456,31 +450,26 @@ class JudgeJob:
 
         The outputs go into a copy of the judged dataset named ``"<source> + <judge>"`` (the
         source name itself when it already ends so: running a judge again replaces its
-        outputs). The summary holds the judge, table, call counts (n_calls, n_cached,
-        n_called), n_rows, cancelled and notes; or only ``error``.
+        outputs). The summary is ``RunResult.summary()`` (judge, call counts: n_calls,
+        n_cached, n_called, n_by_others, n_failed and failures by reason, n_in_progress;
+        n_rows, cancelled, notes, warnings) plus ``table`` and ``dataset``; or only
+        ``error``.
         """
         if not self.finished:
             raise RuntimeError("the judge run has not finished yet")
         if self.error:
             return "", None, {"error": self.error}
-        rows = self.result
-        judge = rows.attrs.get("judge", self.settings.model)
-        table = "comparisons" if self.settings.kind == "pairwise" else "ratings"
-        suffix = f" + {judge}"
+        result = self.result
+        table = "comparisons" if result.kind == "pairwise" else "ratings"
+        suffix = f" + {result.judge}"
         name = (
             self.source_name if self.source_name.endswith(suffix) else (self.source_name + suffix)
         )
-        merged = merge_outputs(self.source, table, rows, name) if len(rows) else None
+        merged = merge_outputs(self.source, table, result.table, name) if result.n_rows else None
         summary = {
-            "judge": judge,
+            **result.summary(),
             "table": table,
             "dataset": name if merged is not None else "",
-            "n_calls": rows.attrs.get("n_calls", 0),
-            "n_cached": rows.attrs.get("n_cached", 0),
-            "n_called": rows.attrs.get("n_called", 0),
-            "n_rows": len(rows),
-            "cancelled": bool(rows.attrs.get("cancelled", False)),
-            "notes": list(rows.attrs.get("notes", [])) + self.warnings,
         }
         return name, merged, summary
 

@@ -144,14 +144,16 @@ def test_every_fault_fails_its_call_only_and_is_asked_once_more_next_run(mode, t
     with FakeOpenAI() as fake:
         for k, kind in enumerate(FAULT_KINDS):
             fake.fault(f"F{k}X", kind, seconds=600.0)  # every time: these prompts always fail
-        df = run_absolute(ds, backend=backend_for(fake, max_retries=0, timeout=1.0), **kw)
+        result = run_absolute(ds, backend=backend_for(fake, max_retries=0, timeout=1.0), **kw)
+        df = result.table
         first_calls = fake.calls_by_prompt
         fake.clear_faults()
-        again = run_absolute(ds, backend=backend_for(fake, max_retries=0, timeout=1.0), **kw)
+        again_run = run_absolute(ds, backend=backend_for(fake, max_retries=0, timeout=1.0), **kw)
+        again = again_run.table
         calls = fake.calls_by_prompt
         answers = fake.answers_by_prompt
     # the first run finished with a row per candidate; failures are NaN with their reason
-    assert len(df) == len(ds.candidates) and not df.attrs["cancelled"]
+    assert len(df) == len(ds.candidates) and not result.cancelled
     failing = {c: code for c, code in want.items() if code is not None}
     for row in df.itertuples():
         if row.candidate_id in failing:
@@ -159,13 +161,13 @@ def test_every_fault_fails_its_call_only_and_is_asked_once_more_next_run(mode, t
             assert row.raw.startswith(f"[error] {failing[row.candidate_id]}:"), row.raw
         else:
             assert not row.raw.startswith("[error]"), row.raw
-    assert df.attrs["n_failed"] == len(failing)
-    assert df.attrs["failures"] == dict(Counter(failing.values()))
+    assert result.n_failed == len(failing)
+    assert result.failures == dict(Counter(failing.values()))
     assert set(first_calls.values()) == {1}  # no retry inside the run (max_retries=0)
     # the next run: every failure asked exactly once more, no answered prompt paid again
-    assert again.attrs["n_failed"] == 0 and again["raw"].str.startswith("[error]").sum() == 0
-    assert again.attrs["n_called"] == len(failing)
-    assert again.attrs["n_cached"] == len(ds.candidates) - len(failing)
+    assert again_run.n_failed == 0 and again["raw"].str.startswith("[error]").sum() == 0
+    assert again_run.n_called == len(failing)
+    assert again_run.n_cached == len(ds.candidates) - len(failing)
     markers = [f"F{k}X" for k, kind in enumerate(FAULT_KINDS) if EXPECTED_CODE[kind][column]]
     failing_prompts = {p for p in calls if any(m in p for m in markers)}
     assert len(failing_prompts) == len(failing)
@@ -179,7 +181,7 @@ def test_one_off_faults_are_retried_within_the_run(tmp_path):
     with FakeOpenAI() as fake:
         for k, kind in enumerate(FAULT_KINDS):
             fake.fault(f"F{k}X", kind, times=1, seconds=600.0)
-        df = run_absolute(
+        result = run_absolute(
             ds,
             attribute="coherence",
             template=TEMPLATES["geval"],
@@ -187,8 +189,9 @@ def test_one_off_faults_are_retried_within_the_run(tmp_path):
             mode="expected",
             store=tmp_path / "runs.sqlite",
         )
+        df = result.table
         calls = fake.calls_by_prompt
-    assert df.attrs["n_failed"] == 0 and df["score"].notna().all()
+    assert result.n_failed == 0 and df["score"].notna().all()
     assert sorted(calls.values()) == [1] + [2] * len(FAULT_KINDS)
 
 
@@ -196,20 +199,21 @@ def test_a_prompt_that_always_fails_does_not_stop_the_run(tmp_path):
     ds = pairwise_dataset(2, 4, broken="doc0/s1")
     with FakeOpenAI() as fake:
         fake.fault("BROKEN", "null-message")  # every call, every retry
-        df = run_pairwise(
+        result = run_pairwise(
             ds,
             attribute="coherence",
             template=C2,
             backend=backend_for(fake, max_retries=2),
             store=tmp_path / "runs.sqlite",
         )
+        df = result.table
         calls = fake.calls_by_prompt
     broken = df["first_id"].eq("s1") | df["second_id"].eq("s1")
     broken &= df["context_id"].eq("doc0")
     assert len(df) == 24 and broken.sum() == 6
     assert df.loc[broken, "p_first"].isna().all() and df.loc[~broken, "p_first"].notna().all()
     assert df.loc[broken, "raw"].str.contains("gave up after 3 attempts").all()
-    assert df.attrs["n_failed"] == 6 and df.attrs["failures"] == {"bad-response": 6}
+    assert result.n_failed == 6 and result.failures == {"bad-response": 6}
     assert sorted(calls.values()) == [1] * 18 + [3] * 6
 
 
@@ -280,14 +284,16 @@ def test_an_exception_for_one_request_fails_that_request_only(tmp_path):
     store = tmp_path / "runs.sqlite"
     kw = dict(attribute="coherence", template=C2, store=store, chunk_size=12)
     backend = ChunkedBackend("BROKEN")
-    df = run_pairwise(ds, backend=backend, **kw)
+    result = run_pairwise(ds, backend=backend, **kw)
+    df = result.table
     # the chunk raised; each request was then asked alone: 6 answers, 6 failures
     assert backend.calls == [12] + [1] * 12
     bad = df["raw"].str.startswith("[error] exception: ValueError: tokenizer choked", na=False)
     assert bad.sum() == 6 and df.loc[~bad, "p_first"].eq(0.25).all()
-    assert df.attrs["failures"] == {"exception": 6}
+    assert result.failures == {"exception": 6}
     backend.poison = "no such text"
-    again = run_pairwise(ds, backend=backend, **kw)
+    again_run = run_pairwise(ds, backend=backend, **kw)
+    again = again_run.table
     assert backend.calls[13:] == [6]  # only the failures, once each
     assert again["p_first"].notna().all()
 
@@ -318,11 +324,12 @@ class BreakingStream:
 
 def test_a_backend_that_breaks_off_fails_the_rest_and_keeps_what_it_gave(tmp_path):
     ds = pairwise_dataset(1, 3)
-    df = run_pairwise(
+    result = run_pairwise(
         ds, attribute="coherence", template=C2, backend=BreakingStream(), store=tmp_path / "s"
     )
+    df = result.table
     assert df["p_first"].notna().sum() == 2 and len(df) == 6
-    assert df.attrs["failures"] == {"exception": 4}
+    assert result.failures == {"exception": 4}
     assert df["raw"].str.contains("ConnectionAbortedError", na=False).sum() == 4
 
 
@@ -378,9 +385,9 @@ def test_a_second_run_takes_over_what_a_cancelled_first_run_gives_up(tmp_path):
         answers = fake.answers_by_prompt
     first, second = out["a"], out["b"]
     # A got 5 answers (its table may hold more: B's answers, stored meanwhile)
-    assert first.attrs["cancelled"] and first.attrs["n_called"] == 5
-    assert len(second) == 24 and second["p_first"].notna().all()
-    assert (second.attrs["n_cached"], second.attrs["n_called"]) == (5, 19)
+    assert first.cancelled and first.n_called == 5
+    assert second.n_rows == 24 and second.table["p_first"].notna().all()
+    assert (second.n_cached, second.n_called) == (5, 19)
     assert len(answers) == 24 and set(answers.values()) == {1}  # nothing paid twice
     assert in_progress(path).empty
 
@@ -398,12 +405,12 @@ def test_cancel_while_waiting_reports_the_calls_in_progress(tmp_path):
         cancel_b.set()
         b.join(DEADLINE_S)
         waiting = out["b"]
-        assert waiting.attrs["cancelled"] and waiting.attrs["n_in_progress"] == 12
-        assert len(waiting) == 0 and waiting.attrs["n_called"] == 0
+        assert waiting.cancelled and waiting.n_in_progress == 12
+        assert waiting.n_rows == 0 and waiting.n_called == 0
         fake.release()
         a.join(DEADLINE_S)
         answers = fake.answers_by_prompt
-    assert len(out["a"]) == 12 and out["a"].attrs["n_called"] == 12
+    assert out["a"].n_rows == 12 and out["a"].n_called == 12
     assert len(answers) == 12 and set(answers.values()) == {1}
 
 

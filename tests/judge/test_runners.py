@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +96,7 @@ def test_pairwise_probs_all_pairs_and_resume(fake_openai, tmp_path):
     ds = tiny_dataset()
     store = RunStore(tmp_path / "runs.sqlite")
     seen = []
-    df = run_pairwise(
+    result = run_pairwise(
         ds,
         attribute="coherence",
         template=C2,
@@ -103,6 +104,7 @@ def test_pairwise_probs_all_pairs_and_resume(fake_openai, tmp_path):
         store=store,
         progress=lambda done, total: seen.append((done, total)),
     )
+    df = result.table
     assert list(df.columns) == [
         "context_id",
         "attribute",
@@ -125,23 +127,24 @@ def test_pairwise_probs_all_pairs_and_resume(fake_openai, tmp_path):
     assert df["sample"].eq(0).all() and df["verdict"].isna().all()
     assert fake_openai.n_chat_calls == 24 + 1  # one probe from check()
     assert seen[0] == (0, 24) and seen[-1] == (24, 24)
-    assert df.attrs["n_called"] == 24 and df.attrs["n_cached"] == 0
+    assert result.n_called == 24 and result.n_cached == 0
     # the same run again: everything from the store, not even a probe
-    again = run_pairwise(
+    again_run = run_pairwise(
         ds, attribute="coherence", template=C2, backend=backend_for(fake_openai), store=store
     )
+    again = again_run.table
     assert fake_openai.n_chat_calls == 25
-    assert again.attrs["n_cached"] == 24 and again.attrs["n_called"] == 0
+    assert again_run.n_cached == 24 and again_run.n_called == 0
     pd.testing.assert_frame_equal(df, again, check_like=False)
     # re-export from the store alone gives the same table
-    pd.testing.assert_frame_equal(store.export_comparisons(df.attrs["run_id"]), df)
+    pd.testing.assert_frame_equal(store.export_comparisons(result.run_id), df)
     store.close()
 
 
 def test_pairwise_samples_rows_per_sample(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     dec = Decoding(temperature=0.7, top_p=0.9, max_new_tokens=16, seed=3)
-    df = run_pairwise(
+    result = run_pairwise(
         ds,
         attribute="coherence",
         template=C2,
@@ -151,6 +154,7 @@ def test_pairwise_samples_rows_per_sample(fake_openai, tmp_path):
         decoding=dec,
         store=tmp_path / "s.sqlite",
     )
+    df = result.table
     assert len(df) == 6 * 4
     assert set(df["judge"]) == {"fake-model/liusie-c2/t0.7-p0.9"}
     assert fake_openai.n_chat_calls == 6 + 1  # n=4 per call, plus the probe
@@ -170,10 +174,13 @@ def test_pairwise_samples_rows_per_sample(fake_openai, tmp_path):
 
 
 def test_probs_fall_back_to_samples_without_logprobs(tmp_path):
+    """The fallback is said in the result's warnings, not through the process-wide warnings
+    module (which a background run would share with every other session)."""
     ds = tiny_dataset(1, 3)
     with FakeOpenAI(offer_logprobs=False) as fake:
-        with pytest.warns(UserWarning, match="no token probabilities"):
-            df = run_pairwise(
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = run_pairwise(
                 ds,
                 attribute="coherence",
                 template=C2,
@@ -181,7 +188,12 @@ def test_probs_fall_back_to_samples_without_logprobs(tmp_path):
                 n_samples=2,
                 store=tmp_path / "s.sqlite",
             )
-    assert len(df) == 6 * 2 and df.attrs["mode"] == "samples"
+            df = result.table
+    assert len(result.warnings) == 1
+    assert "no token probabilities" in result.warnings[0]
+    assert "sampling 2 answers per pair" in result.warnings[0]
+    assert not [w for w in caught if "token probabilities" in str(w.message)]
+    assert len(df) == 6 * 2 and result.mode == "samples"
     assert set(df["judge"]) == {"fake-model/liusie-c2/t1-p1"}
 
 
@@ -195,15 +207,18 @@ def test_selection_and_budget(fake_openai, tmp_path):
         budget=4,
         store=tmp_path / "s.sqlite",
     )
-    df = run_pairwise(ds, random_state=7, **kw)
+    result = run_pairwise(ds, random_state=7, **kw)
+    df = result.table
     assert df.groupby("context_id").size().tolist() == [4, 4, 4]
     for _, g in df.groupby("context_id"):
         unordered = {frozenset(p) for p in zip(g["first_id"], g["second_id"], strict=True)}
         assert len(unordered) == 4  # never both orders of a pair
-    same = run_pairwise(ds, random_state=7, **kw)
+    same_run = run_pairwise(ds, random_state=7, **kw)
+    same = same_run.table
     pd.testing.assert_frame_equal(df, same)
     # a context's pairs do not depend on which other contexts run
-    only = run_pairwise(ds, random_state=7, contexts=["doc1"], **kw)
+    only_run = run_pairwise(ds, random_state=7, contexts=["doc1"], **kw)
+    only = only_run.table
     pd.testing.assert_frame_equal(
         only.reset_index(drop=True), df[df["context_id"] == "doc1"].reset_index(drop=True)
     )
@@ -219,7 +234,8 @@ def test_failures_are_asked_again_refusals_are_not(fake_openai, tmp_path):
     backend = backend_for(fake_openai, max_concurrency=1)
     backend.check()
     fake_openai.fail_next(400, 2, message="bad request")
-    df = run_pairwise(ds, backend=backend, **kw)
+    result = run_pairwise(ds, backend=backend, **kw)
+    df = result.table
     failed = df[df["raw"].str.startswith("[error] http-400", na=False)]
     refused = df[df["raw"].str.startswith("[refusal]", na=False)]
     # one call at a time in plan order: the failures hit (s0, s1) and (s0, s2)
@@ -230,7 +246,8 @@ def test_failures_are_asked_again_refusals_are_not(fake_openai, tmp_path):
     assert failed["p_first"].isna().all()
     assert len(refused) == 3 and refused["p_first"].isna().all()  # the other pairs with s2
     calls = fake_openai.n_chat_calls
-    again = run_pairwise(ds, backend=backend_for(fake_openai), **kw)
+    again_run = run_pairwise(ds, backend=backend_for(fake_openai), **kw)
+    again = again_run.table
     assert fake_openai.n_chat_calls - calls == 2 + 1  # the two failures and a probe
     assert not again["raw"].str.startswith("[error]", na=False).any()
     assert again["raw"].str.startswith("[refusal]", na=False).sum() == 4
@@ -246,19 +263,21 @@ def test_cancel_then_resume(fake_openai, tmp_path):
             cancel.set()
 
     kw = dict(attribute="coherence", template=C2, store=store)
-    part = run_pairwise(
+    part_run = run_pairwise(
         ds,
         backend=backend_for(fake_openai, max_concurrency=2),
         progress=progress,
         cancel=cancel,
         **kw,
     )
-    assert part.attrs["cancelled"] and 5 <= len(part) < 24
-    assert part.attrs["n_missing"] == 24 - len(part)
+    part = part_run.table
+    assert part_run.cancelled and 5 <= len(part) < 24
+    assert part_run.n_missing == 24 - len(part)
     asked = len(fake_openai.work_prompts)
     assert asked == len(part)  # in-flight answers were kept, nothing else was sent
-    full = run_pairwise(ds, backend=backend_for(fake_openai), **kw)
-    assert len(full) == 24 and not full.attrs["cancelled"]
+    full_run = run_pairwise(ds, backend=backend_for(fake_openai), **kw)
+    full = full_run.table
+    assert len(full) == 24 and not full_run.cancelled
     assert len(fake_openai.work_prompts) == 24  # each prompt asked once over both runs
     assert len(set(fake_openai.work_prompts)) == 24
 
@@ -294,7 +313,7 @@ class ChunkedBackend:
 def test_backend_without_streaming_is_chunked(tmp_path):
     ds = tiny_dataset(2, 4)
     backend = ChunkedBackend()
-    df = run_pairwise(
+    result = run_pairwise(
         ds,
         attribute="coherence",
         template=C2,
@@ -302,6 +321,7 @@ def test_backend_without_streaming_is_chunked(tmp_path):
         store=tmp_path / "s.sqlite",
         chunk_size=10,
     )
+    df = result.table
     assert backend.calls == [10, 10, 4]
     assert np.allclose(df["p_first"], 0.25) and set(df["judge"]) == {"chunky/liusie-c2"}
     run_pairwise(
@@ -317,7 +337,7 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     store = RunStore(tmp_path / "s.sqlite")
     tpl = TEMPLATES["liusie-s1"]
-    df = run_absolute(
+    result = run_absolute(
         ds,
         attribute="coherence",
         template=tpl,
@@ -326,6 +346,7 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
         decoding=Decoding(temperature=1.0, top_p=0.9),
         store=store,
     )
+    df = result.table
     assert list(df.columns) == [
         "context_id",
         "candidate_id",
@@ -342,7 +363,7 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
     # is a scale mention), "Score: 4" -> 4
     assert df["score"].tolist() == [tpl.parse_answer(r).value for r in df["raw"]]
     # the stored raw answers read with the first-number rule, no model involved
-    first = store.export_ratings(df.attrs["run_id"], parse_rule="first")
+    first = store.export_ratings(result.run_id, parse_rule="first")
     assert first["raw"].tolist() == df["raw"].tolist()
     assert first["score"].tolist() == [3.0, 4.0] * 3
     store.close()
@@ -351,7 +372,7 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
 def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
     ds = tiny_dataset(1, 2)
     tpl = TEMPLATES["chiang-lee-story"]
-    df = run_absolute(
+    result = run_absolute(
         ds,
         attribute="grammaticality",
         template=tpl,
@@ -360,6 +381,7 @@ def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
         domain="story",
         store=tmp_path / "s.sqlite",
     )
+    df = result.table
     assert len(df) == 6
     spec = tpl.for_attribute("grammaticality", "story")
     text = dict(zip(ds.candidates["candidate_id"], ds.candidates["text"], strict=True))
@@ -374,7 +396,7 @@ def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
 def test_geval_expected_score(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     tpl = TEMPLATES["geval"]
-    df = run_absolute(
+    result = run_absolute(
         ds,
         attribute="coherence",
         template=tpl,
@@ -382,6 +404,7 @@ def test_geval_expected_score(fake_openai, tmp_path):
         mode="expected",
         store=tmp_path / "s.sqlite",
     )
+    df = result.table
     assert len(df) == 3 and set(df["judge"]) == {"fake-model/expected"}
     spec = tpl.for_attribute("coherence")
     text = dict(zip(ds.candidates["candidate_id"], ds.candidates["text"], strict=True))
@@ -457,18 +480,20 @@ def test_endpoint_down_is_caught_before_work(tmp_path):
 def test_cached_run_works_offline(tmp_path):
     ds = tiny_dataset(1, 3)
     with FakeOpenAI() as fake:
-        first = run_pairwise(
+        first_run = run_pairwise(
             ds,
             attribute="coherence",
             template=C2,
             backend=backend_for(fake),
             store=tmp_path / "s.sqlite",
         )
+        first = first_run.table
         url = fake.base_url
     offline = OpenAIBackend("fake-model", base_url=url)  # nothing listens there any more
-    again = run_pairwise(
+    again_run = run_pairwise(
         ds, attribute="coherence", template=C2, backend=offline, store=tmp_path / "s.sqlite"
     )
+    again = again_run.table
     pd.testing.assert_frame_equal(first, again)
 
 
@@ -484,7 +509,7 @@ def test_api_key_never_written(tmp_path, monkeypatch):
         fake.fail_next(400, 1, message=f"Incorrect API key provided: {SENTINEL}")
         backend = OpenAIBackend("fake-model", base_url=fake.base_url, max_concurrency=1)
         with RunStore(store_path) as store:
-            df = run_pairwise(
+            result = run_pairwise(
                 ds,
                 attribute="coherence",
                 template=C2,
@@ -493,7 +518,8 @@ def test_api_key_never_written(tmp_path, monkeypatch):
                 mode="samples",
                 n_samples=2,
             )
-            ratings = run_absolute(
+            df = result.table
+            ratings_run = run_absolute(
                 ds,
                 attribute="coherence",
                 template=TEMPLATES["geval"],
@@ -501,7 +527,8 @@ def test_api_key_never_written(tmp_path, monkeypatch):
                 store=store,
                 n_samples=1,
             )
-            exported = store.export_comparisons(df.attrs["run_id"])
+            ratings = ratings_run.table
+            exported = store.export_comparisons(result.run_id)
             assert exported["raw"].str.contains("redacted", na=False).sum() >= 1
         assert fake.n_answered > 0  # the key did reach the server
     outputs = []
@@ -514,9 +541,10 @@ def test_api_key_never_written(tmp_path, monkeypatch):
         blob = path.read_bytes()
         assert SENTINEL.encode() not in blob, path
         assert b"SENTINEL" not in blob, path
-    for table in (df, ratings):
+    for table, run in ((df, result), (ratings, ratings_run)):
         assert not table.astype(str).apply(lambda col: col.str.contains("SENTINEL")).any().any()
         assert "SENTINEL" not in repr(table.attrs)
+        assert "SENTINEL" not in repr(run) and "SENTINEL" not in repr(run.summary())
 
 
 # ---------------------------------------------------------------------------------------
@@ -619,11 +647,12 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
     ds = tiny_dataset(2, 3)
     backend = HFBackend(str(tiny_models[name]), answer_prefix=C2.answer_prefix, batch_size=4)
     store = RunStore(tmp_path / "s.sqlite")
-    df = run_pairwise(
+    result = run_pairwise(
         ds, attribute="coherence", template=C2, backend=backend, store=store, chunk_size=5
     )
+    df = result.table
     assert len(df) == 12 and df["p_first"].between(0, 1).all()
-    assert df.attrs["n_called"] == 12
+    assert result.n_called == 12
     # one prompt at a time, whole prompt, no prefix sharing: the same probabilities
     ref = HFBackend(
         str(tiny_models[name]), answer_prefix=C2.answer_prefix, share_prefix=False, batch_size=1
@@ -635,8 +664,9 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
             decoder_prefix=C2.decoder_prefix,
         )
         assert row.p_first == pytest.approx(ref.label_probs([req])[0].probs["A"], abs=1e-4)
-    again = run_pairwise(ds, attribute="coherence", template=C2, backend=backend, store=store)
-    assert again.attrs["n_called"] == 0
+    again_run = run_pairwise(ds, attribute="coherence", template=C2, backend=backend, store=store)
+    again = again_run.table
+    assert again_run.n_called == 0
     pd.testing.assert_frame_equal(df, again)
     store.close()
 
@@ -723,10 +753,11 @@ def test_tables_pass_validation_and_feed_arrays(fake_openai, tmp_path):
 
     ds = tiny_dataset(2, 3)
     store = tmp_path / "s.sqlite"
-    probs = run_pairwise(
+    probs_run = run_pairwise(
         ds, attribute="coherence", template=C2, backend=backend_for(fake_openai), store=store
     )
-    samples = run_pairwise(
+    probs = probs_run.table
+    samples_run = run_pairwise(
         ds,
         attribute="coherence",
         template=C2,
@@ -735,7 +766,8 @@ def test_tables_pass_validation_and_feed_arrays(fake_openai, tmp_path):
         mode="samples",
         n_samples=3,
     )
-    ratings = run_absolute(
+    samples = samples_run.table
+    ratings_run = run_absolute(
         ds,
         attribute="coherence",
         template=TEMPLATES["liusie-s2"],
@@ -743,6 +775,7 @@ def test_tables_pass_validation_and_feed_arrays(fake_openai, tmp_path):
         store=store,
         n_samples=2,
     )
+    ratings = ratings_run.table
     for table, name in ((probs, "comparisons"), (samples, "comparisons"), (ratings, "ratings")):
         checked = validate_table(table, name)
         assert len(checked) == len(table)

@@ -4,6 +4,7 @@ kept out of every file and export, imports of judge outputs, and the real benchm
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -213,6 +214,75 @@ def test_cancel_keeps_what_is_done_and_a_rerun_resumes(cache):
         assert f"30 model calls — {n_done} cached" in done and f"{30 - n_done} new" in done
         assert len(fake.answered_prompts) == 30  # nothing was asked twice
         assert len(at.session_state["app.datasets"][name].comparisons) == 750
+
+
+def test_summary_shows_failed_calls_and_calls_answered_by_another_run(cache):
+    """Another run on the same store (another session, a terminal) is asking 12 of the
+    page's 30 calls; the page's run asks the other 18, of which the server refuses the 10
+    that show one candidate. The summary names both: the failures by reason, and the calls
+    waited for instead of paid twice."""
+    import threading
+
+    import data as data_pkg
+    from judge.backends.openai_compat import OpenAIBackend
+    from judge.runners import run_pairwise
+    from judge.templates import builtin_templates
+
+    demo = data_pkg.demo_dataset()
+    cands = demo.candidates[demo.candidates["context_id"] == "news01"]
+    broken = cands.loc[cands["candidate_id"] == "keywords", "text"].iloc[0]
+    other = dataclasses.replace(
+        demo,
+        name="another session",
+        candidates=cands[cands["candidate_id"].isin(["large", "lead", "small", "hallucinator"])],
+    )
+    with FakeOpenAI(models=("fake-judge",), stall_after=0) as fake:
+        fake.fault(broken, "status", status=400, message="the prompt is too long")
+        at = _judge_page()
+        at.text_input(key="judge.model").input("fake-judge")
+        at.text_input(key="judge.base_url").input(fake.base_url)
+        at.number_input(key="judge.n_contexts").set_value(1).run()
+        assert _metrics(at)["Model calls"] == "30"
+        done: dict = {}
+
+        def another_run():
+            done["result"] = run_pairwise(
+                other,
+                attribute=at.selectbox(key="judge.attribute").value,
+                template=builtin_templates()[at.selectbox(key="judge.template").value],
+                domain=at.selectbox(key="judge.domain").value,
+                backend=OpenAIBackend("fake-judge", base_url=fake.base_url, max_concurrency=12),
+            )
+
+        thread = threading.Thread(target=another_run, daemon=True)
+        thread.start()
+        _wait_until(lambda: fake.n_stalled >= 12, "the other run holds its 12 calls")
+        at.button(key="judge.run").click().run()
+        # the page's run sends its own 18 calls (8 at a time) and waits for the other 12
+        _wait_until(lambda: fake.n_stalled >= 12 + 8, "the page's run sends its calls")
+        fake.release()
+        _wait_for_run(at)
+        thread.join(60)
+        answers = fake.answers_by_prompt
+    assert done["result"].n_called == 12 and done["result"].n_failed == 0
+    summary = " ".join(s.value for s in at.success)
+    assert "30 model calls — 0 cached" in summary and "18 new" in summary, summary
+    assert "12 answered by another run on the same store" in summary, summary
+    failed = " ".join(w.value for w in at.warning)
+    assert "10 model calls failed (http-400: 10)" in failed, failed
+    assert len(answers) == 20 and set(answers.values()) == {1}  # nothing paid twice
+    rows = at.session_state["app.datasets"]["demo + fake-judge/liusie-c1"].comparisons
+    rows = rows[rows["judge"] == "fake-judge/liusie-c1"]
+    assert len(rows) == 30 and rows["p_first"].isna().sum() == 10
+    last = at.session_state["judge.last"]
+    assert (last["n_by_others"], last["n_failed"], last["failures"]) == (12, 10, {"http-400": 10})
+
+
+def _wait_until(condition, what: str, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, f"timed out waiting until {what}"
+        time.sleep(0.05)
 
 
 def test_key_from_streamlit_secrets_is_passed_down_by_the_page(cache, monkeypatch):
