@@ -31,16 +31,12 @@ from collections.abc import Callable, Mapping
 from judge.backends.base import BackendError, GenerateResult, LabelResult
 from judge.backends.openai_compat import _scrub
 from judge.leases import Lease
-from judge.store import RunStore, StoredResult, result_row
+from judge.store import RunStore, StoredResult, error_code, result_row
 
 logger = logging.getLogger(__name__)
 
 #: first and longest wait (seconds) between looks at calls another run is making
 POLL_S = (0.05, 1.0)
-
-
-def _code(error: str | None) -> str:
-    return (error or "").split(":", 1)[0].strip()
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -106,7 +102,7 @@ class _Asker:
         lock = threading.Lock()
 
         def keep(i: int, result) -> None:
-            if _code(getattr(result, "error", None)) == "cancelled":
+            if error_code(getattr(result, "error", None)) == "cancelled":
                 self.lease.release([keys[i]])  # stopped before an answer: not a result
                 return
             self.store.put_many([self.row(keys[i], result)])
@@ -248,7 +244,7 @@ def failure_counts(keys, rows: Mapping[str, StoredResult]) -> Counter:
     for key in dict.fromkeys(keys):
         row = rows.get(key)
         if row is not None and row.status == "failed":
-            counts[_code(row.error) or "error"] += 1
+            counts[error_code(row.error) or "error"] += 1
     return counts
 
 
