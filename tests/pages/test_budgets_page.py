@@ -109,3 +109,21 @@ def test_real_summeval_verdicts():
     assert len(needed) == 8
     shares = needed["share_of_available"].dropna()
     assert all(0 < s <= 1 for s in shares) and not any(math.isnan(s) for s in shares)
+
+
+def test_symmetric_budget_grid_is_even():
+    from pages.services import budgets as svc
+
+    rng = np.random.default_rng(0)
+    big = rng.random((2, 30, 30))
+    grid = svc.budget_grid(big, "win_ratio", "symmetric")
+    assert grid[0] == 2 and grid[-1] == 30 * 29 and (grid % 2 == 0).all()
+    assert len(grid) <= svc.MAX_BUDGET_POINTS
+    # about twice as many points as the even budgets of the shared grid would give it
+    shared = svc.budget_grid(big, "win_ratio")
+    assert len(grid) > 1.5 * (shared % 2 == 0).sum()
+    small = rng.random((3, 6, 6))
+    np.testing.assert_array_equal(svc.budget_grid(small, "win_ratio", "symmetric"), range(2, 31, 2))
+    np.testing.assert_array_equal(svc.budget_grid(small, "win_ratio"), range(1, 31))
+    curves = svc.compute_budget(small, rng.normal(size=(3, 6)), "symmetric", n_draws=2)
+    assert np.isfinite(curves.mean).all()  # every budget of the grid is spendable
