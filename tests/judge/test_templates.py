@@ -1,23 +1,16 @@
-"""Tests for judge.templates: the built-in library renders PROMPTS.md exactly, fields,
-prefix splitting, keys, validation of user templates, and YAML/JSON round trips."""
+"""The Template and the built-in library: the prompts of PROMPTS.md exactly, fields, rendering,
+prefix splitting, keys and answer parsing (attribute values, validation and files have their
+own test modules)."""
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
 from judge.templates import (
-    DOMAINS,
     Template,
     TemplateError,
     attribute_values,
     builtin_templates,
-    check_fields,
-    comparative_of,
-    dump_templates,
-    load_templates,
-    missing_fields,
 )
 
 B = builtin_templates()
@@ -315,38 +308,6 @@ def test_literal_braces_survive_specialisation():
     assert s.render(a="x", b="y") == 'Answer in JSON {"winner": ...}. x / y on coherence'
 
 
-def test_check_fields_before_work():
-    t = B["hanna-ep4"].for_attribute("surprise", "story")
-    check_fields(t, {"context", "candidate", "reference"})
-    with pytest.raises(TemplateError, match=r"needs \{reference\}"):
-        check_fields(t, {"context", "candidate"})
-    assert missing_fields(t, {"context"}) == ["candidate", "reference"]
-    # an unspecialised template also names its attribute fields
-    with pytest.raises(TemplateError, match=r"\{question\}.*for_attribute"):
-        check_fields(B["chiang-lee-story"], {"candidate", "context"})
-
-
-def test_attribute_values():
-    v = attribute_values(B["liusie-c1"], "Coherence", "summary")
-    assert v["adjective"] == "coherent" and v["comparative"] == "more coherent"
-    assert v["noun"] == "Summary" and v["noun_lower"] == "summary"
-    assert v["attribute"] == "Coherence" and v["criterion"] == "Coherence"
-    assert attribute_values(B["liusie-c1"], "overall", "dialogue")["comparative"] == "better"
-    with pytest.raises(
-        TemplateError, match=r"no 'adjective' for attribute 'groundedness'.*coherence"
-    ):
-        attribute_values(B["liusie-c1"], "groundedness")
-    v = attribute_values(B["liusie-c1"], "groundedness", adjective="grounded in the fact")
-    assert v["comparative"] == "more grounded in the fact"
-    with pytest.raises(TemplateError, match="domain must be one of"):
-        attribute_values(B["liusie-c1"], "coherence", "poetry")
-    with pytest.raises(TemplateError, match="no 'question' for attribute 'surprise'"):
-        attribute_values(B["chiang-lee-story"], "surprise", "story")
-    assert comparative_of("good a continuation") == "better a continuation"
-    assert comparative_of("goodly") == "more goodly"
-    assert set(DOMAINS) == {"summary", "dialogue", "data-to-text", "story"}
-
-
 # --------------------------------------------------------------------------- split
 
 
@@ -447,149 +408,6 @@ def test_key_is_stable_and_covers_what_changes_the_prompt():
         hash(c1) == hash(builtin_templates()["liusie-c1"])
         and c1 == builtin_templates()["liusie-c1"]
     )
-
-
-# --------------------------------------------------------------------------- user templates
-
-GOOD_YAML = """
-templates:
-  - id: my-pairwise
-    version: 2
-    kind: comparative
-    text: |-
-      Context: {context}
-      Output (a): {a}
-      Output (b): {b}
-      Which output is {tone}? Answer (a) or (b).
-    labels: [a, b]
-    defaults:
-      fixed: {tone: better}
-  - id: my-rating
-    version: "1"
-    kind: absolute
-    text: "Rate {candidate} from 0 to 1 for {attribute}."
-    scale: [0, 1]
-    parsing: {rule: last}
-"""
-
-
-def test_load_user_templates_yaml_json_and_file(tmp_path):
-    ts = load_templates(GOOD_YAML)
-    assert list(ts) == ["my-pairwise", "my-rating"]
-    t = ts["my-pairwise"]
-    assert t.version == "2" and t.labels == ("a", "b")
-    assert (
-        t.for_attribute("x")
-        .render(context="c", a="1", b="2")
-        .endswith("Which output is better? Answer (a) or (b).")
-    )
-    assert t.parse_answer("Output (b)").value == "B"
-    r = ts["my-rating"]
-    assert r.scale == (0, 1) and r.labels == ()
-    assert r.parse_answer("0.5 or maybe 1").value == 1.0  # rule "last"
-    as_json = json.dumps({"templates": [x.to_dict() for x in ts.values()]})
-    assert load_templates(as_json, fmt="json") == ts
-    path = tmp_path / "mine.yaml"
-    path.write_text(GOOD_YAML, encoding="utf-8")
-    assert load_templates(path) == ts
-    jpath = tmp_path / "mine.json"
-    jpath.write_text(as_json, encoding="utf-8")
-    assert load_templates(str(jpath)) == ts
-    # a single mapping is one template
-    one = load_templates("id: x\nversion: '1'\nkind: comparative\ntext: '{a} {b}'\n")
-    assert list(one) == ["x"]
-
-
-def _entry(**over):
-    base = {"id": "t", "version": "1", "kind": "comparative", "text": "{context}: {a} vs {b}"}
-    base.update(over)
-    return json.dumps([{k: v for k, v in base.items() if v is not None}])
-
-
-@pytest.mark.parametrize(
-    ("doc", "pattern"),
-    [
-        (_entry(lables=["A", "B"]), r"unknown key 'lables' \(did you mean 'labels'\?\)"),
-        (_entry(tie="C"), r"unknown key 'tie' \(did you mean 'tie_label'\?\)"),
-        (
-            _entry(text="{contxt}: {a} vs {b}"),
-            r"unknown field \{contxt\} \(did you mean 'context'\?\)",
-        ),
-        (_entry(text="{context}: {a} only"), r"must show both candidates; text lacks \{b\}"),
-        (_entry(text="{candidate}"), r"text lacks \{a\}, \{b\}"),
-        (_entry(labels=["A", "A"]), "must be distinct"),
-        (_entry(labels=["A", ""]), "non-empty strings"),
-        (_entry(labels=["A", "B", "C"]), "exactly two labels"),
-        (_entry(labels=["A", "B"], tie_label="A"), "must be distinct"),
-        (_entry(kind="absolute", text="Rate {candidate}"), "needs a scale"),
-        (_entry(kind="absolute", text="Rate {candidate}", scale=[5, 1]), "lo < hi"),
-        (
-            _entry(kind="absolute", text="Rate {candidate}", scale=[1, 5], labels=["x", "y"]),
-            "labels are for comparative",
-        ),
-        (
-            _entry(kind="absolute", text="Rate {a} and {b}", scale=[1, 5]),
-            r"must show the rated text as \{candidate\}",
-        ),
-        (_entry(kind="pairwise"), r"kind must be one of"),
-        (_entry(id=None), r"missing required key\(s\) id"),
-        (_entry(text="{context}: {a:>5} vs {b}"), "format spec"),
-        (_entry(text="{}: {a} vs {b}"), "not a field name"),
-        (_entry(text="{context}: {a} vs {b} {"), "literal braces"),
-        (_entry(parsing={"rule": "strict"}), r"unknown parsing key 'rule' for a comparative"),
-        (
-            _entry(kind="absolute", text="{candidate}", scale=[1, 5], parsing={"rule": "median"}),
-            "not one of",
-        ),
-        (_entry(parsing={"aliases": {"#1": "Z"}}), "maps to 'Z'"),
-        (
-            _entry(defaults={"per_attribute": {}}),
-            r"unknown defaults section 'per_attribute' \(did you mean 'by_attribute'\?\)",
-        ),
-        (_entry(defaults={"by_domain": {"noun": {"poem": "Poem"}}}), "unknown domain 'poem'"),
-        (_entry(defaults={"fixed": {"context": "x"}}), "comes from the data"),
-        (_entry(id="has space"), "template id"),
-        ('{"templates": [], "extra": 1}', "unknown top-level key 'extra'"),
-        ("[]", "expected a list of templates"),
-        ("templates: [\n  - id: x\n    text: 'unclosed", "cannot parse yaml"),
-    ],
-)
-def test_load_templates_rejects_bad_templates(doc, pattern):
-    fmt = "json" if doc.lstrip().startswith(("[", "{")) else "yaml"
-    with pytest.raises(TemplateError, match=pattern):
-        load_templates(doc, fmt=fmt)
-
-
-def test_duplicate_ids_rejected():
-    doc = json.dumps([json.loads(_entry())[0]] * 2)
-    with pytest.raises(TemplateError, match="duplicate template id 't'"):
-        load_templates(doc, fmt="json")
-
-
-def test_custom_fields_defined_in_defaults_are_allowed():
-    doc = _entry(
-        text="{context}: {a} vs {b}, judge {aspect}",
-        defaults={"by_attribute": {"aspect": {"*": "quality"}}},
-    )
-    t = load_templates(doc, fmt="json")["t"]
-    assert (
-        t.for_attribute("anything").render(context="c", a="x", b="y") == "c: x vs y, judge quality"
-    )
-
-
-@pytest.mark.parametrize("fmt", ["yaml", "json"])
-def test_builtins_round_trip_through_dump(fmt):
-    text = dump_templates(B, fmt=fmt)
-    again = load_templates(text, fmt=fmt)
-    assert again == B
-    assert [t.key() for t in again.values()] == [t.key() for t in B.values()]
-    if fmt == "yaml":
-        assert "text: |-\n" in text  # prompts stay readable as literal blocks
-
-
-def test_dump_rejects_non_templates():
-    with pytest.raises(TemplateError, match="expects Template"):
-        dump_templates([{"id": "x"}])
 
 
 def test_parse_answer_uses_the_template_settings():
