@@ -28,8 +28,13 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 
-from judge.backends.base import BackendError, GenerateResult, LabelResult
-from judge.backends.openai_compat import _scrub
+from judge.backends.base import (
+    BackendError,
+    GenerateResult,
+    LabelResult,
+    exception_text,
+    scrub_secrets,
+)
 from judge.leases import Lease
 from judge.store import RunStore, StoredResult, error_code, result_row
 
@@ -40,8 +45,7 @@ POLL_S = (0.05, 1.0)
 
 
 def _exception_text(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())[:300]
-    return _scrub(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, None)
+    return scrub_secrets(exception_text(exc))
 
 
 def _failed(kind: str, error: str):

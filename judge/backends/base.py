@@ -7,6 +7,7 @@ when it is constructed, so importing ``judge`` stays cheap.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -121,3 +122,19 @@ class Backend(Protocol):
 # (its text starts with a code, see judge.store.ANSWER_ERROR_CODES), so one bad request never
 # ends a run. The runners also turn any exception a backend raises for a request (other than
 # BackendError, which means the backend cannot work at all) into such a failed result.
+
+_KEYLIKE = re.compile(r"\b(sk|key|token)-[A-Za-z0-9_\-*]{6,}")
+
+
+def exception_text(exc: BaseException) -> str:
+    """``"ValueError: what it says"`` on one line, at most 300 characters of message."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def scrub_secrets(text: str, secret: str | None = None) -> str:
+    """``text`` without ``secret`` and anything that looks like a key (``sk-...``, an API's
+    masked echo of one), so that error texts can be stored, logged and shown."""
+    if secret:
+        text = text.replace(secret, "[redacted]")
+    return _KEYLIKE.sub("[redacted]", text)

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.machinery
 import math
 import socket
-import sys
 import threading
 import time
-import types
 
 import pytest
 
 from judge.backends.base import BackendError, Decoding, GenerateRequest, LabelRequest
-from judge.backends.openai_compat import (
-    NO_KEY,
-    OpenAIBackend,
-    label_probs_from_top,
-    public_url,
-    read_choices,
-    resolve_api_key,
-)
+from judge.backends.openai_compat import OpenAIBackend
 from judge.store import status_of
 from tests.judge.fake_openai import (
     FAULT_KINDS,
@@ -82,16 +72,6 @@ def test_score_labels_give_expected_score(fake_openai):
     assert sum(res.probs.values()) == pytest.approx(1.0)
     score = sum(int(k) * v for k, v in res.probs.items())
     assert score == pytest.approx(expected_score(prompt), abs=1e-9)
-
-
-def test_label_outside_top_logprobs():
-    top = [(" A", math.log(0.6)), ("Summary", math.log(0.3)), ("The", math.log(0.1))]
-    probs, logprobs, bounded = label_probs_from_top(top, ("A", "B"))
-    assert bounded == ["B"]
-    # B gets the smallest listed logprob as an upper bound
-    assert probs["A"] == pytest.approx(0.6 / (0.6 + 0.1))
-    assert logprobs["B"] == pytest.approx(math.log(0.1))
-    assert label_probs_from_top(top, ("X", "Y")) == ({}, {}, [])
 
 
 def test_no_label_among_top_tokens_is_an_error_with_raw(fake_openai):
@@ -339,20 +319,6 @@ def test_n_samples_in_one_call_fail_together(fake_openai):
     assert [r.error.split(":")[0] for r in res] == ["bad-response"] * 3
 
 
-def test_read_choices_orders_by_index_and_accepts_servers_without_one():
-    def choice(text, **extra):
-        return {"message": {"role": "assistant", "content": text}, **extra}
-
-    got = read_choices({"choices": [choice("y", index=1), choice("x", index=0)]})
-    assert [c["message"]["content"] for c in got] == ["x", "y"]
-    got = read_choices({"choices": [choice("x"), choice("y")]})  # no index: order as sent
-    assert [c["message"]["content"] for c in got] == ["x", "y"]
-    with pytest.raises(ValueError, match="no-choices"):
-        read_choices({"choices": []})
-    with pytest.raises(ValueError, match="bad-response: choice 1 has no message"):
-        read_choices({"choices": [choice("x"), {"message": None}]})
-
-
 def test_check_retries_a_malformed_probe_and_names_a_broken_endpoint(fake_openai):
     fake_openai.fault(PROBE_MARK, "not-json", times=1)
     backend = make_backend(fake_openai)
@@ -454,25 +420,6 @@ def test_wrong_key_is_reported_without_echoing_it():
         make_backend(fake, api_key="right-key").check()
 
 
-def test_key_resolution(monkeypatch, tmp_path):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    assert resolve_api_key("arg-key") == "arg-key"
-    monkeypatch.setenv("OPENAI_API_KEY", "env-key")
-    assert resolve_api_key(None) == "env-key"
-    monkeypatch.delenv("OPENAI_API_KEY")
-    assert resolve_api_key(None, "http://localhost:8000/v1") == NO_KEY
-    with pytest.raises(BackendError, match="no OpenAI API key"):
-        resolve_api_key(None, None)
-    # the judge layer never reads Streamlit secrets itself (the page passes the key in)
-    fake_st = types.ModuleType("streamlit")
-    fake_st.__spec__ = importlib.machinery.ModuleSpec("streamlit", None)
-    fake_st.secrets = {"OPENAI_API_KEY": "secret-key"}
-    monkeypatch.setitem(sys.modules, "streamlit", fake_st)
-    with pytest.raises(BackendError, match="no OpenAI API key"):
-        resolve_api_key(None)
-
-
 def test_key_stays_out_of_describe_and_repr(fake_openai):
     backend = make_backend(fake_openai, api_key=SENTINEL)
     assert SENTINEL not in repr(backend.describe()) and SENTINEL not in repr(backend)
@@ -482,13 +429,6 @@ def test_key_stays_out_of_describe_and_repr(fake_openai):
         "model": "fake-model",
         "base_url": fake_openai.base_url,
     }
-
-
-def test_public_url_strips_credentials():
-    assert (
-        public_url("https://user:pw@host.example:8443/v1/?token=x")
-        == "https://host.example:8443/v1"
-    )
 
 
 def test_bad_arguments():
