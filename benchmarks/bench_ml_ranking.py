@@ -35,7 +35,7 @@ def random_P(rng, n_contexts, n_items, p_missing=0.1):
 
 def brute_force(P2):
     """Best order by trying every permutation (the peer; never used by the library)."""
-    A = _pair_terms(P2[None], False, 0.5)[0]
+    A = _pair_terms(P2[None], None)[0]
     n = A.shape[0]
     upper = np.triu(np.ones((n, n), bool), 1)
     best, best_perm = -np.inf, None

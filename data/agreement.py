@@ -660,13 +660,17 @@ def pairwise_accuracy_table(
     for (jname, attr), g in comp.groupby(["judge", "attribute"], sort=True, observed=True):
         pm = comparisons_to_P(g, attribute=attr, judge=jname, candidates=ds.candidates)
         ref = scores_to_matrix(ds.human_scores, pm, attribute=attr, annotators=names)
-        base = dict(judge=jname, attribute=attr, tau=tau, n_contexts=len(pm.context_ids))
-        try:
-            acc = pairwise_accuracy(pm.P, ref, tau=tau)
-        except ValueError as err:  # no qualifying pair: shown with the reason
-            rows.append({**base, "accuracy": np.nan, "reason": str(err)})
-            continue
-        rows.append({**base, "accuracy": acc, "reason": ""})
+        acc = pairwise_accuracy(pm.P, ref, tau=tau)  # NaN with the reason when undefined
+        rows.append(
+            dict(
+                judge=jname,
+                attribute=attr,
+                tau=tau,
+                n_contexts=len(pm.context_ids),
+                accuracy=float(acc),
+                reason=acc.reason,
+            )
+        )
     return _frame(rows, ["judge", "attribute", "tau", "accuracy", "n_contexts", "reason"])
 
 

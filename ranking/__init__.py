@@ -5,6 +5,18 @@ P of shape (n_contexts, N, N) with P[c, i, j] = p_ij, the probability that candi
 first beats candidate j shown second, NaN where the pair was not compared; one large item set
 may come as flat arrays (first, second, outcome) instead.
 
+Conventions shared by every function:
+
+* ``tau=None`` (the default) turns P into scores with soft outcomes y = p; a threshold tau (or
+  one per context) with hard decisions y = ``decide(P, tau)``. The statistics that are hard by
+  nature (``position_bias``, ``swap_consistency``, ``pairwise_accuracy``) decide at tau = 0.5
+  unless told otherwise.
+* an interval's coverage is ``confidence``; Bradley–Terry's prior precision is ``ridge``;
+  ``alpha`` is only the debias weight (``debias``, ``alpha_for_tau``).
+* every ranking result exposes ``.scores``; a pooled statistic is a ``PooledStat``, NaN with a
+  ``reason`` when no context is usable, never an error.
+* ``random_state`` is None, an int or a numpy Generator, None by default.
+
 The public surface is listed here once.
 """
 
@@ -12,9 +24,11 @@ from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bia
 from ranking.bradley_terry import BTResult, bradley_terry
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
 from ranking.correlations import CorrelationResult, correlation
+from ranking.decisions import decide
 from ranking.elo import EloResult, elo
 from ranking.metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
 from ranking.ml import MLResult, ml_ranking
+from ranking.pooled import PooledStat
 from ranking.reliability import (
     AgreementResult,
     HumanBaselineResult,
@@ -45,6 +59,9 @@ from ranking.significance import (
 )
 
 __all__ = [
+    # decisions and pooled statistics
+    "decide",
+    "PooledStat",
     # rankings from comparisons
     "win_ratio",
     "bradley_terry",

@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from ranking._checks import check_random_state
 from ranking._numba import njit
 from ranking._segments import _rows_corr, _snap_ties
 
@@ -41,7 +42,7 @@ def _unit_weights(rng, n_boot, n_units):
 def _seeded_weights(seed, n_boot, n_units):
     # A table asks for the same (seed, n_boot, n_units) in every cell; the draws are a pure
     # function of them, so they are made once (read-only, float for the matrix products).
-    W = _unit_weights(np.random.default_rng(seed), n_boot, n_units).astype(np.float64)
+    W = _unit_weights(check_random_state(seed), n_boot, n_units).astype(np.float64)
     W.flags.writeable = False
     return W
 

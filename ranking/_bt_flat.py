@@ -202,7 +202,7 @@ def _flat_F(ei, ej, wy, w, theta, ridge_vec):
 
 @njit(error_model="numpy")
 def _flat_matvec(ei, ej, h, ridge_vec, comp, comp_size, gauged, v, out, csum):
-    """out = (H + alpha + gauged) v for the Laplacian H with edge weights h."""
+    """out = (H + ridge + gauge) v for the Laplacian H with edge weights h."""
     n = v.shape[0]
     csum[:] = 0.0
     for i in range(n):
@@ -224,7 +224,7 @@ def _flat_matvec(ei, ej, h, ridge_vec, comp, comp_size, gauged, v, out, csum):
 
 @njit(error_model="numpy")
 def _pcg(ei, ej, h, ridge_vec, comp, comp_size, gauged, D, g, x, rtol, max_cg, csum):
-    """Jacobi-preconditioned CG for (H + alpha + gauged) x = g from x = 0."""
+    """Jacobi-preconditioned CG for (H + ridge + gauge) x = g from x = 0."""
     n = g.shape[0]
     r = g.copy()
     z = np.empty(n)

@@ -42,24 +42,24 @@ __all__ = [
 MAX_FISHER_ITEMS = 4000
 
 
-def bounds(intervals, theta, level, n_boot, se, replicates):
-    """(lower, upper, description) of the intervals asked for around ``theta``, or (None, None, "").
+def bounds(intervals, theta, confidence, n_boot, se, replicates):
+    """(lower, upper, description) of the intervals around ``theta``, or (None, None, "").
 
     ``se()`` gives the Fisher standard errors and ``replicates()`` the (n_boot, ...)
     refitted scores; each is called only for its kind of interval.
     """
     if intervals == "fisher":
-        z = statistics.NormalDist().inv_cdf(0.5 + level / 2.0)
+        z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
         half = z * se()
-        return theta - half, theta + half, f"; fisher intervals (level {level})"
+        return theta - half, theta + half, f"; fisher intervals (confidence {confidence})"
     if intervals == "bootstrap":
-        lo, hi = _percentile_bounds(replicates(), level)
-        return lo, hi, f"; bootstrap intervals ({n_boot} replicates, level {level})"
+        lo, hi = _percentile_bounds(replicates(), confidence)
+        return lo, hi, f"; bootstrap intervals ({n_boot} replicates, confidence {confidence})"
     return None, None, ""
 
 
-def _percentile_bounds(samples, level):
-    q = 100.0 * (1.0 - level) / 2.0
+def _percentile_bounds(samples, confidence):
+    q = 100.0 * (1.0 - confidence) / 2.0
     with warnings.catch_warnings():
         # items absent from every replicate give all-NaN slices: NaN bounds are intended
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -142,14 +142,14 @@ def fisher_flat(ei, ej, w, n_items, theta, ridge_vec, comp, n_comp):
 # ----------------------------------------------------------------------------------------------
 
 
-def bootstrap_dense(Y, Om, theta, ridge, max_iter, tol, n_boot, random_state):
+def bootstrap_dense(Y, Om, theta, ridge, max_iter, tol, n_boot, rng):
     """(n_boot, n_contexts, N) refits on each context's comparisons resampled with replacement.
 
     ``Y`` holds the outcomes and ``Om`` the weight of every ordered comparison (0 where
-    absent); the resampling draws multinomial counts on the cells (ordered pairs) of P.
+    absent); the resampling draws multinomial counts on the cells (ordered pairs) of P from
+    the numpy Generator ``rng``.
     """
     n_ctx, n, _ = Om.shape
-    rng = np.random.default_rng(random_state)
     flat_cells = [np.flatnonzero(Om[c] > 0) for c in range(n_ctx)]
     sizes = np.array([cells.size for cells in flat_cells])
     offsets = np.concatenate([[0], np.cumsum(sizes)])
@@ -169,9 +169,8 @@ def bootstrap_dense(Y, Om, theta, ridge, max_iter, tol, n_boot, random_state):
     return samples
 
 
-def bootstrap_flat(ei, ej, wy, w, n_items, theta, ridge, max_iter, tol, n_boot, random_state):
-    """(n_boot, n_items) refits on the comparisons resampled with replacement."""
-    rng = np.random.default_rng(random_state)
+def bootstrap_flat(ei, ej, wy, w, n_items, theta, ridge, max_iter, tol, n_boot, rng):
+    """(n_boot, n_items) refits on the comparisons resampled with replacement (``rng``)."""
     m = ei.size
     samples = np.empty((n_boot, n_items))
     for b in range(n_boot):

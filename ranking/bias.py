@@ -8,7 +8,9 @@ exactly when p > tau for alpha = (1 - tau) / tau (Liusie, Manakul, Gales 2024).
 
 A context with nothing usable (all NaN: every answer about that item unparsed, say) is
 skipped by the pooled values and counted in their ``n_skipped``; per-context values are NaN
-there (the convention of ``ranking.pooled``).
+there, and a pooled value with no usable context at all is NaN with a ``reason`` (the
+convention of ``ranking.pooled``). Position bias and swap consistency are hard by nature:
+they decide at ``tau`` (0.5 by default, or one per context) with ``ranking.decide``'s rule.
 """
 
 from __future__ import annotations
@@ -17,19 +19,20 @@ import math
 
 import numpy as np
 
-from ranking._checks import as_P
+from ranking._checks import as_P, check_tau
 from ranking._numba import njit
+from ranking.decisions import _decide
 from ranking.pooled import PooledStat, pooled
 from ranking.pooled import per_context as per_context_values
-from ranking.scores import _check_tau, _decide
 
 
 @njit
-def _position_bias_kernel(P, tau):
+def _position_bias_kernel(P, taus):
     n_contexts, n_items, _ = P.shape
     firsts = np.zeros(n_contexts)
     counts = np.zeros(n_contexts)
     for c in range(n_contexts):
+        tau = taus[c]
         for i in range(n_items):
             for j in range(n_items):
                 p = P[c, i, j]
@@ -40,11 +43,12 @@ def _position_bias_kernel(P, tau):
 
 
 @njit
-def _swap_consistency_kernel(P, tau):
+def _swap_consistency_kernel(P, taus):
     n_contexts, n_items, _ = P.shape
     agree = np.zeros(n_contexts)
     counts = np.zeros(n_contexts)
     for c in range(n_contexts):
+        tau = taus[c]
         for i in range(n_items):
             for j in range(i + 1, n_items):
                 p_ij = P[c, i, j]
@@ -134,8 +138,9 @@ def position_bias(P, tau=0.5, per_context=False):
     P : array_like, shape (n_contexts, N, N) or (N, N)
         P[c, i, j] = probability that i (shown first) beats j (shown second); NaN where not
         compared.
-    tau : float, default 0.5
-        Decision threshold: the first candidate wins if p > tau; a tie (p == tau) counts half.
+    tau : float or array_like of shape (n_contexts,), default 0.5
+        Decision threshold, or one per context: the first candidate wins if p > tau; a tie
+        (p == tau) counts half.
     per_context : bool, default False
         Return one share per context instead of the share pooled over all comparisons.
 
@@ -144,15 +149,16 @@ def position_bias(P, tau=0.5, per_context=False):
     PooledStat or ndarray of shape (n_contexts,)
         P(A). An unbiased judge on a symmetric comparison set gives 0.5. Pooled: a float
         with ``n_contexts`` / ``n_skipped``, contexts without any comparison (all NaN) being
-        skipped (``ranking.pooled``). Per context: NaN for those contexts.
+        skipped (``ranking.pooled``); NaN with a ``reason`` when no context has one. Per
+        context: NaN for those contexts.
 
     Raises
     ------
     ValueError
-        Bad P or tau, or (pooled) no comparison in any context.
+        Bad P or tau.
     """
-    P = as_P(P)
-    firsts, counts = _position_bias_kernel(P, _check_tau(tau))
+    P = as_P(P, allow_empty=True)
+    firsts, counts = _position_bias_kernel(P, check_tau(tau, P=P, broadcast=True))
     return _pooled_or_per_context(firsts, counts, per_context, "P has no comparison")
 
 
@@ -169,8 +175,8 @@ def swap_consistency(P, tau=0.5, per_context=False):
     ----------
     P : array_like, shape (n_contexts, N, N) or (N, N)
         Pairwise probabilities, NaN where not compared.
-    tau : float, default 0.5
-        Decision threshold.
+    tau : float or array_like of shape (n_contexts,), default 0.5
+        Decision threshold, or one per context.
     per_context : bool, default False
         One share per context (NaN for a context without any pair judged in both orders).
 
@@ -179,14 +185,15 @@ def swap_consistency(P, tau=0.5, per_context=False):
     PooledStat or ndarray of shape (n_contexts,)
         Pooled: a float with ``n_contexts`` / ``n_skipped``; contexts without a pair judged
         in both orders (an all-NaN context among them) are skipped (``ranking.pooled``).
+        NaN with a ``reason`` when no pair at all was judged in both orders.
 
     Raises
     ------
     ValueError
-        Bad P, or (pooled) no pair at all was judged in both orders.
+        Bad P or tau.
     """
-    P = as_P(P)
-    agree, counts = _swap_consistency_kernel(P, _check_tau(tau))
+    P = as_P(P, allow_empty=True)
+    agree, counts = _swap_consistency_kernel(P, check_tau(tau, P=P, broadcast=True))
     return _pooled_or_per_context(
         agree,
         counts,
@@ -221,20 +228,21 @@ def balanced_threshold(P, per_context=False):
     -------
     PooledStat or ndarray of shape (n_contexts,)
         Pooled: a float with ``n_contexts`` / ``n_skipped``, contexts without any comparison
-        (all NaN) being skipped (``ranking.pooled``). Per context: NaN for those contexts.
+        (all NaN) being skipped (``ranking.pooled``); NaN with a ``reason`` when no context
+        has one. Per context: NaN for those contexts.
 
     Raises
     ------
     ValueError
-        Bad P, or (pooled) no comparison in any context.
+        Bad P.
     """
-    P = as_P(P)
+    P = as_P(P, allow_empty=True)
     out, counts = _balanced_threshold_kernel(P, bool(per_context))
     if per_context:
         return out
     n_used = int((counts > 0).sum())
     if n_used == 0:
-        raise ValueError(f"P has no comparison (none of the {P.shape[0]} context(s) has any)")
+        return PooledStat.undefined("P has no comparison", P.shape[0])
     return PooledStat(float(out[0]), n_used, P.shape[0] - n_used)
 
 

@@ -1,10 +1,12 @@
-"""Bradley–Terry maximum likelihood from pairwise comparisons (hard or soft outcomes).
+"""Bradley–Terry maximum likelihood from pairwise comparisons (soft or hard outcomes).
 
 Model: P(i beats j) = sigmoid(theta_i - theta_j). Every ordered comparison (i shown first,
 j second) is one Bernoulli observation of "i beats j" with outcome y in [0, 1] (1: i wins,
 0: j wins, 0.5: a tie, or a soft probability); the presentation order is ignored by the
 model. The log-likelihood is sum_c w_c [y_c log s(d_c) + (1 - y_c) log s(-d_c)],
-d_c = theta_first - theta_second, minus (alpha / 2) * ||theta||^2 when alpha > 0.
+d_c = theta_first - theta_second, minus (ridge / 2) * ||theta||^2 when ridge > 0. The
+outcomes are the probabilities themselves (``tau=None``) or the hard decisions at a threshold
+(``ranking.decide``).
 
 Solvers (both exact Newton methods, converged on max |delta theta| < tol, damped by one
 shared line search, ``ranking._bt_newton``):
@@ -23,14 +25,14 @@ Documented behaviour where the plain MLE does not exist or is not unique:
 * Scores are log-strengths, centred to mean 0 within every connected component of the
   comparison graph. Scores of different components are not comparable (the likelihood says
   nothing about them); ``n_components`` > 1 flags this.
-* With ``alpha = 0`` the MLE is finite exactly when, inside each component, the "beats" graph
+* With ``ridge = 0`` the MLE is finite exactly when, inside each component, the "beats" graph
   (i -> j when i has positive win weight against j) is strongly connected. When it is not
   (an item or group never loses, or never wins, against the rest of its component) the
-  affected components are fitted with a weak Gaussian prior ``ALPHA_FALLBACK`` (prior sd about
+  affected components are fitted with a weak Gaussian prior ``RIDGE_FALLBACK`` (prior sd about
   31.6 logits) instead; those scores are large but finite (typically 5 to 15 logits away from
   the rest) and ``finite_mle`` is False for that context (or the flat set). Components whose MLE
   exists keep the exact, unpenalised MLE.
-* With ``alpha > 0`` the result is the MAP estimate under theta_i ~ N(0, 1 / alpha): always
+* With ``ridge > 0`` the result is the MAP estimate under theta_i ~ N(0, 1 / ridge): always
   finite and unique, and each component's mean is 0 at the optimum.
 * Items with no comparison at all get score NaN (never a made-up number) and component -1;
   so does every item of a context without any comparison (an all-NaN block of P, e.g. every
@@ -55,11 +57,12 @@ from ._bt_intervals import (
     fisher_dense,
     fisher_flat,
 )
-from ._bt_newton import RIDGE_FALLBACK as ALPHA_FALLBACK
-from ._checks import as_P
-from ._numba import njit
+from ._bt_newton import RIDGE_FALLBACK
+from ._checks import as_P, check_flat, check_random_state, check_tau
+from ._score_checks import check_confidence
+from .decisions import decide
 
-__all__ = ["ALPHA_FALLBACK", "BTResult", "MAX_FISHER_ITEMS", "bradley_terry"]
+__all__ = ["BTResult", "MAX_FISHER_ITEMS", "RIDGE_FALLBACK", "bradley_terry"]
 
 
 @dataclass(frozen=True)
@@ -81,16 +84,17 @@ class BTResult:
     max_change : ndarray of float or float
         max |delta theta| of the last Newton step.
     lower, upper : ndarray or None
-        Interval bounds for ``scores`` at ``level`` (None when ``intervals`` is None).
+        Interval bounds for ``scores`` at ``confidence`` (None when ``intervals`` is None).
     finite_mle : ndarray of bool or bool
-        False where, with alpha == 0, some component had no finite MLE and was fitted with
-        ``ALPHA_FALLBACK`` (with alpha > 0 it still reports whether the plain MLE exists).
+        False where, with ridge == 0, some component had no finite MLE and was fitted with
+        ``RIDGE_FALLBACK`` (with ridge > 0 it still reports whether the plain MLE exists).
     component : ndarray of int
         Connected-component label of each item (-1: never compared).
     n_components : ndarray of int or int
         Number of connected components (> 1: scores of different components not comparable).
-    alpha : ndarray of float
-        Ridge actually used per item (alpha, 0, or ``ALPHA_FALLBACK``); same shape as scores.
+    ridge : ndarray of float
+        Ridge actually used per item (``ridge``, 0, or ``RIDGE_FALLBACK``); same shape as
+        scores.
     method : str
         Solver and interval method used.
     notes : tuple of str
@@ -106,160 +110,9 @@ class BTResult:
     finite_mle: np.ndarray | bool
     component: np.ndarray
     n_components: np.ndarray | int
-    alpha: np.ndarray
+    ridge: np.ndarray
     method: str
     notes: tuple[str, ...]
-
-
-def _decide(p, soft, tau):
-    """Outcome in [0, 1] from probabilities: soft keeps p, hard gives 1 / 0 / 0.5 at tau."""
-    if soft:
-        return p
-    return np.where(p > tau, 1.0, np.where(p < tau, 0.0, 0.5))
-
-
-def _check_common(tau, alpha, max_iter, tol, intervals, n_boot, level):
-    if not (np.isfinite(tau) and 0.0 <= tau <= 1.0):
-        raise ValueError(f"tau must lie in [0, 1]; got {tau!r}")
-    if not (np.isfinite(alpha) and alpha >= 0.0):
-        raise ValueError(f"alpha must be a finite number >= 0; got {alpha!r}")
-    if int(max_iter) < 1:
-        raise ValueError(f"max_iter must be >= 1; got {max_iter!r}")
-    if not (np.isfinite(tol) and tol > 0.0):
-        raise ValueError(f"tol must be > 0; got {tol!r}")
-    if intervals not in (None, "bootstrap", "fisher"):
-        raise ValueError(f"intervals must be None, 'bootstrap' or 'fisher'; got {intervals!r}")
-    if intervals == "bootstrap" and int(n_boot) < 2:
-        raise ValueError(f"n_boot must be >= 2 for bootstrap intervals; got {n_boot!r}")
-    if intervals is not None and not (0.0 < level < 1.0):
-        raise ValueError(f"level must lie strictly between 0 and 1; got {level!r}")
-
-
-@njit
-def _scan_flat(first, second, outcome, weights, n_items):
-    """One pass over flat comparisons: (problem code, first offending position) or (0, -1).
-
-    Codes: 1 first out of range, 2 second out of range, 3 self-comparison, 4 outcome not in
-    [0, 1], 5 weight negative or not finite, 6 all weights zero.
-    """
-    has_w = weights.shape[0] > 0
-    any_positive = not has_w
-    for k in range(first.shape[0]):
-        a = first[k]
-        b = second[k]
-        if a < 0 or a >= n_items:
-            return 1, k
-        if b < 0 or b >= n_items:
-            return 2, k
-        if a == b:
-            return 3, k
-        y = outcome[k]
-        if not (y >= 0.0 and y <= 1.0):
-            return 4, k
-        if has_w:
-            wk = weights[k]
-            if not (wk >= 0.0 and wk < np.inf):
-                return 5, k
-            if wk > 0.0:
-                any_positive = True
-    if not any_positive:
-        return 6, -1
-    return 0, -1
-
-
-def check_flat(first, second, outcome, n_items, weights=None, *, name="comparisons"):
-    """Validate flat comparison arrays; returns (first, second, outcome, weights, n_items).
-
-    ``first`` and ``second`` are integer item indices, ``outcome`` floats in [0, 1],
-    ``weights`` non-negative floats (default 1). Raises ValueError naming the problem.
-    """
-    if first is None or second is None or outcome is None:
-        raise ValueError(f"{name}: first, second and outcome are all required")
-    first = np.asarray(first)
-    second = np.asarray(second)
-    outcome = np.asarray(outcome, dtype=np.float64)
-    for label, arr in (("first", first), ("second", second), ("outcome", outcome)):
-        if arr.ndim != 1:
-            raise ValueError(f"{name}: {label} must be 1-D; got shape {arr.shape}")
-    if not (len(first) == len(second) == len(outcome)):
-        raise ValueError(
-            f"{name}: first, second and outcome must have the same length; got "
-            f"{len(first)}, {len(second)}, {len(outcome)}"
-        )
-    if len(first) == 0:
-        raise ValueError(f"{name}: no comparisons (empty arrays)")
-    for label, arr in (("first", first), ("second", second)):
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(
-                f"{name}: {label} must hold integer item indices; got dtype {arr.dtype}"
-            )
-    if n_items is None:
-        n_items = int(max(first.max(), second.max())) + 1
-    if int(n_items) != n_items or n_items < 2:
-        raise ValueError(f"{name}: n_items must be an integer >= 2; got {n_items!r}")
-    n_items = int(n_items)
-    if weights is not None:
-        weights = np.asarray(weights, dtype=np.float64)
-        if weights.shape != outcome.shape:
-            raise ValueError(
-                f"{name}: weights must have the same length as outcome; got shape "
-                f"{weights.shape} for {len(outcome)} comparisons"
-            )
-    code, k = _scan_flat(
-        first, second, outcome, np.empty(0) if weights is None else weights, n_items
-    )
-    if code == 1 or code == 2:
-        label, arr = ("first", first) if code == 1 else ("second", second)
-        raise ValueError(
-            f"{name}: {label}[{k}] = {int(arr[k])} is out of range for n_items = {n_items}"
-        )
-    if code == 3:
-        raise ValueError(f"{name}: comparison {k} compares item {int(first[k])} with itself")
-    if code == 4:
-        n_bad = int((~np.isfinite(outcome) | (outcome < 0.0) | (outcome > 1.0)).sum())
-        raise ValueError(
-            f"{name}: outcome must be finite and lie in [0, 1]; outcome[{k}] = {outcome[k]!r} "
-            f"({n_bad} bad value(s)); drop unparsed comparisons before ranking"
-        )
-    if code == 5:
-        raise ValueError(f"{name}: weights must be finite and >= 0; weights[{k}] = {weights[k]!r}")
-    if weights is None:
-        weights = np.ones(len(first))
-    elif code == 6:
-        raise ValueError(f"{name}: all weights are 0, nothing to fit")
-    idx_dtype = np.int32 if n_items < 2**31 - 1 else np.int64
-    return (
-        np.ascontiguousarray(first, dtype=idx_dtype),
-        np.ascontiguousarray(second, dtype=idx_dtype),
-        np.ascontiguousarray(outcome),
-        np.ascontiguousarray(weights),
-        n_items,
-    )
-
-
-def _result(theta, fitted, *, alpha, per_context, method, intervals, level, n_boot, se, replicates):
-    """The BTResult of a fit, with Fisher or bootstrap intervals when asked.
-
-    ``fitted`` is (converged, n_iter, max_change, component, n_components, finite_mle,
-    alpha used); ``se()`` gives the Fisher standard errors and ``replicates()`` the
-    (n_boot, ...) refitted scores, each called only for its kind of interval.
-    """
-    converged, n_iter, max_change, comp, n_comp, fin, alpha_used = fitted
-    lower, upper, how = bounds(intervals, theta, level, n_boot, se, replicates)
-    return BTResult(
-        scores=theta,
-        converged=converged,
-        n_iter=n_iter,
-        max_change=max_change,
-        lower=lower,
-        upper=upper,
-        finite_mle=fin,
-        component=comp,
-        n_components=n_comp,
-        alpha=alpha_used,
-        method=method + how,
-        notes=_notes(n_comp, fin, converged, alpha, per_context),
-    )
 
 
 def bradley_terry(
@@ -270,14 +123,13 @@ def bradley_terry(
     outcome=None,
     n_items=None,
     weights=None,
-    soft=True,
-    tau=0.5,
-    alpha=0.0,
+    tau=None,
+    ridge=0.0,
     max_iter=10_000,
     tol=1e-8,
     intervals=None,
     n_boot=200,
-    level=0.95,
+    confidence=0.95,
     random_state=None,
 ) -> BTResult:
     """Bradley–Terry maximum-likelihood scores, per context of P or for one large item set.
@@ -295,14 +147,13 @@ def bradley_terry(
         Flat input: number of items (default: largest index + 1).
     weights : array_like of float, optional
         Non-negative weight per comparison (flat: shape of outcome; P: shape of P).
-    soft : bool, default True
-        True: fractional outcomes y = p. False: hard decisions y = 1[p > tau], p == tau
-        counts as a tie (half a win each).
-    tau : float, default 0.5
-        Decision threshold for ``soft=False``.
-    alpha : float, default 0.0
-        Gaussian prior precision (ridge): maximises log-lik - alpha/2 ||theta||^2. With 0 the
-        exact MLE; see the module docstring for components without a finite MLE.
+    tau : None, float or array_like of shape (n_contexts,), default None
+        None: soft outcomes y = p. A threshold (one per context allowed for P): hard
+        decisions y = decide(p, tau) (``ranking.decide``), p == tau counting as a tie (half
+        a win each).
+    ridge : float, default 0.0
+        Gaussian prior precision: maximises log-lik - ridge/2 ||theta||^2. With 0 the exact
+        MLE; see the module docstring for components without a finite MLE.
     max_iter : int, default 10_000
         Most Newton iterations (convergence normally takes 5-15).
     tol : float, default 1e-8
@@ -315,10 +166,10 @@ def bradley_terry(
         ``MAX_FISHER_ITEMS`` items.
     n_boot : int, default 200
         Bootstrap replicates.
-    level : float, default 0.95
+    confidence : float, default 0.95
         Interval coverage.
     random_state : None, int or numpy Generator
-        Seed for the bootstrap.
+        Seed for the bootstrap (``ranking._checks.check_random_state``).
 
     Returns
     -------
@@ -332,45 +183,70 @@ def bradley_terry(
         out-of-range indices, bad options. (A context of P without any comparison is not an
         error: its scores are NaN.)
     """
-    _check_common(tau, alpha, max_iter, tol, intervals, n_boot, level)
+    _check_options(ridge, max_iter, tol, intervals, n_boot, confidence)
+    rng = check_random_state(random_state)
     flat_given = any(x is not None for x in (first, second, outcome))
     if P is not None and flat_given:
         raise ValueError("give either P or the flat arrays (first, second, outcome), not both")
     if P is None and not flat_given:
         raise ValueError("no comparisons given: pass P or first/second/outcome")
+    options = dict(
+        ridge=float(ridge),
+        max_iter=int(max_iter),
+        tol=float(tol),
+        intervals=intervals,
+        n_boot=int(n_boot),
+        confidence=float(confidence),
+        rng=rng,
+    )
     if P is not None:
-        return _bt_P(
-            P,
-            weights,
-            soft,
-            tau,
-            alpha,
-            int(max_iter),
-            float(tol),
-            intervals,
-            int(n_boot),
-            level,
-            random_state,
-        )
-    return _bt_flat(
-        first,
-        second,
-        outcome,
-        n_items,
-        weights,
-        soft,
-        tau,
-        alpha,
-        int(max_iter),
-        float(tol),
-        intervals,
-        int(n_boot),
-        level,
-        random_state,
+        return _bt_P(P, weights, tau, **options)
+    return _bt_flat(first, second, outcome, n_items, weights, tau, **options)
+
+
+def _check_options(ridge, max_iter, tol, intervals, n_boot, confidence):
+    if not (np.isfinite(ridge) and ridge >= 0.0):
+        raise ValueError(f"ridge must be a finite number >= 0; got {ridge!r}")
+    if int(max_iter) < 1:
+        raise ValueError(f"max_iter must be >= 1; got {max_iter!r}")
+    if not (np.isfinite(tol) and tol > 0.0):
+        raise ValueError(f"tol must be > 0; got {tol!r}")
+    if intervals not in (None, "bootstrap", "fisher"):
+        raise ValueError(f"intervals must be None, 'bootstrap' or 'fisher'; got {intervals!r}")
+    if intervals == "bootstrap" and int(n_boot) < 2:
+        raise ValueError(f"n_boot must be >= 2 for bootstrap intervals; got {n_boot!r}")
+    if intervals is not None:
+        check_confidence(confidence)
+
+
+def _result(theta, fitted, *, per_context, method, se, replicates, options):
+    """The BTResult of a fit, with Fisher or bootstrap intervals when asked.
+
+    ``fitted`` is (converged, n_iter, max_change, component, n_components, finite_mle,
+    ridge used); ``se()`` gives the Fisher standard errors and ``replicates()`` the
+    (n_boot, ...) refitted scores, each called only for its kind of interval.
+    """
+    converged, n_iter, max_change, comp, n_comp, fin, ridge_used = fitted
+    lower, upper, how = bounds(
+        options["intervals"], theta, options["confidence"], options["n_boot"], se, replicates
+    )
+    return BTResult(
+        scores=theta,
+        converged=converged,
+        n_iter=n_iter,
+        max_change=max_change,
+        lower=lower,
+        upper=upper,
+        finite_mle=fin,
+        component=comp,
+        n_components=n_comp,
+        ridge=ridge_used,
+        method=method + how,
+        notes=_notes(n_comp, fin, converged, options["ridge"], per_context),
     )
 
 
-def _notes(n_components, finite, converged, alpha, per_context):
+def _notes(n_components, finite, converged, ridge, per_context):
     notes = []
 
     def where(idx):
@@ -383,10 +259,10 @@ def _notes(n_components, finite, converged, alpha, per_context):
             "centred per component and not comparable across components"
         )
     nf = np.flatnonzero(~np.atleast_1d(finite))
-    if nf.size and alpha == 0:
+    if nf.size and ridge == 0:
         notes.append(
             f"{where(nf)}: no finite MLE (some items never lose or never win within their "
-            f"component); those components were fitted with alpha = {ALPHA_FALLBACK}"
+            f"component); those components were fitted with ridge = {RIDGE_FALLBACK}"
         )
     nc = np.flatnonzero(~np.atleast_1d(converged))
     if nc.size:
@@ -394,9 +270,10 @@ def _notes(n_components, finite, converged, alpha, per_context):
     return tuple(notes)
 
 
-def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level, random_state):
+def _bt_P(P, weights, tau, **options):
     arr = as_P(P)
     n_ctx, n, _ = arr.shape
+    tau = check_tau(tau, P=arr, allow_none=True)
     finite = np.isfinite(arr)
     if weights is None:
         Om = finite.astype(np.float64)
@@ -415,11 +292,12 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
                 f"weights must be finite and >= 0; weights[{c}, {i}, {j}] = {Om[c, i, j]!r}"
             )
         Om = np.where(finite, Om, 0.0)
-    Y = np.where(finite, _decide(np.where(finite, arr, 0.5), soft, tau), 0.0)
+    Y = np.where(finite, arr if tau is None else decide(arr, tau), 0.0)
     W = np.ascontiguousarray(win_weights(Y, Om))
     theta = np.zeros((n_ctx, n))
-    fitted = fit_batch(W, float(alpha), max_iter, tol, theta, False)
-    converged, _, _, comp, n_comp, _, alpha_used = fitted
+    ridge, max_iter, tol = options["ridge"], options["max_iter"], options["tol"]
+    fitted = fit_batch(W, ridge, max_iter, tol, theta, False)
+    converged, _, _, comp, n_comp, _, ridge_used = fitted
     if not converged.all():
         warnings.warn(
             f"bradley_terry: context(s) {np.flatnonzero(~converged)[:10].tolist()} did not "
@@ -427,20 +305,16 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
             RuntimeWarning,
             stacklevel=3,
         )
-
     res = _result(
         theta,
         fitted,
-        alpha=alpha,
         per_context=True,
         method="newton-cholesky per context",
-        intervals=intervals,
-        level=level,
-        n_boot=n_boot,
-        se=lambda: fisher_dense(W, theta, alpha_used, comp, n_comp),
+        se=lambda: fisher_dense(W, theta, ridge_used, comp, n_comp),
         replicates=lambda: bootstrap_dense(
-            Y, Om, theta, alpha, max_iter, tol, n_boot, random_state
+            Y, Om, theta, ridge, max_iter, tol, options["n_boot"], options["rng"]
         ),
+        options=options,
     )
     empty = np.flatnonzero(~(Om > 0).any(axis=(1, 2)))
     if empty.size:
@@ -449,45 +323,28 @@ def _bt_P(P, weights, soft, tau, alpha, max_iter, tol, intervals, n_boot, level,
     return res
 
 
-def _bt_flat(
-    first,
-    second,
-    outcome,
-    n_items,
-    weights,
-    soft,
-    tau,
-    alpha,
-    max_iter,
-    tol,
-    intervals,
-    n_boot,
-    level,
-    random_state,
-):
+def _bt_flat(first, second, outcome, n_items, weights, tau, **options):
     ei, ej, out, w, n_items = check_flat(first, second, outcome, n_items, weights)
-    y = _decide(out, soft, tau)
+    tau = check_tau(tau, allow_none=True)
+    y = out if tau is None else decide(out, tau)
     wy = w * y
-    theta, *fitted = fit_flat(ei, ej, wy, w, n_items, float(alpha), max_iter, tol)
-    converged, _, _, comp, n_comp, _, alpha_vec = fitted
+    ridge, max_iter, tol = options["ridge"], options["max_iter"], options["tol"]
+    theta, *fitted = fit_flat(ei, ej, wy, w, n_items, ridge, max_iter, tol)
+    converged, _, _, comp, n_comp, _, ridge_vec = fitted
     if not converged:
         warnings.warn(
             f"bradley_terry: did not converge in {max_iter} iterations",
             RuntimeWarning,
             stacklevel=3,
         )
-
     return _result(
         theta,
         fitted,
-        alpha=alpha,
         per_context=False,
         method="newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)",
-        intervals=intervals,
-        level=level,
-        n_boot=n_boot,
-        se=lambda: fisher_flat(ei, ej, w, n_items, theta, alpha_vec, comp, n_comp),
+        se=lambda: fisher_flat(ei, ej, w, n_items, theta, ridge_vec, comp, n_comp),
         replicates=lambda: bootstrap_flat(
-            ei, ej, wy, w, n_items, theta, alpha, max_iter, tol, n_boot, random_state
+            ei, ej, wy, w, n_items, theta, ridge, max_iter, tol, options["n_boot"], options["rng"]
         ),
+        options=options,
     )

@@ -32,6 +32,7 @@ from ranking._bootstrap import (
     _boot_weights,
     _percentile_interval,
 )
+from ranking._checks import check_random_state
 from ranking._score_checks import (
     as_labels,
     as_scores,
@@ -177,7 +178,7 @@ def correlation(
     if not np.isfinite(h).any():
         return nan_result(f"all {n} human scores are NaN")
 
-    rng = np.random.default_rng(random_state) if n_boot else None
+    rng = check_random_state(random_state)
     boot = dict(n_boot=n_boot, confidence=confidence, random_state=random_state, rng=rng)
     if unit == "item":
         return _item_level(j, h, valid, contexts, method, variant, boot, n_dropped, common)

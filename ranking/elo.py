@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
+from ._checks import check_flat, check_random_state
 from ._numba import njit
-from .bradley_terry import check_flat
+from ._score_checks import check_confidence
 
 __all__ = ["EloResult", "elo"]
 
@@ -29,15 +30,17 @@ class EloResult:
 
     Attributes
     ----------
-    ratings : ndarray, shape (n_items,)
-        Ratings after the games in the given order (items never playing keep ``initial``).
+    scores : ndarray, shape (n_items,)
+        Elo ratings after the games in the given order (items never playing keep
+        ``initial``).
     lower, upper : ndarray or None
-        Percentile band at ``level`` over ``n_boot`` shuffled orderings (None if n_boot == 0).
+        Percentile band at ``confidence`` over ``n_boot`` shuffled orderings (None if
+        n_boot == 0).
     n_boot : int
         Number of shuffled orderings used.
     """
 
-    ratings: np.ndarray
+    scores: np.ndarray
     lower: np.ndarray | None
     upper: np.ndarray | None
     n_boot: int
@@ -78,7 +81,7 @@ def elo(
     base=10.0,
     scale=400.0,
     n_boot=0,
-    level=0.95,
+    confidence=0.95,
     random_state=None,
 ) -> EloResult:
     """Elo ratings of ``n_items`` items from games played in the given order.
@@ -99,15 +102,16 @@ def elo(
         Expected score e = 1 / (1 + base ** ((r_b - r_a) / scale)).
     n_boot : int, default 0
         Number of seeded shuffles of the game order for the percentile band.
-    level : float, default 0.95
+    confidence : float, default 0.95
         Coverage of the band.
     random_state : None, int or numpy Generator
-        Seed for the shuffles.
+        Seed for the shuffles (``ranking._checks.check_random_state``).
 
     Returns
     -------
     EloResult
-        ``ratings`` (given order) and, when n_boot > 0, ``lower`` / ``upper``.
+        ``scores``, the ratings in the given order, and, when n_boot > 0, ``lower`` /
+        ``upper``.
 
     Raises
     ------
@@ -124,8 +128,9 @@ def elo(
         raise ValueError(f"scale must be > 0; got {scale!r}")
     if int(n_boot) != n_boot or n_boot < 0:
         raise ValueError(f"n_boot must be an integer >= 0; got {n_boot!r}")
-    if n_boot and not (0.0 < level < 1.0):
-        raise ValueError(f"level must lie strictly between 0 and 1; got {level!r}")
+    if n_boot:
+        check_confidence(confidence)
+    rng = check_random_state(random_state)
     n_boot = int(n_boot)
     m = ei.size
     ratings = np.empty(n_items)
@@ -133,7 +138,6 @@ def elo(
     _elo_run(ei, ej, out, np.arange(m), n_items, *args, ratings)
     lower = upper = None
     if n_boot:
-        rng = np.random.default_rng(random_state)
         # shuffles are drawn in batches so that memory stays near 10**7 indices
         batch = max(1, min(n_boot, 10_000_000 // max(m, 1)))
         samples = np.empty((n_boot, n_items))
@@ -143,7 +147,7 @@ def elo(
             orders = rng.permuted(np.broadcast_to(np.arange(m), (b, m)), axis=1)
             samples[done : done + b] = _elo_boot(ei, ej, out, orders, n_items, *args)
             done += b
-        q = 100.0 * (1.0 - level) / 2.0
+        q = 100.0 * (1.0 - confidence) / 2.0
         lower = np.percentile(samples, q, axis=0)
         upper = np.percentile(samples, 100.0 - q, axis=0)
-    return EloResult(ratings=ratings, lower=lower, upper=upper, n_boot=n_boot)
+    return EloResult(scores=ratings, lower=lower, upper=upper, n_boot=n_boot)

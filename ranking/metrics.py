@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from ranking._checks import as_P
+from ranking._checks import as_P, check_tau
 from ranking._numba import njit
+from ranking.decisions import _decide
 from ranking.pooled import per_context as per_context_values
 from ranking.pooled import pooled
-from ranking.scores import _check_tau
 
 # Below this many valid positions average ranks are counted pairwise (branch-free, faster
 # than a sort for the N = 16-ish rows of the budget loops); above it we sort.
@@ -324,12 +324,13 @@ def kendall(a, b, variant="b", axis=-1):
 
 
 @njit
-def _pairwise_accuracy_kernel(P, ref, tau):
+def _pairwise_accuracy_kernel(P, ref, taus):
     """Per context: (sum of agreement, number of pairs) over present pairs with differing refs."""
     n_contexts, n_items, _ = P.shape
     hits = np.zeros(n_contexts)
     counts = np.zeros(n_contexts)
     for c in range(n_contexts):
+        tau = taus[c]
         for i in range(n_items):
             ri = ref[c, i]
             if not math.isfinite(ri):
@@ -339,12 +340,7 @@ def _pairwise_accuracy_kernel(P, ref, tau):
                 rj = ref[c, j]
                 if i == j or not math.isfinite(p) or not math.isfinite(rj) or ri == rj:
                     continue
-                if p > tau:
-                    d = 1.0
-                elif p < tau:
-                    d = 0.0
-                else:
-                    d = 0.5
+                d = _decide(p, tau)
                 hits[c] += d if ri > rj else 1.0 - d
                 counts[c] += 1.0
     return hits, counts
@@ -379,8 +375,8 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
         compared.
     reference : array_like, shape (n_contexts, N) or (N,)
         Reference (e.g. human) scores; NaN where missing. Higher is better.
-    tau : float, default 0.5
-        Decision threshold.
+    tau : float or array_like of shape (n_contexts,), default 0.5
+        Decision threshold, or one per context.
     per_context : bool, default False
         Return one accuracy per context instead of the pooled share.
 
@@ -389,19 +385,19 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
     PooledStat or ndarray of shape (n_contexts,)
         Pooled accuracy over all qualifying comparisons: a float with ``n_contexts`` /
         ``n_skipped``, the contexts without any qualifying comparison (an all-NaN context,
-        or every reference tied or missing) being skipped (``ranking.pooled``). Per context:
-        NaN for those contexts.
+        or every reference tied or missing) being skipped (``ranking.pooled``); NaN with a
+        ``reason`` when no comparison qualifies anywhere. Per context: NaN for those
+        contexts.
 
     Raises
     ------
     ValueError
-        Bad P or reference (see ``ranking._checks.as_P``), or, for the pooled value, when no
-        comparison qualifies (every reference tie or missing).
+        Bad P, reference or tau (see ``ranking._checks``).
     """
-    P = as_P(P)
+    P = as_P(P, allow_empty=True)
     ref = as_reference(reference, P.shape[0], P.shape[1])
-    tau = _check_tau(tau)
-    hits, counts = _pairwise_accuracy_kernel(P, ref, tau)
+    taus = check_tau(tau, P=P, broadcast=True)
+    hits, counts = _pairwise_accuracy_kernel(P, ref, taus)
     if per_context:
         return per_context_values(hits, counts)
     return pooled(

@@ -50,9 +50,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ._checks import as_P
+from ._checks import as_P, check_tau
 from ._numba import njit
 from .bradley_terry import bradley_terry
+from .decisions import decide
 
 __all__ = ["MLResult", "P_CLIP", "ml_ranking"]
 
@@ -87,10 +88,11 @@ class MLResult:
         constant scores and no rank correlation with anything.
     log_likelihood : ndarray of float, shape (n_contexts,)
         sum of log p^z (1 - p)^(1 - z) over the compared pairs for the returned order (p
-        clipped to [P_CLIP, 1 - P_CLIP]). This is the maximised objective when hard=False.
+        clipped to [P_CLIP, 1 - P_CLIP]). This is the maximised objective when tau is None.
     agreement : ndarray of float, shape (n_contexts,)
         Number of comparisons whose hard decision 1[p > tau] agrees with the returned order
-        (a tie p == tau counts half). This is the maximised objective when hard=True.
+        (a tie p == tau counts half; tau = 0.5 when ``tau`` is None). This is the maximised
+        objective when a tau is given.
     n_present : ndarray of int, shape (n_contexts,)
         Items compared at least once per context.
     n_orders : ndarray of float, shape (n_contexts,)
@@ -110,15 +112,16 @@ class MLResult:
     method: tuple[str, ...]
 
 
-def _pair_terms(arr, hard, tau):
+def _pair_terms(arr, tau):
     """A[c, i, j]: objective terms of the comparisons of i and j when i is ranked above j.
 
     The comparison (i first, j second) contributes log p_ij (z = 1) and (j first, i second)
-    contributes log(1 - p_ji) (z = 0); hard decisions replace the logs by agreement counts.
+    contributes log(1 - p_ji) (z = 0) with ``tau`` None; the decisions at ``tau`` (a float or
+    one per context) replace the logs by agreement counts.
     """
     finite = np.isfinite(arr)
-    if hard:
-        y = np.where(arr > tau, 1.0, np.where(arr < tau, 0.0, 0.5))
+    if tau is not None:
+        y = decide(arr, tau)
         first = np.where(finite, y, 0.0)
         second = np.where(finite, 1.0 - y, 0.0)
     else:
@@ -498,11 +501,11 @@ def _by_win_ratio(arr):
     """Per context, the items sorted by soft win-ratio, best first (uncompared last, stable)."""
     from .scores import win_ratio
 
-    wr = win_ratio(arr, soft=True)
+    wr = win_ratio(arr)
     return np.argsort(np.where(np.isfinite(wr), -wr, np.inf), axis=1, kind="stable")
 
 
-def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> MLResult:
+def ml_ranking(P, *, tau=None, exact_max_n=20) -> MLResult:
     """Maximum-likelihood order of the candidates per context.
 
     Parameters
@@ -510,19 +513,17 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     P : array_like, shape (n_contexts, N, N) or (N, N)
         P[c, i, j] = probability that i (shown first) beats j (shown second); NaN where not
         compared.
-    hard : bool, default False
-        False: maximise the likelihood prod p^z (1 - p)^(1 - z). True: use the decisions
-        y = 1[p > tau] instead, i.e. maximise the number of agreeing comparisons (a tie
-        p == tau counts half whichever way): the minimum-feedback-arc-set order.
-    tau : float, default 0.5
-        Decision threshold for ``hard=True`` (also used for the reported ``agreement``).
+    tau : None, float or array_like of shape (n_contexts,), default None
+        None: maximise the likelihood prod p^z (1 - p)^(1 - z) of the soft outcomes. A
+        threshold (or one per context): use the decisions y = decide(p, tau) instead
+        (``ranking.decide``), i.e. maximise the number of agreeing comparisons (a tie
+        p == tau counts half whichever way): the minimum-feedback-arc-set order. The
+        reported ``agreement`` is at this tau (0.5 when None).
     exact_max_n : int, default 20
         Contexts with at most this many compared items are solved exactly (DP over subsets,
         2**N memory); larger ones by local search from the Bradley–Terry order (insertion
         moves and exact re-ordering of blocks of 12 consecutive items).
-        At most ``MAX_EXACT_N``.
-    random_state : None
-        Accepted for a uniform interface; both methods are deterministic.
+        At most ``MAX_EXACT_N``. Both methods are deterministic.
 
     Returns
     -------
@@ -536,9 +537,6 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     ValueError
         Bad shapes, values outside [0, 1], N < 2, bad tau / exact_max_n.
     """
-    del random_state  # deterministic; kept for a uniform signature
-    if not (np.isfinite(tau) and 0.0 <= tau <= 1.0):
-        raise ValueError(f"tau must lie in [0, 1]; got {tau!r}")
     if int(exact_max_n) != exact_max_n or not (0 <= exact_max_n <= MAX_EXACT_N):
         raise ValueError(
             f"exact_max_n must be an integer in [0, {MAX_EXACT_N}] (the exact DP needs 2**N "
@@ -547,6 +545,7 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     exact_max_n = int(exact_max_n)
     arr = as_P(P)
     n_ctx, n, _ = arr.shape
+    tau = check_tau(tau, P=arr, allow_none=True)
     # Sparse comparison sets leave many orders with the same likelihood. Their mean ranks are
     # reported; the one order returned is settled towards the index order by the DP, so
     # relabel the items by their soft win-ratio first (best first, stable): that order
@@ -556,12 +555,13 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     finite = np.isfinite(arr)
     present = finite.any(axis=2) | finite.any(axis=1)
     n_present = present.sum(axis=1)
-    A = _pair_terms(arr, hard, tau)
+    A = _pair_terms(arr, tau)
     heuristic = n_present > exact_max_n
     start = np.full((n_ctx, n), -1, np.int64)
     if heuristic.any():
         # the local search starts from the Bradley–Terry order (best first, uncompared last)
-        bt = bradley_terry(arr[heuristic], soft=not hard, tau=tau).scores
+        bt_tau = tau[heuristic] if np.ndim(tau) else tau
+        bt = bradley_terry(arr[heuristic], tau=bt_tau).scores
         key = np.where(np.isfinite(bt), -bt, np.inf)
         idx = np.argsort(key, axis=1, kind="stable")
         start[heuristic] = np.where(np.isfinite(np.take_along_axis(key, idx, 1)), idx, -1)
@@ -571,8 +571,8 @@ def ml_ranking(P, *, hard=False, tau=0.5, exact_max_n=20, random_state=None) -> 
     rows = np.repeat(np.arange(n_ctx), n).reshape(n_ctx, n)
     valid = order >= 0
     positions[rows[valid], order[valid]] = (np.nonzero(valid)[1] + 1).astype(np.float64)
-    soft_terms = A if not hard else _pair_terms(arr, False, tau)
-    hard_terms = A if hard else _pair_terms(arr, True, tau)
+    soft_terms = A if tau is None else _pair_terms(arr, None)
+    hard_terms = A if tau is not None else _pair_terms(arr, 0.5)
     log_likelihood = _order_value(soft_terms, positions)
     agreement = _order_value(hard_terms, positions)
     # back to the caller's item labels

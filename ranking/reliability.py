@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ranking._checks import check_random_state
 from ranking._score_checks import (
     as_label_vector,
     as_matrix,
@@ -530,7 +531,7 @@ def human_baseline(
     finite = np.isfinite(Y)
     tot = np.where(finite, Y, 0.0).sum(axis=1)
     cnt = finite.sum(axis=1)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     results = []
     for a in range(n_ann):
         own = np.where(finite[:, a], Y[:, a], 0.0)

@@ -2,7 +2,9 @@
 
 For a context with candidates 1..N the judge gives p_ij = P(i shown first beats j shown
 second). The win-ratio of item i is its wins over its comparisons, counting every present
-comparison it took part in, as the first or as the second candidate.
+comparison it took part in, as the first or as the second candidate. A win is the soft
+outcome p itself (``tau=None``) or the hard decision at a threshold tau
+(``ranking.decisions``).
 """
 
 from __future__ import annotations
@@ -11,22 +13,13 @@ import math
 
 import numpy as np
 
-from ranking._checks import as_P
+from ranking._checks import as_P, check_tau
 from ranking._numba import njit
+from ranking.decisions import _decide
 
 
 @njit
-def _decide(p, tau):
-    """Hard decision for the first candidate: 1 if p > tau, 0 if p < tau, 0.5 on a tie."""
-    if p > tau:
-        return 1.0
-    if p < tau:
-        return 0.0
-    return 0.5
-
-
-@njit
-def _win_ratio_kernel(P, tau, soft):
+def _win_ratio_kernel(P, taus, soft):
     n_contexts, n_items, _ = P.shape
     out = np.empty((n_contexts, n_items))
     wins = np.empty(n_items)
@@ -39,7 +32,7 @@ def _win_ratio_kernel(P, tau, soft):
                 p = P[c, i, j]
                 if i == j or not math.isfinite(p):
                     continue
-                d = p if soft else _decide(p, tau)
+                d = p if soft else _decide(p, taus[c])
                 wins[i] += d
                 wins[j] += 1.0 - d
                 counts[i] += 1.0
@@ -49,14 +42,7 @@ def _win_ratio_kernel(P, tau, soft):
     return out
 
 
-def _check_tau(tau):
-    tau = float(tau)
-    if not (0.0 <= tau <= 1.0):
-        raise ValueError(f"tau is a probability threshold and must lie in [0, 1]; got {tau!r}")
-    return tau
-
-
-def win_ratio(P, tau=0.5, soft=False):
+def win_ratio(P, tau=None):
     """Win-ratio score of every candidate in every context.
 
     Parameters
@@ -64,11 +50,11 @@ def win_ratio(P, tau=0.5, soft=False):
     P : array_like, shape (n_contexts, N, N) or (N, N)
         P[c, i, j] = probability that candidate i, shown first, beats j, shown second; NaN
         where the pair was not compared in that order (and for padding candidates).
-    tau : float, default 0.5
-        Decision threshold for hard wins: the first candidate wins if p > tau, loses if
-        p < tau, and a tie (p == tau) gives each side half a win. Ignored when ``soft``.
-    soft : bool, default False
-        Count p as the first candidate's (fractional) win and 1 - p as the second's.
+    tau : None, float or array_like of shape (n_contexts,), default None
+        None: soft outcomes, p counts as the first candidate's (fractional) win and 1 - p as
+        the second's. A threshold (or one per context): hard decisions
+        (``ranking.decide``), the first candidate wins if p > tau, loses if p < tau, and a
+        tie (p == tau) gives each side half a win.
 
     Returns
     -------
@@ -80,15 +66,19 @@ def win_ratio(P, tau=0.5, soft=False):
     Raises
     ------
     ValueError
-        Wrong shape, N < 2, values outside [0, 1], or tau outside [0, 1].
+        Wrong shape, N < 2, values outside [0, 1], or tau outside [0, 1] (or of the wrong
+        shape).
 
     Examples
     --------
     A 3-cycle (a beats b beats c beats a) gives every candidate the same score.
 
     >>> P = np.full((3, 3), np.nan); P[0, 1] = P[1, 2] = P[2, 0] = 0.9
-    >>> win_ratio(P)
+    >>> win_ratio(P, tau=0.5)
     array([[0.5, 0.5, 0.5]])
     """
     P = as_P(P)
-    return _win_ratio_kernel(P, _check_tau(tau), bool(soft))
+    taus = check_tau(tau, P=P, allow_none=True, broadcast=True)
+    if taus is None:
+        return _win_ratio_kernel(P, np.zeros(P.shape[0]), True)
+    return _win_ratio_kernel(P, taus, False)

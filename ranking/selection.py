@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ranking._checks import check_random_state
 from ranking._numba import njit
 
 STATIC_STRATEGIES = ("all", "random", "no-repeat", "symmetric")
@@ -122,7 +123,7 @@ def select_comparisons(strategy, n_items, budget=None, random_state=None):
             f"candidates (at most {capacity}"
             + (", since it never shows both orders of a pair)" if strategy == "no-repeat" else ")")
         )
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     if strategy == "random":
         return ordered[rng.choice(n_ordered, size=budget, replace=False)]
     iu, ju = np.triu_indices(n_items, k=1)
@@ -401,7 +402,7 @@ def adaptive_rank(
     prior_weight = float(prior_weight)
     if not (prior_weight > 0.0 and math.isfinite(prior_weight)):
         raise ValueError(f"prior_weight must be positive and finite; got {prior_weight!r}")
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     if callable(oracle):
         if n_items is None:
             raise ValueError("adaptive_rank with a callable oracle needs n_items")

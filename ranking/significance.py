@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ranking._checks import check_random_state
 from ranking._score_checks import (
     as_labels,
     as_matrix,
@@ -313,7 +314,6 @@ def williams_matrix(
     unit="overall",
     method="kendall",
     variant="b",
-    contexts=None,
     systems=None,
     names=None,
 ):
@@ -328,9 +328,6 @@ def williams_matrix(
     method, variant, systems
         As in :func:`ranking.correlations.correlation` (``systems`` needed for
         ``unit="system"``).
-    contexts : array_like, optional
-        Accepted for symmetry with :func:`ranking.correlations.correlation`; the tests use
-        no resampling.
     names : sequence of str, optional
         Judge names used in the ``reasons`` messages (default "judge <column>").
 
@@ -544,7 +541,7 @@ def permutation_test(
             int(n_permutations),
             "a correlation is undefined (too few items or constant scores)",
         )
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     n_perm = int(n_permutations)
     # Bounded memory: about 2 million scores per chunk.
     chunk = max(1, 2_000_000 // max(n_used, 1))

@@ -22,7 +22,6 @@ from data.arrays import PMatrix
 from data.schema import Dataset
 from pages.services.common import dataset, mean_finite
 from pages.services.comparisons import (
-    accuracy_or_nan,
     build_pmatrix,
     comparison_attributes_of,
     human_reference,
@@ -31,7 +30,7 @@ from pages.services.comparisons import (
     select_comparisons,
 )
 from ranking.bias import balanced_threshold, position_bias, swap_consistency
-from ranking.metrics import spearman
+from ranking.metrics import pairwise_accuracy, spearman
 from ranking.scores import win_ratio
 
 #: Thresholds of the accuracy-vs-tau curve.
@@ -68,7 +67,7 @@ def compute_bias_table(ds: Dataset) -> pd.DataFrame:
                     "attribute": attribute,
                     "n_comparisons": int(finite.sum()),
                     "first_position_win_rate": float(pb),
-                    "swap_consistency": float(swap_consistency(pm.P)) if n_both else math.nan,
+                    "swap_consistency": float(swap_consistency(pm.P)),
                     "pairs_both_orders": n_both,
                     "balanced_tau": float(balanced_threshold(pm.P)),
                     "n_contexts": pb.n_contexts,
@@ -109,19 +108,6 @@ def order_pairs_frame(pm: PMatrix) -> pd.DataFrame:
     return df
 
 
-def decisions(P: np.ndarray, tau) -> np.ndarray:
-    """Hard decisions at ``tau`` (scalar or one per context): 1, 0, or 0.5 on p == tau.
-
-    The same rule as ``ranking.scores`` applies per comparison; every ranking function gives
-    the same result on these decisions at tau = 0.5 as on P at ``tau``, which is how one
-    threshold per context is applied with the library's functions.
-    """
-    t = np.asarray(tau, dtype=np.float64)
-    if t.ndim == 1:
-        t = t[:, None, None]
-    return np.where(P > t, 1.0, np.where(P < t, 0.0, np.where(P == t, 0.5, np.nan)))
-
-
 @dataclass(frozen=True)
 class Rerank:
     """Every context re-ranked by win-ratio at a threshold, measured against the reference."""
@@ -138,22 +124,19 @@ def rerank(P: np.ndarray, ref: np.ndarray | None, tau) -> Rerank:
     """Re-rank every context at ``tau`` (scalar, or one per context) — the slider's update.
 
     Only numba kernels of ``ranking`` run here (win-ratio, position bias, pairwise accuracy,
-    Spearman); P and the reference come from the cache.
+    Spearman), each deciding at ``tau`` (one per context when given so); P and the reference
+    come from the cache. A statistic with nothing to measure (no pair judged in both orders,
+    no pair with two different reference scores) is NaN, shown as n/a.
     """
     if np.ndim(tau) == 0:
-        Q, t = P, float(tau)
-    else:
-        Q, t = decisions(P, tau), 0.5
-    wr = win_ratio(Q, t)
-    pb = position_bias(Q, t)
-    try:
-        swap = swap_consistency(Q, t)
-    except ValueError:  # no pair judged in both orders: undefined, shown as n/a
-        swap = math.nan
+        tau = float(tau)
+    wr = win_ratio(P, tau)
+    pb = position_bias(P, tau)
+    swap = swap_consistency(P, tau)
     if ref is None:
         return Rerank(tau, pb, swap, math.nan, math.nan, None)
     rho = spearman(wr, ref)
-    return Rerank(tau, pb, swap, accuracy_or_nan(Q, ref, t), mean_finite(rho), rho)
+    return Rerank(tau, pb, swap, pairwise_accuracy(P, ref, tau), mean_finite(rho), rho)
 
 
 def rerank_frame(pm: PMatrix, before: Rerank, after: Rerank) -> pd.DataFrame:

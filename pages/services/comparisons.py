@@ -7,7 +7,6 @@ their P array (``data.arrays.comparisons_to_P``) and the human scores laid out b
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +16,6 @@ import streamlit as st
 from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.common import dataset
-from ranking.metrics import pairwise_accuracy
 from ranking.scores import win_ratio
 
 #: Judge label of every human annotator's comparisons taken together.
@@ -123,8 +121,8 @@ def build_reference(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | Non
     """Human reference for the candidates of ``pm``, or None when the dataset has none.
 
     Mean human score over annotators when ``human_scores`` rate ``attribute``; otherwise the
-    win-ratio (``ranking.scores.win_ratio``) of the pooled human verdicts in the comparisons
-    (judges ``human:...``), leaving out the selected human judge itself.
+    win-ratio at tau = 0.5 (``ranking.scores.win_ratio``) of the pooled human verdicts in the
+    comparisons (judges ``human:...``), leaving out the selected human judge itself.
     """
     hs = ds.human_scores
     if len(hs) and attribute in set(hs["attribute"].astype(str)):
@@ -165,24 +163,13 @@ def build_reference(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | Non
     scores = np.full(pm.P.shape[:2], np.nan)
     where = {ctx: c for c, ctx in enumerate(pm.context_ids)}
     rows_idx = [where[ctx] for ctx in hp.context_ids]
-    scores[rows_idx, : hp.P.shape[1]] = win_ratio(hp.P)
+    scores[rows_idx, : hp.P.shape[1]] = win_ratio(hp.P, tau=0.5)
     scores.setflags(write=False)
     return Reference(
         scores,
         f"win-ratio of the pooled verdicts of {n_ann} human annotator(s)",
         same_as_judge=pm.judge == HUMAN_POOL,
     )
-
-
-def accuracy_or_nan(P: np.ndarray, ref: np.ndarray, tau: float = 0.5) -> float:
-    """Pooled pairwise accuracy over the contexts that have a comparison; NaN if undefined."""
-    keep = np.isfinite(P).any(axis=(1, 2))
-    if not keep.any():
-        return math.nan
-    try:
-        return pairwise_accuracy(P[keep], ref[keep], tau)
-    except ValueError:  # no pair with two different reference scores: undefined, not zero
-        return math.nan
 
 
 # ---------------------------------------------------------------------------------------

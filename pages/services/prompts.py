@@ -198,12 +198,8 @@ def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
     for judge, attribute in zip(bias["judge"], bias["attribute"], strict=True):
         pm = build_pmatrix(ds, attribute, judge)
         ref = build_reference(ds, attribute, pm)
-        acc = math.nan
-        if ref is not None:
-            try:
-                acc = pairwise_accuracy(pm.P, ref.scores)
-            except ValueError:  # no pair with two different reference scores: undefined
-                acc = math.nan
+        # NaN where no pair has two different reference scores (undefined, not zero)
+        acc = math.nan if ref is None else float(pairwise_accuracy(pm.P, ref.scores))
         accuracy.append(acc)
         reference.append(ref.source if ref is not None else "none")
         failure.append(float(failed.get((judge, attribute), math.nan)))

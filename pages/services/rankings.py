@@ -19,13 +19,12 @@ from data.schema import Dataset
 from pages.services.common import dataset, mean_finite
 from pages.services.comparisons import (
     Reference,
-    accuracy_or_nan,
     human_reference,
     pmatrix,
     select_comparisons,
 )
 from ranking.bradley_terry import bradley_terry
-from ranking.metrics import order_matrix, spearman
+from ranking.metrics import order_matrix, pairwise_accuracy, spearman
 from ranking.ml import ml_ranking
 from ranking.scores import win_ratio
 
@@ -60,11 +59,14 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
     Spearman); equally likely maximum-likelihood orders come back as tied scores
     (``ranking.ml``), so an uninformative judge has no correlation with the humans, as with
     win-ratio and Bradley–Terry.
+
+    Win-ratio counts hard wins at tau = 0.5; maximum likelihood and Bradley–Terry use the
+    probabilities themselves (soft outcomes, ``tau=None``).
     """
     ml = ml_ranking(pm.P)
     bt = bradley_terry(pm.P)
     scores = {
-        "win-ratio": win_ratio(pm.P),
+        "win-ratio": win_ratio(pm.P, tau=0.5),
         "maximum likelihood": ml.scores,
         "Bradley–Terry": bt.scores,
     }
@@ -91,7 +93,7 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
                 {
                     "method": method,
                     "spearman": mean_finite(rho),
-                    "pairwise_accuracy": accuracy_or_nan(order_matrix(s), ref.scores),
+                    "pairwise_accuracy": float(pairwise_accuracy(order_matrix(s), ref.scores)),
                     "n_contexts": int(np.isfinite(rho).sum()),
                 }
             )
@@ -99,7 +101,7 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
             {
                 "method": "judge comparisons (tau = 0.5)",
                 "spearman": math.nan,
-                "pairwise_accuracy": accuracy_or_nan(pm.P, ref.scores),
+                "pairwise_accuracy": float(pairwise_accuracy(pm.P, ref.scores, tau=0.5)),
                 "n_contexts": len(pm.context_ids),
             }
         )

@@ -101,6 +101,30 @@ def test_pairwise_accuracy_table_is_defined_for_every_attribute(summeval):
     assert np.allclose(table["accuracy"], full.loc[table.index, "accuracy"], atol=0.02)
 
 
+def test_pairwise_accuracy_table_of_a_judge_never_parsed_is_nan_with_the_reason(summeval):
+    # every verdict on one attribute unparsed: no context is usable, so ranking returns NaN
+    # with its reason (no exception for the table to catch) and the other attributes stand
+    ds, _, _ = summeval
+    comps = ds.comparisons.copy()
+    comps.loc[comps["attribute"] == "fluency", "p_first"] = np.nan
+    none_parsed = Dataset(
+        name="summeval, fluency unparsed",
+        contexts=ds.contexts,
+        candidates=ds.candidates,
+        human_scores=ds.human_scores,
+        comparisons=comps,
+        ratings=ds.ratings,
+    )
+    table = pairwise_accuracy_table(none_parsed).set_index("attribute")
+    assert np.isnan(table.loc["fluency", "accuracy"])
+    assert "undefined" in table.loc["fluency", "reason"]
+    assert "none of the 100 context(s)" in table.loc["fluency", "reason"]
+    full = pairwise_accuracy_table(ds).set_index("attribute")
+    rest = ["coherence", "consistency", "relevance"]
+    np.testing.assert_allclose(table.loc[rest, "accuracy"], full.loc[rest, "accuracy"])
+    assert (table.loc[rest, "reason"] == "").all()
+
+
 def test_human_agreement_page_shows_every_pairwise_accuracy(summeval):
     _, holes, _ = summeval
     at = open_page("pages/agreement.py", holes)

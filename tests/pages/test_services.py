@@ -278,6 +278,29 @@ def test_balancing_a_biased_soft_judge_gives_half():
         assert abs(after.position_bias - 0.5) <= 1 / n_comparisons
 
 
+def test_undefined_statistics_are_nan_without_a_try_except():
+    # comparisons in one order only and a reference tied within every context: swap
+    # consistency and pairwise accuracy have nothing to measure; the services get NaN from
+    # ranking itself (no exception to catch) and the rest is still computed
+    P = np.full((2, 3, 3), np.nan)
+    P[:, 0, 1], P[:, 1, 2], P[:, 0, 2] = 0.8, 0.3, 0.6
+    ref = np.ones((2, 3))
+    for tau in (0.5, np.array([0.5, 0.7])):
+        got = bias_svc.rerank(P, ref, tau)
+        assert math.isnan(got.swap_consistency) and math.isnan(got.accuracy)
+        assert got.position_bias == position_bias(P, tau)
+    pm = comparisons.build_pmatrix(
+        _pair_dataset([("c", "j", "a", "b", 0.8), ("c", "j", "b", "d", 0.3)]), "overall", "j"
+    )
+    tied = comparisons.Reference(np.ones((1, 3)), "tied")
+    rk = rankings_svc.compute_rankings(pm, tied)
+    assert rk.agreement["pairwise_accuracy"].isna().all()
+    table = bias_svc.compute_bias_table(
+        _pair_dataset([("c", "j", "a", "b", 0.8), ("c", "j", "b", "d", 0.3)])
+    )
+    assert table.loc[0, "pairs_both_orders"] == 0 and math.isnan(table.loc[0, "swap_consistency"])
+
+
 def test_tau_curve_columns_and_end_points(demo):
     pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
     ref = comparisons.build_reference(demo, "consistency", pm)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,8 @@ from ranking.bias import (
     position_bias,
     swap_consistency,
 )
+from ranking.decisions import decide
+from ranking.pooled import PooledStat
 from ranking.scores import win_ratio
 from tests.ranking import naive
 
@@ -152,7 +156,6 @@ def test_balanced_debias_removes_bias_on_biased_judge():
         (lambda: debias(np.full((2, 2), 1.5), 1.0), r"\[0, 1\]"),
         (lambda: debias(np.zeros(0), 1.0), "empty"),
         (lambda: debias(np.full((3, 2, 2), 0.5), [1.0, 2.0]), "does not fit"),
-        (lambda: position_bias(np.full((2, 3, 3), np.nan)), "no comparison"),
         (lambda: balanced_threshold(np.zeros((1, 1))), "at least 2"),
         (lambda: position_bias(np.full((2, 2), 0.5), tau=-0.1), "tau"),
     ],
@@ -165,8 +168,8 @@ def test_bad_input(call, match):
 def test_swap_consistency_needs_both_orders():
     P = np.full((3, 3), np.nan)
     P[0, 1] = P[1, 2] = 0.7
-    with pytest.raises(ValueError, match="both orders"):
-        swap_consistency(P)
+    swap = swap_consistency(P)
+    assert np.isnan(swap) and swap.n_contexts == 0 and "both orders" in swap.reason
     assert np.isnan(swap_consistency(P, per_context=True)[0])
 
 
@@ -220,10 +223,36 @@ def test_pooled_value_survives_pickling_and_arithmetic():
     assert type(pb + 0.0) is float and f"{pb:.2f}" == "1.00"
 
 
-def test_nothing_usable_in_any_context_is_still_an_error():
-    with pytest.raises(ValueError, match="no comparison"):
-        balanced_threshold(np.full((2, 3, 3), np.nan))
+def test_nothing_usable_in_any_context_is_nan_with_a_reason_not_an_error():
+    # every answer unparsed: P has no comparison at all; the pooled values are undefined
+    empty = np.full((2, 3, 3), np.nan)
+    for stat in (position_bias, swap_consistency, balanced_threshold):
+        value = stat(empty)
+        assert isinstance(value, PooledStat) and np.isnan(value), stat.__name__
+        assert (value.n_contexts, value.n_skipped) == (0, 2), stat.__name__
+        assert "none of the 2 context" in value.reason, stat.__name__
+        assert np.isnan(stat(empty, per_context=True)).all(), stat.__name__
+    assert "no comparison" in position_bias(empty).reason
+    assert "no comparison" in balanced_threshold(empty).reason
     P = np.full((2, 3, 3), np.nan)
     P[0, 0, 1] = 0.6  # one order only, nowhere both
-    with pytest.raises(ValueError, match=r"both orders.*none of the 2 context"):
-        swap_consistency(P)
+    swap = swap_consistency(P)
+    assert np.isnan(swap) and swap.n_contexts == 0
+    assert re.search(r"both orders.*none of the 2 context", swap.reason)
+    # a defined value has no reason
+    assert position_bias(P).reason == "" and position_bias(P) == 1.0
+
+
+def test_per_context_tau_decides_each_context_at_its_own_threshold():
+    rng = np.random.default_rng(17)
+    P = _biased_P(rng, n_contexts=5, grid=8, p_missing=0.1)
+    taus = np.array([0.5, 0.625, 0.375, 0.5, 0.75])
+    for stat in (position_bias, swap_consistency):
+        per = stat(P, tau=taus, per_context=True)
+        for c in range(5):
+            assert per[c] == stat(P[c], tau=taus[c]), stat.__name__
+        # pooled: every comparison decided at its context's tau (decide's rule), then pooled
+        assert stat(P, tau=taus) == stat(decide(P, taus), tau=0.5), stat.__name__
+        assert stat(P, tau=taus) != stat(P, tau=0.5), stat.__name__
+    with pytest.raises(ValueError, match="one per context"):
+        position_bias(P, tau=taus[:2])

@@ -6,7 +6,8 @@ import choix
 import numpy as np
 import pytest
 
-from ranking.bradley_terry import ALPHA_FALLBACK, MAX_FISHER_ITEMS, bradley_terry
+from ranking.bradley_terry import MAX_FISHER_ITEMS, RIDGE_FALLBACK, bradley_terry
+from ranking.decisions import decide
 from tests.ranking import naive
 
 
@@ -41,8 +42,8 @@ def _connected_flat(rng, n_items, n_comp, hard=True):
 def test_three_cycle_gives_equal_scores():
     P = np.full((3, 3), np.nan)
     P[0, 1] = P[1, 2] = P[2, 0] = 1.0
-    for soft in (True, False):
-        res = bradley_terry(P, soft=soft)
+    for tau in (None, 0.5):
+        res = bradley_terry(P, tau=tau)
         np.testing.assert_allclose(res.scores, [[0.0, 0.0, 0.0]], atol=1e-12)
         assert res.converged.all() and res.finite_mle.all()
 
@@ -58,13 +59,13 @@ def test_two_items_closed_form_log_odds():
 
 def test_position_is_ignored_and_ties_count_half():
     P = np.array([[np.nan, 0.5], [0.5, np.nan]])
-    np.testing.assert_allclose(bradley_terry(P, soft=False).scores, [[0.0, 0.0]], atol=1e-12)
+    np.testing.assert_allclose(bradley_terry(P, tau=0.5).scores, [[0.0, 0.0]], atol=1e-12)
     # hard decisions: 0.7 > tau=0.6 is a win, 0.6 == tau is a tie -> 1.5 wins of 2 = log 3
     P = np.array([[np.nan, 0.7], [0.65, np.nan]])
-    res = bradley_terry(P, soft=False, tau=0.6)
+    res = bradley_terry(P, tau=0.6)
     np.testing.assert_allclose(res.scores, [[0.0, 0.0]], atol=1e-12)  # both first: 1 win each
     P = np.array([[np.nan, 0.7], [0.6, np.nan]])
-    res = bradley_terry(P, soft=False, tau=0.6)
+    res = bradley_terry(P, tau=0.6)
     np.testing.assert_allclose(res.scores[0, 0] - res.scores[0, 1], np.log(3), atol=1e-12)
 
 
@@ -78,12 +79,12 @@ def test_clear_order_gives_same_order_for_bt_ml_and_win_ratio():
     np.testing.assert_array_equal(np.argsort(-bt), expected)
     np.testing.assert_allclose(bt, true - true.mean(), atol=1e-7)  # soft P from BT recovers it
     np.testing.assert_array_equal(ml_ranking(P).order[0], expected)
-    np.testing.assert_array_equal(ml_ranking(P, hard=True).order[0], expected)
+    np.testing.assert_array_equal(ml_ranking(P, tau=0.5).order[0], expected)
     try:
         from ranking.scores import win_ratio
     except ImportError:  # written by another helper; the BT/ML agreement above still runs
         return
-    np.testing.assert_array_equal(np.argsort(-win_ratio(P)[0]), expected)
+    np.testing.assert_array_equal(np.argsort(-win_ratio(P, tau=0.5)[0]), expected)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,25 +96,25 @@ def test_clear_order_gives_same_order_for_bt_ml_and_win_ratio():
 def test_P_matches_scipy_twin_on_random_contexts(soft):
     rng = np.random.default_rng(3)
     P = _random_P(rng, 6, 7)
-    res = bradley_terry(P, soft=soft, tau=0.5)
+    res = bradley_terry(P, tau=None if soft else 0.5)
     for c in range(P.shape[0]):
         f, s, y = naive.naive_bt_flat_from_P(P[c], soft=soft)
         # hard decisions on random P can leave an undefeated item: then the documented
         # fallback prior applies to the (single, chained) component
-        alpha = 0.0 if res.finite_mle[c] else ALPHA_FALLBACK
-        expected = naive.naive_bt_fit(f, s, y, P.shape[1], alpha=alpha)
+        ridge = 0.0 if res.finite_mle[c] else RIDGE_FALLBACK
+        expected = naive.naive_bt_fit(f, s, y, P.shape[1], alpha=ridge)
         np.testing.assert_allclose(res.scores[c], expected - expected.mean(), atol=1e-6)
     assert res.converged.all()
     assert (res.max_change < 1e-8).all()
 
 
-def test_flat_with_weights_and_alpha_matches_scipy_twin():
+def test_flat_with_weights_and_ridge_matches_scipy_twin():
     rng = np.random.default_rng(4)
     f, s, y = _connected_flat(rng, 12, 80, hard=False)
     w = rng.random(80) * 2
-    for alpha in (0.0, 0.3):
-        res = bradley_terry(first=f, second=s, outcome=y, n_items=12, weights=w, alpha=alpha)
-        expected = naive.naive_bt_fit(f, s, y, 12, weights=w, alpha=alpha)
+    for ridge in (0.0, 0.3):
+        res = bradley_terry(first=f, second=s, outcome=y, n_items=12, weights=w, ridge=ridge)
+        expected = naive.naive_bt_fit(f, s, y, 12, weights=w, alpha=ridge)
         np.testing.assert_allclose(res.scores, expected, atol=1e-7)
         assert res.converged
 
@@ -139,7 +140,7 @@ def test_agrees_with_choix_fully_converged(seed):
     ref -= ref.mean()
     np.testing.assert_allclose(res.scores, ref, atol=1e-6)
     # choix's penalty is alpha * ||theta||^2, ours alpha / 2 * ||theta||^2
-    ridge = bradley_terry(first=f, second=s, outcome=y, n_items=n_items, alpha=0.1)
+    ridge = bradley_terry(first=f, second=s, outcome=y, n_items=n_items, ridge=0.1)
     ref2 = choix.opt_pairwise(n_items, data, alpha=0.05, method="Newton-CG", tol=1e-12)
     np.testing.assert_allclose(ridge.scores, ref2, atol=1e-6)
     assert abs(ridge.scores.mean()) < 1e-12
@@ -208,10 +209,10 @@ def test_undefeated_item_uses_documented_fallback_and_is_flagged():
     y += [1, 0, 0]
     res = bradley_terry(first=f, second=s, outcome=y, n_items=6)
     assert res.finite_mle is False and res.converged
-    np.testing.assert_array_equal(res.alpha, [ALPHA_FALLBACK] * 4 + [0, 0])
+    np.testing.assert_array_equal(res.ridge, [RIDGE_FALLBACK] * 4 + [0, 0])
     assert np.isfinite(res.scores).all()
     assert res.scores[0] > res.scores[1:4].max() + 4  # far ahead, yet finite
-    expected = naive.naive_bt_fit(f[:7], s[:7], y[:7], 4, alpha=ALPHA_FALLBACK)
+    expected = naive.naive_bt_fit(f[:7], s[:7], y[:7], 4, alpha=RIDGE_FALLBACK)
     np.testing.assert_allclose(res.scores[:4], expected - expected.mean(), atol=1e-7)
     np.testing.assert_allclose(res.scores[4] - res.scores[5], np.log(2), atol=1e-10)
     assert any("no finite MLE" in note for note in res.notes)
@@ -222,7 +223,7 @@ def test_item_that_never_wins_in_P_context_is_flagged_per_context():
     P[0, 0, 1] = P[0, 1, 2] = P[0, 2, 0] = 0.9  # a healthy cycle
     P[1, 0, 1] = P[1, 0, 2] = 1.0  # item 0 beats both, hard
     P[1, 1, 2] = 0.5
-    res = bradley_terry(P, soft=False)
+    res = bradley_terry(P, tau=0.5)
     np.testing.assert_array_equal(res.finite_mle, [True, False])
     assert np.isfinite(res.scores).all()
     assert res.scores[1, 0] > res.scores[1, 1] + 4
@@ -239,12 +240,12 @@ def test_uncompared_items_are_nan_not_made_up():
     assert np.isnan(flat.scores[2:]).all()
 
 
-def test_alpha_shrinks_and_keeps_mean_zero():
+def test_ridge_shrinks_and_keeps_mean_zero():
     P = np.array([[np.nan, 1.0], [0.0, np.nan]])
-    res = bradley_terry(P, alpha=1.0)
-    assert not res.finite_mle[0]  # reported, but alpha > 0 makes the MAP finite anyway
+    res = bradley_terry(P, ridge=1.0)
+    assert not res.finite_mle[0]  # reported, but ridge > 0 makes the MAP finite anyway
     d = res.scores[0, 0] - res.scores[0, 1]
-    # MAP: 2 * (1 - s(d)) = alpha * d / 2  with theta = +-d/2
+    # MAP: 2 * (1 - s(d)) = ridge * d / 2  with theta = +-d/2
     np.testing.assert_allclose(2.0 * (1.0 - 1.0 / (1.0 + np.exp(-d))), d / 2.0, atol=1e-10)
     assert abs(res.scores[0].sum()) < 1e-12
 
@@ -257,7 +258,9 @@ def test_alpha_shrinks_and_keeps_mean_zero():
 def test_fisher_intervals_match_pinv_twin():
     rng = np.random.default_rng(8)
     f, s, y = _connected_flat(rng, 10, 120)
-    res = bradley_terry(first=f, second=s, outcome=y, n_items=10, intervals="fisher", level=0.9)
+    res = bradley_terry(
+        first=f, second=s, outcome=y, n_items=10, intervals="fisher", confidence=0.9
+    )
     se = naive.naive_bt_fisher_se(res.scores, f, s, 10)
     z = 1.6448536269514722
     np.testing.assert_allclose(res.upper - res.scores, z * se, rtol=1e-7)
@@ -322,8 +325,11 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
         ({"P": np.full((2, 2), 0.5), "first": [0], "second": [1], "outcome": [1]}, "either"),
         ({"P": np.full((2, 2), 0.5), "intervals": "wald"}, "intervals"),
         ({"P": np.full((2, 2), 0.5), "tau": 1.5}, "tau"),
-        ({"P": np.full((2, 2), 0.5), "alpha": -1.0}, "alpha"),
-        ({"P": np.full((2, 2), 0.5), "level": 1.0, "intervals": "fisher"}, "level"),
+        ({"P": np.full((2, 2), 0.5), "tau": [0.5, 0.5]}, "one per context"),
+        ({"first": [0, 1], "second": [1, 0], "outcome": [1, 0], "tau": [0.5]}, "scalar"),
+        ({"P": np.full((2, 2), 0.5), "ridge": -1.0}, "ridge"),
+        ({"P": np.full((2, 2), 0.5), "confidence": 1.0, "intervals": "fisher"}, "confidence"),
+        ({"P": np.full((2, 2), 0.5), "random_state": 1.5}, "random_state"),
         ({"P": np.full((2, 2), 0.5), "weights": np.ones((3, 3))}, "weights"),
     ],
 )
@@ -345,13 +351,13 @@ def test_flat_hard_decisions_equal_fit_on_decided_outcomes():
     rng = np.random.default_rng(12)
     f, s, p = _connected_flat(rng, 15, 200, hard=False)
     p[:5] = 0.6  # exact ties at tau = 0.6
-    hard = bradley_terry(first=f, second=s, outcome=p, n_items=15, soft=False, tau=0.6)
+    hard = bradley_terry(first=f, second=s, outcome=p, n_items=15, tau=0.6)
     decided = np.where(p > 0.6, 1.0, np.where(p < 0.6, 0.0, 0.5))
     direct = bradley_terry(first=f, second=s, outcome=decided, n_items=15)
     np.testing.assert_array_equal(hard.scores, direct.scores)
     assert hard.finite_mle == direct.finite_mle
     expected = naive.naive_bt_fit(
-        f, s, decided, 15, alpha=0.0 if direct.finite_mle else ALPHA_FALLBACK
+        f, s, decided, 15, alpha=0.0 if direct.finite_mle else RIDGE_FALLBACK
     )
     np.testing.assert_allclose(direct.scores, expected - expected.mean(), atol=1e-6)
 
@@ -407,3 +413,25 @@ def test_one_line_search_damps_both_solvers_alike():
     F = lambda x: _dense_F(W, W + W.T, x, ridge)  # noqa: E731
     assert F(trial_d) >= F0 + _ARMIJO * t_dense * slope
     assert F(theta + 2 * t_dense * step) < F0 + _ARMIJO * 2 * t_dense * slope
+
+
+def test_per_context_tau_equals_one_fit_per_context_at_its_tau():
+    rng = np.random.default_rng(13)
+    P = np.round(_random_P(rng, 4, 6) * 8) / 8  # values on a grid: ties with tau happen
+    taus = np.array([0.5, 0.375, 0.625, 0.5])
+    res = bradley_terry(P, tau=taus)
+    for c in range(4):
+        alone = bradley_terry(P[c], tau=taus[c])
+        np.testing.assert_array_equal(res.scores[c], alone.scores[0])
+        np.testing.assert_array_equal(res.ridge[c], alone.ridge[0])
+    # the same as the decisions fitted as soft outcomes
+    np.testing.assert_array_equal(res.scores, bradley_terry(decide(P, taus)).scores)
+    assert not np.array_equal(res.scores, bradley_terry(P, tau=0.5).scores)
+
+
+def test_intervals_carry_the_confidence_in_their_description():
+    P = _random_P(np.random.default_rng(14), 2, 4)
+    res = bradley_terry(P, intervals="fisher", confidence=0.8)
+    assert "confidence 0.8" in res.method
+    wide = bradley_terry(P, intervals="fisher", confidence=0.99)
+    assert ((wide.upper - wide.lower) > (res.upper - res.lower)).all()

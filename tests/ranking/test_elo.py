@@ -11,16 +11,16 @@ from tests.ranking import naive
 
 def test_one_game_between_equal_players_moves_k_over_two():
     res = elo([0], [1], [1.0], 2, k=30.0, initial=1500.0)
-    np.testing.assert_allclose(res.ratings, [1515.0, 1485.0])
+    np.testing.assert_allclose(res.scores, [1515.0, 1485.0])
     assert res.lower is None and res.upper is None and res.n_boot == 0
     tie = elo([0], [1], [0.5], 3)
-    np.testing.assert_allclose(tie.ratings, [1000.0, 1000.0, 1000.0])
+    np.testing.assert_allclose(tie.scores, [1000.0, 1000.0, 1000.0])
 
 
 def test_evalica_published_example():
     # evalica src/elo.rs unit test: r = 1500, k = 30, s = 400; won, tied, lost, won
     res = elo([3, 2, 1, 0], [0, 1, 2, 3], [1.0, 0.5, 0.0, 1.0], 4, k=30.0, initial=1500.0)
-    assert np.all(np.abs(res.ratings - [1501.0, 1485.0, 1515.0, 1498.0]) < 1.0)
+    assert np.all(np.abs(res.scores - [1501.0, 1485.0, 1515.0, 1498.0]) < 1.0)
 
 
 @pytest.mark.parametrize("soft", [False, True])
@@ -35,9 +35,9 @@ def test_matches_naive_on_random_games(soft):
         expected = naive.naive_elo(
             first, second, outcome, n, k=k, initial=1200.0, base=base, scale=scale
         )
-        np.testing.assert_allclose(res.ratings, expected, rtol=1e-12)
+        np.testing.assert_allclose(res.scores, expected, rtol=1e-12)
     # the sum of ratings is conserved (zero-sum updates)
-    np.testing.assert_allclose(res.ratings.sum(), 1200.0 * n)
+    np.testing.assert_allclose(res.scores.sum(), 1200.0 * n)
 
 
 def test_bootstrap_over_orderings_is_seeded():
@@ -71,10 +71,24 @@ def test_bootstrap_over_orderings_is_seeded():
         (([0, 1], [1, 0], [1, 0]), {"base": 1.0}, "base"),
         (([0, 1], [1, 0], [1, 0]), {"scale": 0.0}, "scale"),
         (([0, 1], [1, 0], [1, 0]), {"n_boot": -1}, "n_boot"),
-        (([0, 1], [1, 0], [1, 0]), {"n_boot": 5, "level": 0.0}, "level"),
+        (([0, 1], [1, 0], [1, 0]), {"n_boot": 5, "confidence": 0.0}, "confidence"),
         (([0, 1], [1, 0], [1, 0]), {"k": np.nan}, "k"),
     ],
 )
 def test_bad_input_raises(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         elo(*args, **kwargs)
+
+
+def test_result_exposes_scores_and_the_band_follows_confidence():
+    # every ranking result says .scores (Elo used to say .ratings)
+    rng = np.random.default_rng(23)
+    first = rng.integers(0, 5, 200)
+    second = (first + rng.integers(1, 5, 200)) % 5
+    outcome = rng.random(200)
+    res = elo(first, second, outcome, 5, n_boot=40, confidence=0.5, random_state=1)
+    assert not hasattr(res, "ratings")
+    np.testing.assert_allclose(res.scores, naive.naive_elo(first, second, outcome, 5))
+    wide = elo(first, second, outcome, 5, n_boot=40, confidence=0.95, random_state=1)
+    assert ((wide.upper - wide.lower) >= (res.upper - res.lower)).all()
+    assert ((wide.upper - wide.lower) > (res.upper - res.lower)).any()

@@ -81,7 +81,7 @@ def test_bradley_terry_P_path_with_vote_weights_matches_golden(name):
 def test_elo_matches_evalica_golden(name):
     items, first, second, outcome, golden = _load(name)
     res = elo(first, second, outcome, len(items), k=4.0, initial=1000.0, base=10.0, scale=400.0)
-    np.testing.assert_allclose(res.ratings, _golden(golden, "elo", items), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(res.scores, _golden(golden, "elo", items), rtol=0, atol=1e-9)
 
 
 def test_llmfao_counts_match_provenance():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ranking.decisions import decide
 from ranking.metrics import (
     _doubled_centred_ranks,
     _spearman_preranked,
@@ -132,8 +133,9 @@ def test_pairwise_accuracy_bad_input():
     P = np.full((2, 3, 3), 0.6)
     with pytest.raises(ValueError, match="shape"):
         pairwise_accuracy(P, np.ones((2, 4)))
-    with pytest.raises(ValueError, match="undefined"):
-        pairwise_accuracy(P, np.ones((2, 3)))
+    tied = pairwise_accuracy(P, np.ones((2, 3)))  # every reference tied: undefined, not 0
+    assert np.isnan(tied) and (tied.n_contexts, tied.n_skipped) == (0, 2)
+    assert "undefined" in tied.reason and "none of the 2 context" in tied.reason
     out = pairwise_accuracy(P, np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]), per_context=True)
     assert np.isnan(out[0]) and np.isfinite(out[1])
 
@@ -155,3 +157,19 @@ def test_pairwise_accuracy_skips_a_context_without_comparisons():
     # a context whose reference is all tied is skipped (and counted) the same way
     ref[0] = 1.0
     assert pairwise_accuracy(P, ref).n_skipped == 2
+
+
+def test_pairwise_accuracy_per_context_tau_and_no_comparison_anywhere():
+    rng = np.random.default_rng(53)
+    P = np.round(rng.random((3, 4, 4)) * 4) / 4
+    ref = rng.random((3, 4))
+    taus = np.array([0.25, 0.5, 0.75])
+    per = pairwise_accuracy(P, ref, tau=taus, per_context=True)
+    for c in range(3):
+        assert per[c] == pytest.approx(float(pairwise_accuracy(P[c], ref[c], tau=taus[c])))
+    assert pairwise_accuracy(P, ref, tau=taus) == pytest.approx(
+        float(pairwise_accuracy(decide(P, taus), ref))
+    )
+    # every answer unparsed: NaN with the reason, no exception for the caller to catch
+    acc = pairwise_accuracy(np.full((2, 3, 3), np.nan), np.ones((2, 3)))
+    assert np.isnan(acc) and acc.n_contexts == 0 and "undefined" in acc.reason

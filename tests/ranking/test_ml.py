@@ -29,7 +29,7 @@ def test_exact_dp_equals_brute_force_up_to_8_items(hard):
     for trial in range(30):
         n = 8 if trial < 2 else int(rng.integers(2, 8))
         P = _random_P(rng, n, grid=4 if hard else None)
-        res = ml_ranking(P, hard=hard)
+        res = ml_ranking(P, tau=0.5 if hard else None)
         best, tied = naive.naive_ml_brute(P, hard=hard)
         order = tuple(int(i) for i in res.order[0] if i >= 0)
         value = naive.naive_ml_terms(P, hard=hard)(order)
@@ -67,7 +67,7 @@ def test_batched_contexts_with_padding_and_missing_items():
 def test_ties_are_broken_deterministically():
     P = np.full((5, 5), 0.5)
     np.testing.assert_array_equal(ml_ranking(P).order[0], [0, 1, 2, 3, 4])
-    np.testing.assert_array_equal(ml_ranking(P, hard=True).order[0], [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(ml_ranking(P, tau=0.5).order[0], [0, 1, 2, 3, 4])
     # 3-cycle: the three rotations tie; the same one comes back every time
     P = np.full((3, 3), np.nan)
     P[0, 1] = P[1, 2] = P[2, 0] = 0.9
@@ -85,7 +85,7 @@ def test_clear_order_and_hard_threshold():
     np.testing.assert_array_equal(res.ranks[0], [3, 1, 4, 2])
     assert res.agreement[0] == 12  # every one of the 12 ordered comparisons agrees
     # a threshold above every p makes every first-shown candidate lose: all orders tie at 6
-    res = ml_ranking(P, hard=True, tau=0.99)
+    res = ml_ranking(P, tau=0.99)
     assert res.agreement[0] == 6
 
 
@@ -209,7 +209,7 @@ def test_ranks_are_the_mean_over_every_equally_likely_order(hard):
     for _ in range(25):
         n = int(rng.integers(2, 7))
         P = _random_P(rng, n, p_missing=0.5, grid=2)
-        res = ml_ranking(P, hard=hard)
+        res = ml_ranking(P, tau=0.5 if hard else None)
         _, tied = naive.naive_ml_brute(P, hard=hard)
         np.testing.assert_allclose(res.ranks[0], _mean_positions(tied, n), atol=1e-12)
         assert res.n_orders[0] == len(tied)
@@ -227,7 +227,7 @@ def test_uninformative_judge_ties_every_candidate(value, exact_max_n, hard):
     n = 6
     P = np.full((2, n, n), value)
     P[1, 4:, :] = P[1, :, 4:] = np.nan  # a second context with 4 candidates, padded
-    res = ml_ranking(P, hard=hard, exact_max_n=exact_max_n)
+    res = ml_ranking(P, tau=0.5 if hard else None, exact_max_n=exact_max_n)
     np.testing.assert_array_equal(res.ranks[0], np.full(n, 3.5))
     np.testing.assert_array_equal(res.ranks[1, :4], np.full(4, 2.5))
     assert np.isnan(res.ranks[1, 4:]).all()
@@ -287,3 +287,22 @@ def test_context_without_any_comparison_gets_nan_not_an_exception():
         alone = ml_ranking(P[c])
         np.testing.assert_array_equal(res.order[c], alone.order[0])
         np.testing.assert_array_equal(res.ranks[c], alone.ranks[0])
+
+
+def test_per_context_tau_and_no_ignored_arguments():
+    rng = np.random.default_rng(29)
+    P = np.stack([_random_P(rng, 5, grid=4) for _ in range(3)])
+    taus = np.array([0.5, 0.25, 0.75])
+    res = ml_ranking(P, tau=taus)
+    for c in range(3):
+        alone = ml_ranking(P[c], tau=taus[c])
+        np.testing.assert_array_equal(res.ranks[c], alone.ranks[0])
+        assert res.agreement[c] == alone.agreement[0]
+    # the heuristic starts from Bradley-Terry on the same per-context decisions
+    heur = ml_ranking(P, tau=taus, exact_max_n=2)
+    for c in range(3):
+        assert heur.agreement[c] == ml_ranking(P[c], tau=taus[c], exact_max_n=2).agreement[0]
+    with pytest.raises(TypeError, match="random_state"):
+        ml_ranking(P, random_state=0)  # deterministic: the argument it ignored is gone
+    with pytest.raises(TypeError, match="hard"):
+        ml_ranking(P, hard=True)  # one way to ask for hard decisions: a tau

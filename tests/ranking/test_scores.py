@@ -23,8 +23,8 @@ def _random_P(rng, n_contexts, n_items, p_missing=0.2, grid=None):
 def test_three_cycle_gives_equal_scores():
     P = np.full((3, 3), np.nan)
     P[0, 1] = P[1, 2] = P[2, 0] = 0.9
-    np.testing.assert_array_equal(win_ratio(P), [[0.5, 0.5, 0.5]])
-    np.testing.assert_allclose(win_ratio(P, soft=True), [[0.5, 0.5, 0.5]])
+    np.testing.assert_array_equal(win_ratio(P, tau=0.5), [[0.5, 0.5, 0.5]])
+    np.testing.assert_allclose(win_ratio(P), [[0.5, 0.5, 0.5]])
 
 
 def test_hand_made_counts_first_and_second_positions():
@@ -33,8 +33,8 @@ def test_hand_made_counts_first_and_second_positions():
     P[0, 1] = 0.8
     P[0, 2] = 0.2
     P[1, 2] = 0.5
-    np.testing.assert_allclose(win_ratio(P), [[1 / 2, 0.5 / 2, 1.5 / 2]])
-    np.testing.assert_allclose(win_ratio(P, soft=True), [[1.0 / 2, 0.7 / 2, 1.3 / 2]])
+    np.testing.assert_allclose(win_ratio(P, tau=0.5), [[1 / 2, 0.5 / 2, 1.5 / 2]])
+    np.testing.assert_allclose(win_ratio(P), [[1.0 / 2, 0.7 / 2, 1.3 / 2]])
     # a threshold of 0.1 makes every first candidate win: 0 > 1, 0 > 2, 1 > 2
     np.testing.assert_allclose(win_ratio(P, tau=0.1), [[1.0, 0.5, 0.0]])
 
@@ -44,7 +44,7 @@ def test_clear_order_and_padding():
     strength = np.array([3.0, 2.0, 1.0, 0.0])
     P = np.full((5, 5), np.nan)
     P[:4, :4] = 1 / (1 + np.exp(-(strength[:, None] - strength[None, :])))
-    s = win_ratio(P)[0]
+    s = win_ratio(P, tau=0.5)[0]
     assert np.isnan(s[4])
     np.testing.assert_array_equal(s[:4], [1.0, 2 / 3, 1 / 3, 0.0])
 
@@ -57,7 +57,7 @@ def test_matches_naive_on_random_cases(soft, grid):
         P = _random_P(rng, 6, 7, grid=grid)
         for tau in (0.5, 0.25, 0.6):
             np.testing.assert_allclose(
-                win_ratio(P, tau=tau, soft=soft),
+                win_ratio(P, tau=None if soft else tau),
                 naive.naive_win_ratio(P, tau, soft),
                 rtol=0,
                 atol=1e-12,
@@ -69,7 +69,7 @@ def test_item_without_comparisons_is_nan_not_a_number_made_up():
     P = np.full((4, 4), np.nan)
     P[0, 1] = 0.9
     P[2, 0] = 0.4
-    s = win_ratio(P)[0]
+    s = win_ratio(P, tau=0.5)[0]
     assert np.isnan(s[3]) and np.isfinite(s[:3]).all()
 
 
@@ -99,7 +99,28 @@ def test_context_without_any_comparison_gets_nan_scores():
     rng = np.random.default_rng(41)
     P = _random_P(rng, 3, 4)
     P[1] = np.nan  # every comparison of this context unparsed
-    for soft in (False, True):
-        s = win_ratio(P, soft=soft)
+    for tau in (0.5, None):
+        s = win_ratio(P, tau=tau)
         assert np.isnan(s[1]).all()
-        np.testing.assert_allclose(s[[0, 2]], win_ratio(P[[0, 2]], soft=soft))
+        np.testing.assert_allclose(s[[0, 2]], win_ratio(P[[0, 2]], tau=tau))
+
+
+def test_tau_none_is_soft_and_the_default():
+    P = np.full((3, 3), np.nan)
+    P[0, 1], P[0, 2], P[1, 2] = 0.8, 0.2, 0.5
+    np.testing.assert_array_equal(win_ratio(P), win_ratio(P, tau=None))
+    np.testing.assert_allclose(win_ratio(P), naive.naive_win_ratio(P, soft=True))
+
+
+def test_per_context_tau_decides_each_context_at_its_own_threshold():
+    rng = np.random.default_rng(43)
+    P = _random_P(rng, 4, 5, grid=4)
+    taus = np.array([0.5, 0.25, 0.75, 0.5])
+    got = win_ratio(P, tau=taus)
+    for c in range(4):
+        np.testing.assert_allclose(got[c], win_ratio(P[c], tau=taus[c])[0], equal_nan=True)
+        np.testing.assert_allclose(got[c], naive.naive_win_ratio(P[c : c + 1], taus[c])[0])
+    with pytest.raises(ValueError, match=r"one per context, shape \(4,\)"):
+        win_ratio(P, tau=taus[:3])
+    with pytest.raises(ValueError, match=r"tau\[1\] = 1.5"):
+        win_ratio(P, tau=[0.5, 1.5, 0.5, 0.5])

@@ -28,7 +28,7 @@ def simulate_judge(rng, n_items=16, bias=0.5, noise=1.0):
 def _scores_on(P, pairs):
     sub = np.full_like(P, np.nan)
     sub[pairs[:, 0], pairs[:, 1]] = P[pairs[:, 0], pairs[:, 1]]
-    s = win_ratio(sub)[0]
+    s = win_ratio(sub, tau=0.5)[0]
     return np.where(np.isnan(s), 0.5, s)  # never compared: ranked in the middle
 
 
