@@ -23,11 +23,10 @@ import pytest
 
 from data.io import read_table, save_dataset, write_table
 from data.schema import Dataset
-from judge.backends.base import BackendError, Decoding, GenerateResult, LabelResult
+from judge.backends.base import BackendError, Decoding
 from judge.backends.openai_compat import OpenAIBackend
 from judge.runners import run_absolute, run_pairwise
 from judge.store import RunStore
-from judge.templates import TemplateError, builtin_templates
 from tests.judge.fake_openai import (
     FakeOpenAI,
     expected_p_first,
@@ -35,12 +34,17 @@ from tests.judge.fake_openai import (
     fake_openai_fixture,  # noqa: F401  (registers the fake_openai fixture)
     sampled_answer,
 )
+from tests.judge.judge_runs import (
+    C2,
+    TEMPLATES,
+    ChunkedBackend,
+    backend_for,
+    c2_prompt,
+    tiny_dataset,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-SENTINEL-5d41402abc4b2a76b9719d911017c592"
-TEMPLATES = builtin_templates()
-C2 = TEMPLATES["liusie-c2"]
-C2_SPEC = C2.for_attribute("coherence", "summary")
 
 
 @pytest.fixture(autouse=True)
@@ -48,45 +52,6 @@ def _isolated(monkeypatch, tmp_path):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
-
-
-def tiny_dataset(n_contexts: int = 2, n_candidates: int = 4, name: str = "tiny") -> Dataset:
-    ctx = pd.DataFrame(
-        {
-            "context_id": [f"doc{c}" for c in range(n_contexts)],
-            "text": [
-                f"Article {c}: the council voted on a cycle path (item {c})."
-                for c in range(n_contexts)
-            ],
-        }
-    )
-    rows = [
-        (f"doc{c}", f"s{k}", f"sys{k}", f"Summary {k} of article {c}.")
-        for c in range(n_contexts)
-        for k in range(n_candidates)
-    ]
-    cands = pd.DataFrame(rows, columns=["context_id", "candidate_id", "system", "text"])
-    return Dataset(name=name, contexts=ctx, candidates=cands)
-
-
-def backend_for(fake, **kw) -> OpenAIBackend:
-    kw.setdefault("backoff_base", 0.001)
-    kw.setdefault("random_state", 0)
-    return OpenAIBackend(kw.pop("model", "fake-model"), base_url=fake.base_url, **kw)
-
-
-def c2_prompt(ds: Dataset, context_id: str, first: str, second: str) -> str:
-    ctx = dict(zip(ds.contexts["context_id"], ds.contexts["text"], strict=True))
-    text = dict(
-        zip(
-            ds.candidates["context_id"] + "/" + ds.candidates["candidate_id"],
-            ds.candidates["text"],
-            strict=True,
-        )
-    )
-    return C2_SPEC.render(
-        context=ctx[context_id], a=text[f"{context_id}/{first}"], b=text[f"{context_id}/{second}"]
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -197,35 +162,6 @@ def test_probs_fall_back_to_samples_without_logprobs(tmp_path):
     assert set(df["judge"]) == {"fake-model/liusie-c2/t1-p1"}
 
 
-def test_selection_and_budget(fake_openai, tmp_path):
-    ds = tiny_dataset(3, 5)
-    kw = dict(
-        attribute="coherence",
-        template=C2,
-        backend=backend_for(fake_openai),
-        selection="no-repeat",
-        budget=4,
-        store=tmp_path / "s.sqlite",
-    )
-    result = run_pairwise(ds, random_state=7, **kw)
-    df = result.table
-    assert df.groupby("context_id").size().tolist() == [4, 4, 4]
-    for _, g in df.groupby("context_id"):
-        unordered = {frozenset(p) for p in zip(g["first_id"], g["second_id"], strict=True)}
-        assert len(unordered) == 4  # never both orders of a pair
-    same_run = run_pairwise(ds, random_state=7, **kw)
-    same = same_run.table
-    pd.testing.assert_frame_equal(df, same)
-    # a context's pairs do not depend on which other contexts run
-    only_run = run_pairwise(ds, random_state=7, contexts=["doc1"], **kw)
-    only = only_run.table
-    pd.testing.assert_frame_equal(
-        only.reset_index(drop=True), df[df["context_id"] == "doc1"].reset_index(drop=True)
-    )
-    with pytest.raises(ValueError, match=r"context 'doc0' \(5 candidates\)"):
-        run_pairwise(ds, **{**kw, "budget": 11})
-
-
 def test_failures_are_asked_again_refusals_are_not(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     ds.candidates.loc[ds.candidates["candidate_id"] == "s2", "text"] = "REFUSE to judge this."
@@ -280,34 +216,6 @@ def test_cancel_then_resume(fake_openai, tmp_path):
     assert len(full) == 24 and not full_run.cancelled
     assert len(fake_openai.work_prompts) == 24  # each prompt asked once over both runs
     assert len(set(fake_openai.work_prompts)) == 24
-
-
-class ChunkedBackend:
-    """A backend without streaming (like the transformers one): called in chunks."""
-
-    model_id = "chunky"
-
-    def __init__(self):
-        self.calls: list[int] = []
-
-    def describe(self):
-        return {"kind": "test", "model": "chunky"}
-
-    def count_tokens(self, text):
-        return len(text.split())
-
-    def label_probs(self, requests, progress=None):
-        self.calls.append(len(requests))
-        return [
-            LabelResult(
-                probs={"A": 0.25, "B": 0.75}, logprobs={"A": math.log(0.25), "B": math.log(0.75)}
-            )
-            for _ in requests
-        ]
-
-    def generate(self, requests, progress=None):
-        self.calls.append(len(requests))
-        return [GenerateResult("Score: 4" if r.sample % 2 else "3 out of 5") for r in requests]
 
 
 def test_backend_without_streaming_is_chunked(tmp_path):
@@ -426,43 +334,6 @@ def test_geval_expected_score(fake_openai, tmp_path):
 # ---------------------------------------------------------------------------------------
 # bad input: caught before any model call
 # ---------------------------------------------------------------------------------------
-def test_bad_input_before_any_call(fake_openai, tmp_path):
-    ds = tiny_dataset(1, 3)
-    store = RunStore(tmp_path / "s.sqlite")
-    backend = backend_for(fake_openai)
-    with pytest.raises(TemplateError, match=r"\{reference\}"):  # HANNA EP4 needs a reference story
-        run_absolute(
-            ds,
-            attribute="coherence",
-            template=TEMPLATES["hanna-ep4"],
-            backend=backend,
-            domain="story",
-            store=store,
-        )
-    with pytest.raises(ValueError, match="is absolute, not comparative"):
-        run_pairwise(
-            ds, attribute="coherence", template=TEMPLATES["geval"], backend=backend, store=store
-        )
-    with pytest.raises(TemplateError, match="no 'adjective' for attribute 'tastiness'"):
-        run_pairwise(ds, attribute="tastiness", template=C2, backend=backend, store=store)
-    with pytest.raises(BackendError, match="'gpt-nope' is not served"):
-        run_pairwise(
-            ds,
-            attribute="coherence",
-            template=C2,
-            store=store,
-            backend=backend_for(fake_openai, model="gpt-nope"),
-        )
-    with pytest.raises(ValueError, match="not in dataset"):
-        run_pairwise(
-            ds, attribute="coherence", template=C2, backend=backend, store=store, contexts=["nope"]
-        )
-    no_ctx = Dataset(name="noctx", candidates=ds.candidates)
-    with pytest.raises(ValueError, match="no row in the contexts table"):
-        run_pairwise(no_ctx, attribute="coherence", template=C2, backend=backend, store=store)
-    assert fake_openai.n_chat_calls == 0
-    assert store.count() == 0
-    store.close()
 
 
 def test_endpoint_down_is_caught_before_work(tmp_path):
@@ -669,82 +540,6 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
     assert again_run.n_called == 0
     pd.testing.assert_frame_equal(df, again)
     store.close()
-
-
-# ---------------------------------------------------------------------------------------
-# estimates
-# ---------------------------------------------------------------------------------------
-def test_estimate_counts_calls_tokens_and_cache(tmp_path):
-    from judge.estimate import estimate
-
-    ds = tiny_dataset(2, 4)
-    backend = ChunkedBackend()
-    store = RunStore(tmp_path / "s.sqlite")
-    est = estimate(ds, "coherence", C2, backend, store=store)
-    prompts = [
-        c2_prompt(ds, f"doc{c}", f"s{i}", f"s{j}")
-        for c in range(2)
-        for i in range(4)
-        for j in range(4)
-        if i != j
-    ]
-    assert (est.n_prompts, est.n_cached, est.output_tokens) == (24, 0, 24)
-    assert est.prompt_tokens == sum(len(p.split()) for p in prompts)
-    assert est.price_usd is None and "local model" in est.note  # not an API backend
-    run_pairwise(
-        ds,
-        attribute="coherence",
-        template=C2,
-        backend=backend,
-        store=store,
-        selection="no-repeat",
-        budget=3,
-    )
-    est = estimate(ds, "coherence", C2, backend, store=store)
-    assert est.n_cached == 6 and est.n_to_run == 18
-    samples = estimate(
-        ds,
-        "coherence",
-        C2,
-        backend,
-        n_samples=3,
-        mode="samples",
-        store=False,
-        decoding=Decoding(max_new_tokens=10),
-    )
-    assert samples.n_prompts == 72 and samples.output_tokens == 720
-    assert samples.prompt_tokens == 3 * sum(len(p.split()) for p in prompts)
-    store.close()
-
-
-def test_estimate_price_for_api_models(tmp_path, monkeypatch):
-    from judge.estimate import estimate, load_prices, price_for
-
-    ds = tiny_dataset(1, 3)
-    est = estimate(ds, "coherence", C2, "gpt-4o-mini", store=False)
-    prompts = [
-        c2_prompt(ds, "doc0", f"s{i}", f"s{j}") for i in range(3) for j in range(3) if i != j
-    ]
-    # tokens: about 4 characters each, counted on the shared prefix and the rest separately
-    assert est.prompt_tokens == pytest.approx(sum(len(p) for p in prompts) / 4, rel=0.05)
-    assert est.price_usd == pytest.approx((est.prompt_tokens * 0.15 + 6 * 0.60) / 1e6)
-    table = load_prices()
-    assert price_for("gpt-4o-mini-2024-07-18", table) == table["gpt-4o-mini"]
-    assert price_for("gpt-4o-2024-08-06", table) == table["gpt-4o"]
-    assert price_for("openai/gpt-4.1-nano", table) == table["gpt-4.1-nano"]
-    assert price_for("llama-3-8b", table) is None
-    own = tmp_path / "p.json"
-    own.write_text('{"gpt-4o-mini": [1.5, 6.0]}')
-    monkeypatch.setenv("JUDGESCOPE_PRICES", str(own))
-    assert load_prices() == {"gpt-4o-mini": (1.5, 6.0)}
-    dear = estimate(ds, "coherence", C2, "gpt-4o-mini", store=False)
-    assert dear.price_usd == pytest.approx(10 * est.price_usd)
-    bad = tmp_path / "bad.csv"
-    bad.write_text("model,price\nx,1\n")
-    with pytest.raises(ValueError, match="lacks column"):
-        load_prices(bad)
-    unknown = estimate(ds, "coherence", C2, "my-local-llama", store=False)
-    assert unknown.price_usd is None and "not in the price table" in unknown.note
 
 
 def test_tables_pass_validation_and_feed_arrays(fake_openai, tmp_path):
