@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from data.coerce import EXACT_FLOAT_INT
 from data.limits import (
     MAX_JSON_DEPTH,
     Limits,
@@ -37,8 +38,8 @@ from data.limits import (
     check_rows,
     row_cap,
 )
+from data.problems import Problems, row_label
 from data.schema import DataError
-from data.validate import Problems, row_label
 
 # ---------------------------------------------------------------------------------------
 # CSV and TSV
@@ -277,7 +278,7 @@ def read_parquet(data: bytes, source: str, limits: Limits) -> pd.DataFrame:
         elif pa.types.is_integer(field_.type) and frame[field_.name].dtype.kind == "f":
             # pandas turns integers with gaps into float64, which rounds past 2**53
             values = table.column(field_.name).to_pylist()
-            if any(v is not None and abs(v) > 2**53 for v in values):
+            if any(v is not None and abs(v) > EXACT_FLOAT_INT for v in values):
                 frame[field_.name] = pd.Series(values, index=frame.index, dtype=object)
     problems.raise_if_any(source)
     return frame
@@ -306,7 +307,6 @@ _SCALARS = (str, int, float, bool, type(None))
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-_EXACT_IN_FLOAT = 2**53
 
 
 class _RepeatedKeys(dict):
@@ -344,12 +344,26 @@ def _too_deep(text: str) -> tuple[int, int]:
     return 1, 1
 
 
-def _deep_message(where: str) -> str:
-    return (
-        f"{where}: the JSON is nested more than {MAX_JSON_DEPTH} levels deep here (MAX_JSON_DEPTH "
-        "in data.limits); a table cell is text, a number, true/false or null, so flatten "
-        "nested fields into columns"
-    )
+def _decode_json(text: str, source: str, line_no: int, advice: str):
+    """``text`` decoded; a DataError naming the line and column where it is not valid JSON.
+
+    ``line_no`` is the line of a JSONL file that ``text`` is (0: ``text`` is a whole file,
+    and the decoder's own line counts).
+    """
+    try:
+        return _loads(text)
+    except json.JSONDecodeError as err:
+        line, col = line_no or err.lineno, err.colno
+        problem = f"not valid JSON ({err.msg}); {advice}"
+    except RecursionError:
+        line, col = _too_deep(text)
+        line = line_no or line
+        problem = (
+            f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep here (MAX_JSON_DEPTH "
+            "in data.limits); a table cell is text, a number, true/false or null, so flatten "
+            "nested fields into columns"
+        )
+    raise DataError(f"{source}, line {line}, column {col}: {problem}")
 
 
 def _column(values: list) -> pd.Series:
@@ -363,7 +377,7 @@ def _column(values: list) -> pd.Series:
         if kinds == {int}:
             return pd.Series(values)  # int64, uint64, or exact Python ints in an object column
         if all(
-            -_EXACT_IN_FLOAT <= v <= _EXACT_IN_FLOAT for v in values if type(v) is int
+            -EXACT_FLOAT_INT <= v <= EXACT_FLOAT_INT for v in values if type(v) is int
         ):  # float64 holds every such integer exactly
             return pd.Series(values, dtype="float64")
     return pd.Series(values, dtype=object)
@@ -435,16 +449,7 @@ def columns_frame(columns: dict, source: str, check_text: bool = False) -> pd.Da
 
 def parse_json(text: str, source: str, limits: Limits) -> pd.DataFrame:
     """A JSON list of row objects, ``{"data": [...]}``, or an object of column lists."""
-    try:
-        obj = _loads(text)
-    except json.JSONDecodeError as err:
-        raise DataError(
-            f"{source}, line {err.lineno}, column {err.colno}: not valid JSON ({err.msg}); "
-            "fix the file or save it again from a JSON-aware tool"
-        ) from None
-    except RecursionError:
-        line, col = _too_deep(text)
-        raise DataError(_deep_message(f"{source}, line {line}, column {col}")) from None
+    obj = _decode_json(text, source, 0, "fix the file or save it again from a JSON-aware tool")
     check_text = _SURROGATE_ESCAPE.search(text) is not None
     if type(obj) is _RepeatedKeys:
         raise DataError(
@@ -483,16 +488,7 @@ def parse_jsonl(text: str, source: str, limits: Limits) -> pd.DataFrame:
             continue
         if cap is not None and len(records) >= cap:
             check_rows(source, len(records) + 1, 1, limits)
-        try:
-            rec = _loads(line)
-        except json.JSONDecodeError as err:
-            raise DataError(
-                f"{source}, line {line_no}, column {err.colno}: not valid JSON ({err.msg}); "
-                "a JSONL file holds one JSON object per line"
-            ) from None
-        except RecursionError:
-            _line, col = _too_deep(line)
-            raise DataError(_deep_message(f"{source}, line {line_no}, column {col}")) from None
+        rec = _decode_json(line, source, line_no, "a JSONL file holds one JSON object per line")
         if not isinstance(rec, dict):
             raise DataError(
                 f"{source}, line {line_no}: expected a JSON object per line, got "

@@ -65,6 +65,8 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "ratings": ("context_id", "candidate_id", "attribute", "judge", "prompt_id", "sample"),
 }
 VERDICTS = ("A", "B", "tie")
+#: p_first of each verdict: the first-shown candidate wins, loses, or it is a tie.
+VERDICT_P_FIRST = {"A": 1.0, "B": 0.0, "tie": 0.5}
 # Comparisons whose judge starts with this prefix are human annotators ("human:annotator1").
 HUMAN_JUDGE_PREFIX = "human:"
 

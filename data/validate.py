@@ -1,299 +1,38 @@
 """Check canonical tables and bring them to their canonical dtypes.
 
-Every problem found is collected and reported at once in one :class:`data.schema.DataError`:
-each line names the file (or table), the row (the 1-based data row as the user sees it in
-the file, header not counted), the column, what is wrong and what to do. Checks are
-vectorised (a million-row table takes well under a second from numbers, about one second
-from text); only the first few offending rows of each kind are spelled out.
+Every problem found is collected and reported at once in one :class:`data.schema.DataError`
+(:class:`data.problems.Problems`): each line names the file (or table), the row (the 1-based
+data row as the user sees it in the file, header not counted), the column, what is wrong and
+what to do. Checks are vectorised (a million-row table takes well under a second from
+numbers, about one second from text); only the first few offending rows of each kind are
+spelled out.
 
-Canonical dtypes: identifiers, texts and verdicts are pandas ``str`` columns (identifiers
-stripped of surrounding spaces; a missing text is ``""``; a missing verdict is NaN), floats
-are ``float64`` (NaN = missing or unparsed), ``sample`` is ``int64``. Nothing is read
-approximately: whole numbers are parsed exactly and refused outside int64 (never wrapped or
-rounded through float64); an id given as a floating-point number is refused when a float
-cannot hold it exactly (infinite, or a whole number from 2**53 on); two rows with the same key
-(``data.schema.ROW_KEYS``) are refused, naming both rows, since they would be counted twice.
+Canonical dtypes (``data.coerce``): identifiers, texts and verdicts are pandas ``str``
+columns (identifiers stripped of surrounding spaces; a missing text is ``""``; a missing
+verdict is NaN), floats are ``float64`` (NaN = missing or unparsed), ``sample`` is
+``int64``. Nothing is read approximately: whole numbers are parsed exactly and refused
+outside int64 (never wrapped or rounded through float64); an id given as a floating-point
+number is refused when a float cannot hold it exactly (infinite, or a whole number from 2**53
+on); two rows with the same key (``data.schema.ROW_KEYS``) are refused, naming both rows,
+since they would be counted twice.
 """
 
 from __future__ import annotations
 
 import difflib
 import functools
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from data.schema import ROW_KEYS, TABLE_NAMES, TABLES, DataError, Dataset
+from data.coerce import bad_cell_message, coerce, normalise_column
+from data.problems import MAX_LISTED, Problems, row_label
+from data.schema import ROW_KEYS, TABLE_NAMES, TABLES, Dataset
 
 #: Largest file the readers load (bytes); larger uploads are refused before parsing.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
-
-#: Problem lines spelled out in one error message; the rest are counted.
-MAX_LISTED = 20
-
-#: Cell texts that mean "missing" in a numeric column (compared case-insensitively).
-NA_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none"})
-
-# Verdict spellings accepted in the canonical ``verdict`` column (case-insensitive).
-_VERDICT_CANON = {"a": "A", "b": "B", "tie": "tie"}
-
-
-class Problems:
-    """Collects problem lines, keeping the first ``MAX_LISTED`` and counting the rest."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.n_total = 0
-
-    def add(self, line: str) -> None:
-        self.n_total += 1
-        if len(self.lines) < MAX_LISTED:
-            self.lines.append(line)
-
-    def add_rows(self, positions, make_line) -> None:
-        """Add one line per offending row; ``positions`` are 0-based positions in the table."""
-        positions = np.asarray(positions)
-        room = max(MAX_LISTED - len(self.lines), 0)
-        for pos in positions[:room]:
-            self.lines.append(make_line(int(pos)))
-        self.n_total += len(positions)
-
-    def __bool__(self) -> bool:
-        return self.n_total > 0
-
-    def error(self, what: str) -> DataError:
-        """One DataError listing every problem (capped) found in ``what``."""
-        listed = list(self.lines)
-        n_more = self.n_total - len(listed)
-        if n_more > 0:
-            listed.append(f"... and {n_more} more problem(s) of the same kinds")
-        head = (
-            f"{self.n_total} problem(s) found in {what} "
-            "(rows are data rows counted from 1, the header row not counted):"
-        )
-        return DataError("\n".join([head, *("- " + line for line in listed)]), problems=listed)
-
-    def raise_if_any(self, what: str) -> None:
-        if self:
-            raise self.error(what)
-
-
-def row_label(pos: int) -> str:
-    """The user-facing row name of 0-based position ``pos``."""
-    return f"row {pos + 1}"
-
-
-def _show(value) -> str:
-    """A cell value as it should be quoted in a message (short)."""
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def normalise_column(name) -> str:
-    """Header as compared with canonical names: trimmed, lower case, spaces and dashes as ``_``."""
-    return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
-
-
-# ---------------------------------------------------------------------------------------
-# Column coercion. Each returns (coerced series, 0-based positions of bad cells).
-
-
-def _is_missing_scalar(v) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
-
-#: Whole numbers from here on are not all representable as float64 (2**53 + 1 is not).
-EXACT_FLOAT_INT = 2**53
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
-
-
-def _float_to_str(v: float) -> str:
-    if math.isfinite(v) and v.is_integer():
-        # a numeric id read as float (e.g. from a column with gaps): 7.0 means "7"; int() is
-        # exact for every float, so two different floats never give the same text
-        return str(int(v))
-    return repr(v)
-
-
-def _scalar_to_str(v):
-    if _is_missing_scalar(v):
-        return np.nan
-    if isinstance(v, float | np.floating):
-        return _float_to_str(float(v))
-    if isinstance(v, bytes):
-        return v.decode("utf-8", errors="replace")
-    return str(v)
-
-
-def to_str_series(s: pd.Series) -> pd.Series:
-    """Any column as a pandas ``str`` column, keeping missing values as NaN."""
-    if s.dtype == "str":
-        return s
-    if pd.api.types.is_float_dtype(s.dtype):
-        vals = s.to_numpy(dtype=np.float64)
-        integral = np.isfinite(vals) & (vals == np.round(vals))
-        if integral.all() and (np.abs(vals) < EXACT_FLOAT_INT).all():
-            return s.astype("int64").astype("str")
-        out = [_scalar_to_str(v) for v in vals]
-        return pd.Series(out, index=s.index, dtype="str")
-    if pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
-        return s.astype("str")
-    return pd.Series([_scalar_to_str(v) for v in s.tolist()], index=s.index, dtype="str")
-
-
-def _inexact_float(v) -> bool:
-    """A float that cannot stand for an id: infinite, or a whole number from 2**53 on."""
-    if isinstance(v, bool) or not isinstance(v, float | np.floating):
-        return False
-    v = float(v)
-    return not math.isnan(v) and (math.isinf(v) or abs(v) >= EXACT_FLOAT_INT)
-
-
-def _coerce_id(s: pd.Series):
-    out = to_str_series(s).str.strip()
-    bad = (out.isna() | (out == "")).to_numpy()
-    if pd.api.types.is_float_dtype(s.dtype):
-        vals = s.to_numpy(dtype=np.float64)
-        bad = bad | np.isinf(vals) | (np.abs(vals) >= EXACT_FLOAT_INT)
-    elif s.dtype == object:
-        bad = bad | np.fromiter((_inexact_float(v) for v in s.tolist()), dtype=bool, count=len(s))
-    return out, np.flatnonzero(bad)
-
-
-def id_problem(col: str, value) -> str:
-    """What is wrong with ``value`` as an id of column ``col``, and what to do."""
-    if _inexact_float(value):
-        return (
-            f"column '{col}': the id {float(value)!r} is a floating-point number, which cannot "
-            f"hold an id exactly (whole numbers from 2^53 = {EXACT_FLOAT_INT:,} on, and "
-            "infinity, lose digits); write ids as text (in JSON: in quotes) or as integers"
-        )
-    return f"column '{col}': the cell is empty; every row needs a value here"
-
-
-def _coerce_text(s: pd.Series):
-    out = to_str_series(s).fillna("")
-    return out, np.empty(0, dtype=np.int64)
-
-
-def _coerce_verdict(s: pd.Series):
-    out = to_str_series(s).str.strip()
-    low = out.str.lower()
-    canon = low.map(_VERDICT_CANON)
-    missing = out.isna() | (out == "")
-    bad = canon.isna() & ~missing
-    out = canon.where(~missing, np.nan).astype("str")
-    return out, np.flatnonzero(bad.to_numpy())
-
-
-def _coerce_float(s: pd.Series):
-    if pd.api.types.is_bool_dtype(s.dtype):
-        return s.astype("float64"), np.flatnonzero(np.ones(len(s), dtype=bool))
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        out = s.astype("float64")
-        return out, np.flatnonzero(np.isinf(out.to_numpy()))
-    text = to_str_series(s).str.strip()
-    is_na = text.isna() | text.str.lower().isin(NA_TOKENS)
-    num = pd.to_numeric(text.where(~is_na, np.nan), errors="coerce").astype("float64")
-    vals = num.to_numpy()
-    bad = (np.isnan(vals) & ~is_na.to_numpy()) | np.isinf(vals)
-    num[bad] = np.nan
-    return num, np.flatnonzero(bad)
-
-
-def _int_value(v) -> int | None:
-    """The exact whole number ``v`` stands for (text, int or float), or None."""
-    if isinstance(v, bool | np.bool_) or _is_missing_scalar(v):
-        return None
-    if isinstance(v, int | np.integer):
-        return int(v)
-    if isinstance(v, float | np.floating):
-        v = float(v)
-        return int(v) if math.isfinite(v) and v.is_integer() else None
-    text = str(v).strip()
-    if _INTEGER_TEXT.fullmatch(text):
-        return int(text)  # exact, however many digits
-    try:
-        f = float(text)
-    except ValueError:
-        return None
-    return int(f) if math.isfinite(f) and f.is_integer() and "_" not in text else None
-
-
-def _coerce_int(s: pd.Series):
-    """Whole numbers as int64, exactly: never rounded through float64, never wrapped around."""
-    n = len(s)
-    if pd.api.types.is_bool_dtype(s.dtype):
-        return pd.Series(np.zeros(n, dtype=np.int64), index=s.index), np.arange(n)
-    if pd.api.types.is_integer_dtype(s.dtype) and s.dtype.kind == "i":
-        return s.astype("int64"), np.empty(0, dtype=np.int64)
-    if pd.api.types.is_float_dtype(s.dtype) or s.dtype.kind == "u":
-        vals = s.to_numpy(dtype=np.float64)
-        ok = np.isfinite(vals) & (vals == np.round(vals)) & (vals >= -(2.0**63)) & (vals < 2.0**63)
-        if s.dtype.kind == "u":
-            ok &= s.to_numpy() <= _INT64_MAX
-            out = np.where(ok, s.to_numpy(), 0).astype(np.int64)
-        else:
-            out = np.where(ok, vals, 0).astype(np.int64)
-        return pd.Series(out, index=s.index), np.flatnonzero(~ok)
-    out = np.zeros(n, dtype=np.int64)
-    ok = np.zeros(n, dtype=bool)
-    if s.dtype == "str":
-        # the common case, text cells: up to 18 digits always fit in int64
-        text = s.str.strip()
-        short = text.str.fullmatch(r"[+-]?[0-9]{1,18}").fillna(False).to_numpy(dtype=bool)
-        out[short] = text[short].astype("int64").to_numpy()
-        ok |= short
-    rest = np.flatnonzero(~ok)
-    values = s.to_numpy(dtype=object)
-    for pos in rest:
-        v = _int_value(values[pos])
-        if v is not None and _INT64_MIN <= v <= _INT64_MAX:
-            out[pos], ok[pos] = v, True
-    return pd.Series(out, index=s.index), np.flatnonzero(~ok)
-
-
-_COERCE = {
-    "id": _coerce_id,
-    "text": _coerce_text,
-    "verdict": _coerce_verdict,
-    "float": _coerce_float,
-    "int": _coerce_int,
-}
-
-
-def _bad_cell_message(kind: str, col: str, value) -> str:
-    if kind == "id":
-        if _inexact_float(value):
-            return id_problem(col, value)
-        return f"column '{col}': the cell is empty; every row needs a {col}"
-    if kind == "verdict":
-        return (
-            f"column '{col}': verdict {_show(value)} is not one of A, B, tie; write A (the first "
-            "candidate won), B (the second won) or tie, or leave the cell empty"
-        )
-    if kind == "int":
-        whole = _int_value(value)
-        if whole is not None:
-            return (
-                f"column '{col}': {_show(value)} is outside the whole numbers that can be "
-                "stored (-2^63 to 2^63 - 1); samples are numbered 0, 1, 2, ..."
-            )
-        return (
-            f"column '{col}': {_show(value)} is not a whole number; write 0, 1, 2, ... "
-            "(use 0 when there is a single sample)"
-        )
-    if isinstance(value, float) and math.isinf(value):
-        return f"column '{col}': {value} is infinite; write a finite number or leave the cell empty"
-    return (
-        f"column '{col}': {_show(value)} is not a number; write a number such as 4 or 3.5, "
-        "or leave the cell empty if the value is missing"
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -429,7 +168,7 @@ def _checked(df, name, source, scale, problems: Problems) -> pd.DataFrame | None
             out[canon] = pd.Series([missing] * len(original), dtype="str")
             continue
         raw = original[found[canon]]
-        coerced, bad = _COERCE[kind](raw)
+        coerced, bad = coerce(kind, raw)
         coerced = coerced.reset_index(drop=True)
         if kind == "id" and not required:
             # an optional id (system) may be missing on some rows
@@ -439,7 +178,7 @@ def _checked(df, name, source, scale, problems: Problems) -> pd.DataFrame | None
             problems.add_rows(
                 bad,
                 lambda p, kind=kind, canon=canon, raw=raw: (
-                    f"{source}, {row_label(p)}, " + _bad_cell_message(kind, canon, raw.iloc[p])
+                    f"{source}, {row_label(p)}, " + bad_cell_message(kind, canon, raw.iloc[p])
                 ),
             )
         out[canon] = coerced
@@ -463,7 +202,7 @@ def _empty_canonical(name: str) -> pd.DataFrame:
 def _check_values(table, name, source, scale, problems: Problems) -> None:
     keys = list(ROW_KEYS[name])
     dup = table.duplicated(keys, keep=False).to_numpy()
-    _report_duplicates(table, keys, dup, source, problems, _ROW_NAMES[name])
+    report_duplicates(table, keys, dup, source, problems, _ROW_NAMES[name])
     if name == "comparisons":
         same = np.flatnonzero((table["first_id"] == table["second_id"]).to_numpy())
         problems.add_rows(
@@ -514,8 +253,38 @@ _REPEAT_ADVICE = {
 }
 
 
-def _report_duplicates(table, keys, dup_mask, source, problems: Problems, what: str) -> None:
-    """One problem per repeated key, naming its rows (the first few spelled out)."""
+def report_duplicates(
+    table: pd.DataFrame,
+    keys: list,
+    dup_mask: np.ndarray,
+    source: str,
+    problems: Problems,
+    what: str,
+) -> None:
+    """Add one problem per repeated key to ``problems``, naming its rows.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The table, its rows in file order.
+    keys : list
+        The columns of ``table`` that make a row's key; the last one is the column named in
+        the message.
+    dup_mask : numpy.ndarray of bool
+        True for each row whose key appears more than once
+        (``table.duplicated(keys, keep=False)``).
+    source : str
+        The file or table, for the messages.
+    problems : Problems
+        Where the problems go.
+    what : str
+        What one row is ("comparison", "human score", "row key", ...); picks the advice.
+
+    Notes
+    -----
+    Each message names the key, how often it appears and its first ten rows (1-based); once
+    ``MAX_LISTED`` lines are listed the rest are only counted.
+    """
     if not dup_mask.any():
         return
     positions = np.flatnonzero(dup_mask)

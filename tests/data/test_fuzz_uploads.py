@@ -24,10 +24,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from data.coerce import normalise_column
 from data.io import read_frame, read_upload
 from data.schema import TABLES, DataError
 from data.simulate import simulate
-from data.validate import normalise_column
 
 SEED = 9
 N_INPUTS = 400

@@ -15,7 +15,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from data import io as dio
 from data import rawread
 from data.io import load_dataset, read_frame, read_table, read_upload, save_dataset, write_table
 from data.limits import MAX_COLUMNS, MAX_ROWS, Limits
@@ -162,7 +161,8 @@ def test_parquet_row_count_is_checked_before_decompressing(monkeypatch):
     def no_read(*args, **kwargs):
         raise AssertionError("the data were decompressed before the row count was checked")
 
-    monkeypatch.setattr(dio.pd, "read_parquet", no_read)
+    monkeypatch.setattr(pd, "read_parquet", no_read)
+    monkeypatch.setattr(pq.ParquetFile, "read", no_read)
     msg = refused("big.parquet", data, rf"big.parquet, row {MAX_ROWS + 1:,}: the file has more")
     assert f"limit of {MAX_ROWS:,} data rows" in msg
 

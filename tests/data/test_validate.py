@@ -8,8 +8,9 @@ import pytest
 
 from data import validate
 from data.io import read_upload
+from data.problems import MAX_LISTED
 from data.schema import TABLES, DataError, Dataset, empty_table
-from data.validate import MAX_LISTED, validate_dataset, validate_table
+from data.validate import validate_dataset, validate_table
 
 
 def human(**overrides) -> pd.DataFrame:

@@ -1,0 +1,359 @@
+"""Cells brought to the canonical dtypes exactly, or named as bad; headers normalised.
+
+Each ``coerce_*`` function takes a column as read and returns ``(coerced, bad)``: the column
+in its canonical dtype and the 0-based positions of the cells that cannot be read as that
+kind. Identifiers, texts and verdicts become pandas ``str`` columns (identifiers stripped of
+surrounding spaces; a missing text is ``""``; a missing verdict is NaN), floats ``float64``
+(NaN = missing), whole numbers ``int64``. Nothing is read approximately: whole numbers are
+parsed exactly and refused outside int64 (never wrapped or rounded through float64); an id
+given as a floating-point number is refused when a float cannot hold it exactly (infinite,
+or a whole number from 2**53 on). :func:`bad_cell_message` says what is wrong with a bad cell
+and what to do.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pandas as pd
+
+#: Cell texts that mean "missing" in a numeric column (compared case-insensitively).
+NA_TOKENS = frozenset({"", "nan", "na", "n/a", "null", "none"})
+
+#: Whole numbers from here on are not all representable as float64 (2**53 + 1 is not).
+EXACT_FLOAT_INT = 2**53
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
+
+# Verdict spellings accepted in the canonical ``verdict`` column (case-insensitive).
+_VERDICT_CANON = {"a": "A", "b": "B", "tie": "tie"}
+
+
+def normalise_column(name) -> str:
+    """A header as it is compared with canonical names.
+
+    Parameters
+    ----------
+    name : object
+        The header cell (any value; it is turned into text).
+
+    Returns
+    -------
+    str
+        Trimmed, lower case, each run of spaces and dashes replaced by ``_``
+        (``" Context-ID"`` -> ``"context_id"``).
+    """
+    return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
+
+
+def _show(value) -> str:
+    """A cell value as it should be quoted in a message (short)."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_missing_scalar(v) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+
+
+def _float_to_str(v: float) -> str:
+    if math.isfinite(v) and v.is_integer():
+        # a numeric id read as float (e.g. from a column with gaps): 7.0 means "7"; int() is
+        # exact for every float, so two different floats never give the same text
+        return str(int(v))
+    return repr(v)
+
+
+def _scalar_to_str(v):
+    if _is_missing_scalar(v):
+        return np.nan
+    if isinstance(v, float | np.floating):
+        return _float_to_str(float(v))
+    if isinstance(v, bytes):
+        return v.decode("utf-8", errors="replace")
+    return str(v)
+
+
+def to_str_series(s: pd.Series) -> pd.Series:
+    """Any column as a pandas ``str`` column, keeping missing values as NaN.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The column as read (text, numbers, booleans or mixed Python objects).
+
+    Returns
+    -------
+    pandas.Series
+        Same index, dtype ``str``. A whole float is written without its ``.0`` (an id read
+        as float from a column with gaps: 7.0 is ``"7"``), exactly however large; other
+        floats as ``repr``; bytes decoded as UTF-8 (undecodable bytes replaced).
+    """
+    if s.dtype == "str":
+        return s
+    if pd.api.types.is_float_dtype(s.dtype):
+        vals = s.to_numpy(dtype=np.float64)
+        integral = np.isfinite(vals) & (vals == np.round(vals))
+        if integral.all() and (np.abs(vals) < EXACT_FLOAT_INT).all():
+            return s.astype("int64").astype("str")
+        out = [_scalar_to_str(v) for v in vals]
+        return pd.Series(out, index=s.index, dtype="str")
+    if pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+        return s.astype("str")
+    return pd.Series([_scalar_to_str(v) for v in s.tolist()], index=s.index, dtype="str")
+
+
+def _inexact_float(v) -> bool:
+    """A float that cannot stand for an id: infinite, or a whole number from 2**53 on."""
+    if isinstance(v, bool) or not isinstance(v, float | np.floating):
+        return False
+    v = float(v)
+    return not math.isnan(v) and (math.isinf(v) or abs(v) >= EXACT_FLOAT_INT)
+
+
+def coerce_id(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """An identifier column as stripped text; empty cells and inexact float ids are bad.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The column as read.
+
+    Returns
+    -------
+    coerced : pandas.Series
+        Dtype ``str``, surrounding spaces stripped (a missing cell stays NaN).
+    bad : numpy.ndarray of int
+        0-based positions of empty or missing cells and of floats that cannot hold an id
+        exactly (infinite, or a whole number from 2**53 on).
+    """
+    out = to_str_series(s).str.strip()
+    bad = (out.isna() | (out == "")).to_numpy()
+    if pd.api.types.is_float_dtype(s.dtype):
+        vals = s.to_numpy(dtype=np.float64)
+        bad = bad | np.isinf(vals) | (np.abs(vals) >= EXACT_FLOAT_INT)
+    elif s.dtype == object:
+        bad = bad | np.fromiter((_inexact_float(v) for v in s.tolist()), dtype=bool, count=len(s))
+    return out, np.flatnonzero(bad)
+
+
+def id_problem(col: str, value) -> str:
+    """What is wrong with ``value`` as an id of column ``col``, and what to do.
+
+    Parameters
+    ----------
+    col : str
+        The column, as it should be named in the message.
+    value : object
+        The offending cell (a bad position of :func:`coerce_id`).
+
+    Returns
+    -------
+    str
+        ``"column '<col>': ..."``: an inexact floating-point id, or an empty cell.
+    """
+    if _inexact_float(value):
+        return (
+            f"column '{col}': the id {float(value)!r} is a floating-point number, which cannot "
+            f"hold an id exactly (whole numbers from 2^53 = {EXACT_FLOAT_INT:,} on, and "
+            "infinity, lose digits); write ids as text (in JSON: in quotes) or as integers"
+        )
+    return f"column '{col}': the cell is empty; every row needs a value here"
+
+
+def _coerce_text(s: pd.Series):
+    out = to_str_series(s).fillna("")
+    return out, np.empty(0, dtype=np.int64)
+
+
+def _coerce_verdict(s: pd.Series):
+    out = to_str_series(s).str.strip()
+    low = out.str.lower()
+    canon = low.map(_VERDICT_CANON)
+    missing = out.isna() | (out == "")
+    bad = canon.isna() & ~missing
+    out = canon.where(~missing, np.nan).astype("str")
+    return out, np.flatnonzero(bad.to_numpy())
+
+
+def coerce_float(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """A column of numbers as ``float64``; text that is no number, and infinities, are bad.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The column as read.
+
+    Returns
+    -------
+    coerced : pandas.Series
+        Dtype ``float64``; NaN where the cell is missing (empty, or one of
+        :data:`NA_TOKENS`) or bad.
+    bad : numpy.ndarray of int
+        0-based positions of cells that are not numbers, are infinite, or are booleans
+        (every cell of a boolean column).
+    """
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return s.astype("float64"), np.flatnonzero(np.ones(len(s), dtype=bool))
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        out = s.astype("float64")
+        return out, np.flatnonzero(np.isinf(out.to_numpy()))
+    text = to_str_series(s).str.strip()
+    is_na = text.isna() | text.str.lower().isin(NA_TOKENS)
+    num = pd.to_numeric(text.where(~is_na, np.nan), errors="coerce").astype("float64")
+    vals = num.to_numpy()
+    bad = (np.isnan(vals) & ~is_na.to_numpy()) | np.isinf(vals)
+    num[bad] = np.nan
+    return num, np.flatnonzero(bad)
+
+
+def _int_value(v) -> int | None:
+    """The exact whole number ``v`` stands for (text, int or float), or None."""
+    if isinstance(v, bool | np.bool_) or _is_missing_scalar(v):
+        return None
+    if isinstance(v, int | np.integer):
+        return int(v)
+    if isinstance(v, float | np.floating):
+        v = float(v)
+        return int(v) if math.isfinite(v) and v.is_integer() else None
+    text = str(v).strip()
+    if _INTEGER_TEXT.fullmatch(text):
+        return int(text)  # exact, however many digits
+    try:
+        f = float(text)
+    except ValueError:
+        return None
+    return int(f) if math.isfinite(f) and f.is_integer() and "_" not in text else None
+
+
+def coerce_int(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """Whole numbers as int64, exactly: never rounded through float64, never wrapped around.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The column as read.
+
+    Returns
+    -------
+    coerced : pandas.Series
+        Dtype ``int64``; 0 where the cell is bad.
+    bad : numpy.ndarray of int
+        0-based positions of missing cells, cells that are not whole numbers (``1.5``,
+        ``"x"``, booleans) and whole numbers outside int64.
+    """
+    n = len(s)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return pd.Series(np.zeros(n, dtype=np.int64), index=s.index), np.arange(n)
+    if pd.api.types.is_integer_dtype(s.dtype) and s.dtype.kind == "i":
+        return s.astype("int64"), np.empty(0, dtype=np.int64)
+    if pd.api.types.is_float_dtype(s.dtype) or s.dtype.kind == "u":
+        vals = s.to_numpy(dtype=np.float64)
+        ok = np.isfinite(vals) & (vals == np.round(vals)) & (vals >= -(2.0**63)) & (vals < 2.0**63)
+        if s.dtype.kind == "u":
+            ok &= s.to_numpy() <= _INT64_MAX
+            out = np.where(ok, s.to_numpy(), 0).astype(np.int64)
+        else:
+            out = np.where(ok, vals, 0).astype(np.int64)
+        return pd.Series(out, index=s.index), np.flatnonzero(~ok)
+    out = np.zeros(n, dtype=np.int64)
+    ok = np.zeros(n, dtype=bool)
+    if s.dtype == "str":
+        # the common case, text cells: up to 18 digits always fit in int64
+        text = s.str.strip()
+        short = text.str.fullmatch(r"[+-]?[0-9]{1,18}").fillna(False).to_numpy(dtype=bool)
+        out[short] = text[short].astype("int64").to_numpy()
+        ok |= short
+    rest = np.flatnonzero(~ok)
+    values = s.to_numpy(dtype=object)
+    for pos in rest:
+        v = _int_value(values[pos])
+        if v is not None and _INT64_MIN <= v <= _INT64_MAX:
+            out[pos], ok[pos] = v, True
+    return pd.Series(out, index=s.index), np.flatnonzero(~ok)
+
+
+_COERCE = {
+    "id": coerce_id,
+    "text": _coerce_text,
+    "verdict": _coerce_verdict,
+    "float": coerce_float,
+    "int": coerce_int,
+}
+
+
+def coerce(kind: str, s: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """A column brought to the canonical dtype of a column kind of ``data.schema.TABLES``.
+
+    Parameters
+    ----------
+    kind : {"id", "text", "verdict", "float", "int"}
+        The column kind.
+    s : pandas.Series
+        The column as read.
+
+    Returns
+    -------
+    coerced : pandas.Series
+        ``id``: see :func:`coerce_id`; ``text``: dtype ``str``, a missing cell ``""`` (never
+        bad); ``verdict``: ``"A"``, ``"B"``, ``"tie"`` (read case-insensitively) or NaN for
+        an empty cell; ``float``: see :func:`coerce_float`; ``int``: see :func:`coerce_int`.
+    bad : numpy.ndarray of int
+        0-based positions of the cells that cannot be read as ``kind``
+        (:func:`bad_cell_message` says why).
+
+    Raises
+    ------
+    KeyError
+        ``kind`` is not a column kind.
+    """
+    return _COERCE[kind](s)
+
+
+def bad_cell_message(kind: str, col: str, value) -> str:
+    """What is wrong with a bad cell of a column of kind ``kind``, and what to do.
+
+    Parameters
+    ----------
+    kind : {"id", "text", "verdict", "float", "int"}
+        The column kind (as for :func:`coerce`).
+    col : str
+        The column, as it should be named in the message.
+    value : object
+        The offending cell as read.
+
+    Returns
+    -------
+    str
+        ``"column '<col>': ..."``: an empty or inexact id, a verdict that is not A / B /
+        tie, a whole number outside int64 or no whole number, an infinite number, or a cell
+        that is not a number.
+    """
+    if kind == "id":
+        if _inexact_float(value):
+            return id_problem(col, value)
+        return f"column '{col}': the cell is empty; every row needs a {col}"
+    if kind == "verdict":
+        return (
+            f"column '{col}': verdict {_show(value)} is not one of A, B, tie; write A (the first "
+            "candidate won), B (the second won) or tie, or leave the cell empty"
+        )
+    if kind == "int":
+        whole = _int_value(value)
+        if whole is not None:
+            return (
+                f"column '{col}': {_show(value)} is outside the whole numbers that can be "
+                "stored (-2^63 to 2^63 - 1); samples are numbered 0, 1, 2, ..."
+            )
+        return (
+            f"column '{col}': {_show(value)} is not a whole number; write 0, 1, 2, ... "
+            "(use 0 when there is a single sample)"
+        )
+    if isinstance(value, float) and math.isinf(value):
+        return f"column '{col}': {value} is infinite; write a finite number or leave the cell empty"
+    return (
+        f"column '{col}': {_show(value)} is not a number; write a number such as 4 or 3.5, "
+        "or leave the cell empty if the value is missing"
+    )

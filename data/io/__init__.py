@@ -1,0 +1,66 @@
+"""Read and write JudgeScope tables: CSV, TSV, JSON (records), JSONL and Parquet.
+
+The format follows the file extension. Every reader takes a path, or bytes plus a file
+name (Streamlit uploads give bytes). Three layouts are understood:
+
+* the long **canonical** format of any table (``data.schema.TABLES``);
+* a **wide** format, one row per candidate (or per candidate and annotator) with one column
+  per attribute, turned into contexts + candidates + human_scores with a :class:`WideMapping`;
+* a **pairwise-verdict** format: context, first, second and a verdict (A/B/tie, 1/2/0,
+  first/second/tie) and/or a probability, turned into the comparisons table with a
+  :class:`PairwiseMapping`.
+
+:func:`read_upload` is what the app calls: it refuses files that are too large (in bytes,
+rows, columns or decompressed size, ``data.limits``), empty, not UTF-8 or malformed (the raw
+readers in ``data.rawread`` read every cell where the file puts it or refuse the file), detects
+the layout from the columns when not told, asks for it when the columns fit more than one
+layout (see :func:`layouts`), and returns a validated :class:`~data.schema.Dataset`. Writing a
+table with :func:`write_table` and reading it back with :func:`read_table` gives the same
+canonical table in every format.
+
+The package, one module per seam (the names below are all reached as ``data.io.<name>``):
+
+- ``formats``: :func:`file_format`, :func:`read_frame`, :func:`write_table`, ``FORMATS``;
+- ``wide``: :class:`WideMapping`, :func:`guess_wide_mapping`, :func:`wide_to_dataset`;
+- ``pairwise``: :class:`PairwiseMapping`, :func:`guess_pairwise_mapping`,
+  :func:`pairwise_to_comparisons`, ``VERDICT_SPELLINGS``;
+- ``columns``: the column roles, aliases and cell reading that wide and pairwise share;
+- ``upload``: :func:`layouts`, :func:`detect_kind`, :func:`read_table`, :func:`read_upload`,
+  ``UPLOAD_KINDS``;
+- ``folders``: :func:`save_dataset`, :func:`load_dataset`, ``DATASET_META``.
+"""
+
+from __future__ import annotations
+
+from data.io.folders import DATASET_META, load_dataset, save_dataset
+from data.io.formats import FORMATS, file_format, read_frame, write_table
+from data.io.pairwise import (
+    VERDICT_SPELLINGS,
+    PairwiseMapping,
+    guess_pairwise_mapping,
+    pairwise_to_comparisons,
+)
+from data.io.upload import UPLOAD_KINDS, detect_kind, layouts, read_table, read_upload
+from data.io.wide import WideMapping, guess_wide_mapping, wide_to_dataset
+
+__all__ = [
+    "FORMATS",
+    "file_format",
+    "read_frame",
+    "write_table",
+    "WideMapping",
+    "guess_wide_mapping",
+    "wide_to_dataset",
+    "PairwiseMapping",
+    "VERDICT_SPELLINGS",
+    "guess_pairwise_mapping",
+    "pairwise_to_comparisons",
+    "UPLOAD_KINDS",
+    "layouts",
+    "detect_kind",
+    "read_table",
+    "read_upload",
+    "DATASET_META",
+    "save_dataset",
+    "load_dataset",
+]
