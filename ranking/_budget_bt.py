@@ -7,12 +7,14 @@ reference.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
 from ranking.bias import alpha_for_tau, debias
 from ranking.bradley_terry import bradley_terry
+from ranking.decisions import decide
 from ranking.metrics import kendall, spearman
 
 
@@ -42,14 +44,14 @@ def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_k
                 t = taus[d, k]
                 if 0.0 < t < 1.0:
                     sub = debias(sub, alpha_for_tau(t))
-                else:
-                    sub = np.where(np.isfinite(sub), (sub > t) + 0.5 * (sub == t), np.nan)
+                elif math.isfinite(t):
+                    sub = decide(sub, t)
+                # NaN: no comparison seen in this draw at this budget, nothing to decide
             counts = np.isfinite(sub).sum(axis=2) + np.isfinite(sub).sum(axis=1)
             # contexts without comparisons cannot be fitted; they score nothing
             fit = counts.sum(axis=1) > 0
             scores = np.full((n_contexts, n_items), np.nan)
-            fitted = np.asarray(bradley_terry(P=sub[fit], soft=True, **bt_kwargs).scores)
-            scores[fit] = fitted
+            scores[fit] = bradley_terry(P=sub[fit], tau=None, **bt_kwargs).scores
             seen = counts > 0
             if neutral:
                 with warnings.catch_warnings():

@@ -23,8 +23,8 @@ import numpy as np
 from numba import prange
 
 from ranking._numba import njit
+from ranking.decisions import _decide
 from ranking.metrics import _doubled_centred_ranks, _kendall_row, _spearman_preranked, _spearman_row
-from ranking.scores import _decide
 from ranking.selection import _poe_init, _poe_update
 
 # ---------------------------------------------------------------------------------------

@@ -22,9 +22,8 @@ import numpy as np
 
 from ranking._budget_bt import _bt_grid
 from ranking._budget_grid import _poe_grid, _pooled_taus, _value_tables, _winratio_grid
-from ranking._checks import as_P
+from ranking._checks import as_P, check_random_state, check_tau
 from ranking.metrics import as_reference
-from ranking.scores import _check_tau
 from ranking.selection import (
     _STRATEGY_CODE,
     ADAPTIVE_RULES,
@@ -101,7 +100,7 @@ class BudgetCurves:
 
 
 #: Keyword arguments of ``bradley_terry`` that ``budget_curves`` sets itself.
-_BT_OWN = ("P", "first", "second", "outcome", "n_items", "soft", "tau")
+_BT_OWN = ("P", "first", "second", "outcome", "n_items", "tau")
 
 
 def _check_method(method, tau, bt_kwargs, n_contexts):
@@ -130,8 +129,8 @@ def _check_method(method, tau, bt_kwargs, n_contexts):
             f"bt_kwargs may not set {', '.join(own)}: budget_curves passes the comparisons "
             "of each budget itself"
         )
-    tau0 = np.full(n_contexts, np.nan) if tau is None else np.full(n_contexts, _check_tau(tau))
-    return tau0, bt_kwargs
+    tau0 = check_tau(tau, n_contexts, allow_none=True, broadcast=True)
+    return (np.full(n_contexts, np.nan) if tau0 is None else tau0), bt_kwargs
 
 
 def _check_strategies(strategies):
@@ -291,9 +290,9 @@ def budget_curves(
         Kendall is tau-b.
     tau : None, float or array_like of shape (n_contexts,), default None
         Outcomes of the win-ratio. None: soft, the first candidate wins p and the second
-        1 - p. A threshold (one, or one per context): hard decisions, 1 if p > tau, 0 if
-        p < tau, 0.5 if p == tau. Bradley–Terry and PoE always use the probabilities
-        themselves, so they take no ``tau``.
+        1 - p. A threshold (one, or one per context): hard decisions ``ranking.decide``, 1
+        if p > tau, 0 if p < tau, 0.5 if p == tau. Bradley–Terry and PoE always use the
+        probabilities themselves, so they take no ``tau``.
     unseen : {"neutral", "omit"}, default "neutral"
         A candidate not yet compared at budget R: ``"neutral"`` ranks it in the middle
         (win-ratio 0.5; the prior mean for PoE; the mean of the context's fitted scores for
@@ -344,7 +343,7 @@ def budget_curves(
             "no context has two candidates with both comparisons and a finite reference score"
         )
     ref_ok = np.where(ok, ref, np.nan)
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     tables = _value_tables(P)
     gvals, grank, grp_lo, grp_hi, csort_codes, csort_vals, csort_n = tables
     corr_code = CORRELATIONS.index(correlation)

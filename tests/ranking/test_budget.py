@@ -269,7 +269,10 @@ def test_comparisons_needed():
         (dict(method="bradley_terry", tau=0.5), "tau applies to method='win_ratio' only"),
         (dict(method="poe", tau=0.5), "tau applies to method='win_ratio' only"),
         (dict(bt_kwargs={"alpha": 0.1}), "does not use them"),
-        (dict(method="bradley_terry", bt_kwargs={"soft": False}), "may not set soft"),
+        (dict(method="bradley_terry", bt_kwargs={"tau": 0.5}), "may not set tau"),
+        (dict(tau=[0.5, 0.5]), r"one per context, shape \(3,\)"),
+        (dict(tau=[0.5, 0.5, 1.5]), r"must lie in \[0, 1\]; got tau\[2\]"),
+        (dict(random_state=1.5), "random_state"),
     ],
 )
 def test_bad_input(kwargs, match):
@@ -347,6 +350,23 @@ def test_soft_and_hard_win_ratio_differ_only_through_tau():
     kw = dict(budgets=[20], strategies=("random",), debias=(False,), n_draws=2, random_state=0)
     soft = budget_curves(P, truth, **kw)
     hard = budget_curves(P, truth, tau=0.5, **kw)
-    assert soft.mean[0, 0, 0] == pytest.approx(np.mean(spearman(win_ratio(P, soft=True), truth)))
+    assert soft.mean[0, 0, 0] == pytest.approx(np.mean(spearman(win_ratio(P, tau=None), truth)))
     assert hard.mean[0, 0, 0] == pytest.approx(np.mean(spearman(win_ratio(P, tau=0.5), truth)))
     assert soft.mean[0, 0, 0] != hard.mean[0, 0, 0]
+
+
+def test_tau_per_context():
+    """One threshold per context decides that context's comparisons (debias off); the
+    balanced threshold of the debiased curve is pooled and does not depend on it."""
+    rng = np.random.default_rng(11)
+    truth, P = simulate(rng, 5, 5, grid=10)
+    taus = np.array([0.3, 0.5, 0.6, 0.7, 0.5])
+    kw = dict(strategies=("random",), n_draws=2, random_state=0)
+    c = budget_curves(P, truth, budgets=[5, 20], tau=taus, **kw)
+    want = np.mean(spearman(win_ratio(P, tau=taus), truth))
+    np.testing.assert_allclose(c.values[0, 0, :, -1], want, atol=1e-12)
+    scalar = budget_curves(P, truth, budgets=[5, 20], tau=0.5, **kw)
+    assert not np.allclose(c.values[0, 0], scalar.values[0, 0])
+    np.testing.assert_array_equal(c.values[0, 1], scalar.values[0, 1])
+    same = budget_curves(P, truth, budgets=[5, 20], tau=np.full(5, 0.5), **kw)
+    np.testing.assert_array_equal(same.values, scalar.values)
