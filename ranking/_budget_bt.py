@@ -51,7 +51,8 @@ def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_k
             # contexts without comparisons cannot be fitted; they score nothing
             fit = counts.sum(axis=1) > 0
             scores = np.full((n_contexts, n_items), np.nan)
-            scores[fit] = bradley_terry(P=sub[fit], tau=None, **bt_kwargs).scores
+            if fit.any():
+                scores[fit] = bradley_terry(P=sub[fit], tau=None, **bt_kwargs).scores
             seen = counts > 0
             if neutral:
                 with warnings.catch_warnings():

@@ -370,3 +370,24 @@ def test_tau_per_context():
     np.testing.assert_array_equal(c.values[0, 1], scalar.values[0, 1])
     same = budget_curves(P, truth, budgets=[5, 20], tau=np.full(5, 0.5), **kw)
     np.testing.assert_array_equal(same.values, scalar.values)
+
+
+@pytest.mark.parametrize("method", ["win_ratio", "bradley_terry", "poe"])
+def test_strategy_without_any_usable_pair(method):
+    """Only one order of every pair was judged: "symmetric" has nothing to spend in any
+    context, so its curve has no value (and Bradley–Terry has nothing to fit), not an error."""
+    rng = np.random.default_rng(12)
+    truth, P = simulate(rng, 3, 4)
+    lower = np.tril_indices(4)
+    P[:, lower[0], lower[1]] = np.nan
+    c = budget_curves(
+        P,
+        truth,
+        method=method,
+        strategies=("random", "symmetric"),
+        budgets=[2, 4, 6],
+        n_draws=2,
+        random_state=0,
+    )
+    assert np.isfinite(c.mean[0]).all()
+    assert np.isnan(c.mean[1]).all() and (c.frac_defined[1] == 0).all()
