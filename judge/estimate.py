@@ -20,7 +20,7 @@ import pandas as pd
 from data.schema import Dataset
 from judge.backends.base import Decoding, GenerateRequest, LabelRequest
 from judge.plan import Plan, backend_identity, plan_for
-from judge.store import RunStore
+from judge.store import RunStore, open_store
 
 DEFAULT_PRICES = Path(__file__).with_name("prices.csv")
 PRICE_COLUMNS = ("model", "input_usd_per_1m", "output_usd_per_1m")
@@ -171,14 +171,11 @@ def estimate(
     Estimate
     """
     if isinstance(backend_or_model, str):
-        from judge.backends.openai_compat import openai_describe
+        from judge.backends.openai_compat import approx_tokens, openai_describe
 
         backend = openai_describe(backend_or_model, base_url)
         model = backend_or_model
-
-        def count(text: str) -> int:
-            return max(1, round(len(text) / 4))
-
+        count = approx_tokens
         priced = True
     else:
         backend = backend_or_model
@@ -203,14 +200,8 @@ def estimate(
         values=values,
     )
     keys = list(plan.requests)
-    cached: set[str] = set()
-    if store is not False:
-        store_obj = store if isinstance(store, RunStore) else RunStore(store)
-        try:
-            cached = set(store_obj.get_many(keys))
-        finally:
-            if store_obj is not store:
-                store_obj.close()
+    with open_store(store) as found:
+        cached = set(found.get_many(keys))
     todo = [k for k in keys if k not in cached]
     prompt_tokens = _count_plan_tokens(plan, todo, count)
     per_call = 1 if plan.request_kind == "label" else int(decoding.max_new_tokens)

@@ -102,7 +102,6 @@ def _setup(
     kind: str,
     template,
     backend,
-    *,
     attribute: str,
     domain: str | None,
     values: dict | None,
@@ -298,15 +297,7 @@ def plan_pairwise(
     from ranking.selection import select_comparisons
 
     setup = _setup(
-        "pairwise",
-        template,
-        backend,
-        attribute=attribute,
-        domain=domain,
-        values=values,
-        mode=mode,
-        n_samples=n_samples,
-        decoding=decoding,
+        "pairwise", template, backend, attribute, domain, values, mode, n_samples, decoding
     )
     spec, decoding = setup.spec, setup.decoding
     runs = _runs(dataset, spec, contexts)
@@ -390,15 +381,7 @@ def plan_absolute(
 ) -> Plan:
     """The model calls of an absolute run (see :func:`judge.runners.run_absolute`)."""
     setup = _setup(
-        "absolute",
-        template,
-        backend,
-        attribute=attribute,
-        domain=domain,
-        values=values,
-        mode=mode,
-        n_samples=n_samples,
-        decoding=decoding,
+        "absolute", template, backend, attribute, domain, values, mode, n_samples, decoding
     )
     spec, decoding = setup.spec, setup.decoding
     score_labels: tuple[str, ...] = ()
@@ -449,45 +432,38 @@ def plan_absolute(
     return plan
 
 
+#: arguments of one kind of plan that :func:`plan_for` drops for the other kind
+_ONLY = {"pairwise": ("selection", "budget", "random_state"), "absolute": ("parse_rule", "drop")}
+
+
 def plan_for(
     dataset: Dataset,
     *,
     template,
     mode: str | None = None,
     n_samples: int | None = None,
-    selection: str = "all",
-    budget: int | None = None,
-    random_state=0,
-    parse_rule: str | None = None,
-    drop: Sequence[str] | None = None,
-    **common,
+    **kw,
 ) -> Plan:
     """:func:`plan_pairwise` or :func:`plan_absolute`, as the template's kind says.
 
     ``mode`` defaults to "probs" (pairwise) or "samples" (absolute), ``n_samples`` to 5
-    (pairwise) or 3 (absolute); the selection arguments are for pairwise templates and
-    ``parse_rule`` / ``drop`` for absolute ones. ``common``: attribute, backend, decoding,
-    contexts, domain, values.
+    (pairwise) or 3 (absolute). ``kw``: the other arguments of either function; the
+    selection arguments (``selection``, ``budget``, ``random_state``) are used for
+    comparative templates only and ``parse_rule`` / ``drop`` for absolute ones.
     """
-    if template.kind == "comparative":
-        return plan_pairwise(
-            dataset,
-            template=template,
-            mode=mode or "probs",
-            n_samples=n_samples or 5,
-            selection=selection,
-            budget=budget,
-            random_state=random_state,
-            **common,
-        )
-    return plan_absolute(
+    kind = "pairwise" if template.kind == "comparative" else "absolute"
+    plan, default_mode, default_n = {
+        "pairwise": (plan_pairwise, "probs", 5),
+        "absolute": (plan_absolute, "samples", 3),
+    }[kind]
+    other = _ONLY["absolute" if kind == "pairwise" else "pairwise"]
+    kw = {k: v for k, v in kw.items() if k not in other}
+    return plan(
         dataset,
         template=template,
-        mode=mode or "samples",
-        n_samples=n_samples or 3,
-        parse_rule=parse_rule,
-        drop=drop,
-        **common,
+        mode=mode or default_mode,
+        n_samples=n_samples or default_n,
+        **kw,
     )
 
 

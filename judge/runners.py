@@ -52,7 +52,7 @@ from data.schema import Dataset
 from judge.backends.base import BackendError, Decoding
 from judge.execute import execute, failure_counts
 from judge.plan import Plan, backend_identity, plan_absolute, plan_pairwise
-from judge.store import RunStore, comparisons_from_rows, ratings_from_rows
+from judge.store import RunStore, comparisons_from_rows, open_store, ratings_from_rows
 
 RunProgress = Callable[[int, int], None]  # (n_done, n_total), cached answers included
 
@@ -146,14 +146,6 @@ class RunResult:
 # ---------------------------------------------------------------------------------------
 # execution
 # ---------------------------------------------------------------------------------------
-def _open_store(store) -> tuple[RunStore, bool]:
-    if isinstance(store, RunStore):
-        return store, False
-    if store is False:
-        return RunStore(":memory:"), True
-    return RunStore(store), True  # None -> default path, or a path
-
-
 def _needs_check(plan: Plan, store: RunStore) -> bool:
     keys = list(plan.requests)
     return len(store.get_many(keys)) < len(keys)
@@ -165,7 +157,58 @@ def _check_backend(backend) -> None:
         check()
 
 
-def _run_plan(
+def _run(
+    plan_run: Callable[..., Plan],
+    dataset: Dataset,
+    *,
+    mode: str,
+    backend,
+    store,
+    progress: RunProgress | None,
+    cancel: threading.Event | None,
+    chunk_size: int,
+    **plan_args,
+) -> RunResult:
+    """Plan with ``plan_run`` (``plan_pairwise`` / ``plan_absolute``), check the backend when
+    the store lacks an answer, execute; ``plan_args`` are the planning arguments.
+
+    A backend found to offer no token probabilities turns a pairwise probs run into a
+    samples run (with a warning on the result) and stops an expected-score run.
+    """
+
+    def make_plan(mode: str) -> Plan:
+        return plan_run(dataset, mode=mode, backend=backend, **plan_args)
+
+    with open_store(store) as store_obj:
+        plan = make_plan(mode)
+        warnings: list[str] = []
+        if _needs_check(plan, store_obj):
+            _check_backend(backend)
+            no_probs = getattr(backend, "supports_logprobs", True) is False
+            if plan.request_kind == "label" and no_probs:
+                who = backend_identity(backend)[1]
+                if plan.kind == "absolute":
+                    raise BackendError(
+                        f"{who} offers no token probabilities, so the expected score cannot "
+                        "be computed; use mode='samples'"
+                    )
+                plan = make_plan("samples")
+                warnings.append(
+                    f"{who} offers no token probabilities; sampling "
+                    f"{plan.settings['n_samples']} answers per pair instead (mode='samples')"
+                )
+        return _execute(
+            plan,
+            backend,
+            store_obj,
+            progress=progress,
+            cancel=cancel,
+            chunk_size=chunk_size,
+            warnings=warnings,
+        )
+
+
+def _execute(
     plan: Plan,
     backend,
     store: RunStore,
@@ -281,43 +324,7 @@ def run_pairwise(
         (samples). With the counts (n_calls, n_cached, n_called, n_by_others, failures,
         n_in_progress, cancelled, n_missing), notes and warnings.
     """
-    store_obj, owned = _open_store(store)
-    try:
-        kw = dict(
-            attribute=attribute,
-            template=template,
-            backend=backend,
-            selection=selection,
-            budget=budget,
-            random_state=random_state,
-            n_samples=n_samples,
-            decoding=decoding,
-            contexts=contexts,
-            domain=domain,
-            values=values,
-        )
-        plan = plan_pairwise(dataset, mode=mode, **kw)
-        warnings: list[str] = []
-        if _needs_check(plan, store_obj):
-            _check_backend(backend)
-            if plan.mode == "probs" and getattr(backend, "supports_logprobs", True) is False:
-                warnings.append(
-                    f"{backend_identity(backend)[1]} offers no token probabilities; sampling "
-                    f"{n_samples} answers per pair instead (mode='samples')"
-                )
-                plan = plan_pairwise(dataset, mode="samples", **kw)
-        return _run_plan(
-            plan,
-            backend,
-            store_obj,
-            progress=progress,
-            cancel=cancel,
-            chunk_size=chunk_size,
-            warnings=warnings,
-        )
-    finally:
-        if owned:
-            store_obj.close()
+    return _run(plan_pairwise, **locals())  # every argument, planning and execution
 
 
 def run_absolute(
@@ -369,41 +376,7 @@ def run_absolute(
         ``table``: columns context_id, candidate_id, attribute, judge, prompt_id, sample,
         score (NaN when unparsed), raw; the counts as for :func:`run_pairwise`.
     """
-    store_obj, owned = _open_store(store)
-    try:
-        plan = plan_absolute(
-            dataset,
-            attribute=attribute,
-            template=template,
-            backend=backend,
-            mode=mode,
-            n_samples=n_samples,
-            decoding=decoding,
-            parse_rule=parse_rule,
-            drop=drop,
-            contexts=contexts,
-            domain=domain,
-            values=values,
-        )
-        if _needs_check(plan, store_obj):
-            _check_backend(backend)
-            if plan.mode == "expected" and getattr(backend, "supports_logprobs", True) is False:
-                raise BackendError(
-                    f"{backend_identity(backend)[1]} offers no token probabilities, so the "
-                    "expected score cannot be computed; use mode='samples'"
-                )
-        return _run_plan(
-            plan,
-            backend,
-            store_obj,
-            progress=progress,
-            cancel=cancel,
-            chunk_size=chunk_size,
-            warnings=[],
-        )
-    finally:
-        if owned:
-            store_obj.close()
+    return _run(plan_absolute, **locals())  # every argument, planning and execution
 
 
 __all__ = ["RunProgress", "RunResult", "run_absolute", "run_pairwise"]

@@ -19,7 +19,7 @@ The import path ``judge.store`` offers every public name.
 """
 
 from judge.store.claims import Claim
-from judge.store.database import STORE_FILE, RunStore, default_store_path
+from judge.store.database import STORE_FILE, RunStore, default_store_path, open_store
 from judge.store.keys import key_base, key_from_base, make_key, prompt_hash
 from judge.store.rows import (
     ANSWER_ERROR_CODES,
@@ -44,6 +44,7 @@ __all__ = [
     "key_base",
     "key_from_base",
     "make_key",
+    "open_store",
     "prompt_hash",
     "ratings_from_rows",
     "result_row",

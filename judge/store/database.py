@@ -21,7 +21,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -370,4 +371,21 @@ class RunStore(RunnerClaims):
         return to_table(items, rows, settings)
 
 
-__all__ = ["STORE_FILE", "RunStore", "default_store_path"]
+@contextmanager
+def open_store(store: RunStore | str | os.PathLike | None | bool = None) -> Iterator[RunStore]:
+    """The run store ``store`` names, closed at the end when it was opened here.
+
+    ``store``: a :class:`RunStore` (used as is, left open), a path, None (the default store,
+    :func:`default_store_path`) or False (in memory: nothing is kept, nothing found).
+    """
+    if isinstance(store, RunStore):
+        yield store
+        return
+    opened = RunStore(":memory:" if store is False else store)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+__all__ = ["STORE_FILE", "RunStore", "default_store_path", "open_store"]

@@ -32,6 +32,7 @@ from judge.backends.openai_compat.backend import PROBE_PROMPT, OpenAIBackend, Op
 from judge.backends.openai_compat.endpoint import (
     DEFAULT_BASE_URL,
     NO_KEY,
+    approx_tokens,
     openai_describe,
     public_url,
     resolve_api_key,
@@ -46,6 +47,7 @@ __all__ = [
     "Malformed",
     "OpenAIBackend",
     "OpenAILabelResult",
+    "approx_tokens",
     "label_probs_from_top",
     "openai_describe",
     "public_url",

@@ -27,6 +27,7 @@ from judge.backends.openai_compat.client import ChatClient, collect, status_mess
 from judge.backends.openai_compat.endpoint import (
     DEFAULT_BASE_URL,
     NO_KEY,
+    approx_tokens,
     openai_describe,
     public_url,
     resolve_api_key,
@@ -173,7 +174,7 @@ class OpenAIBackend(ChatClient):
 
     def count_tokens(self, text: str) -> int:
         """Approximate token count (about 4 characters a token for English BPE vocabularies)."""
-        return max(1, round(len(text) / 4))
+        return approx_tokens(text)
 
     def _key_refused(self, exc) -> BackendError:
         return BackendError(

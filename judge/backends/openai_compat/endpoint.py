@@ -54,4 +54,17 @@ def openai_describe(model: str, base_url: str | None = None) -> dict:
     return {"kind": "openai", "model": model, "base_url": public_url(url)}
 
 
-__all__ = ["DEFAULT_BASE_URL", "NO_KEY", "openai_describe", "public_url", "resolve_api_key"]
+def approx_tokens(text: str) -> int:
+    """Tokens of ``text`` for an API model, roughly: about 4 characters a token for English
+    BPE vocabularies (what estimates count when no tokenizer is at hand)."""
+    return max(1, round(len(text) / 4))
+
+
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "NO_KEY",
+    "approx_tokens",
+    "openai_describe",
+    "public_url",
+    "resolve_api_key",
+]
