@@ -1,13 +1,13 @@
-"""Tests for data.parsing: hand-written cases for every rule, then real judge outputs.
+"""data.parsing on real judge outputs: exact counts of parsed values and failures.
 
-The real-output tests read ../shared/data (via data.paths.data_dirs()) and assert exact
-counts of parsed values and failures; they run whenever the data folder is present.
+These tests read ../shared/data (via data.paths.data_dirs()) and run whenever the data folder
+is present; the hand-written cases of every rule are in test_parsing_verdicts.py,
+test_parsing_likert.py and test_parsing_counts.py.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections import Counter
 from pathlib import Path
@@ -16,268 +16,12 @@ import pytest
 
 from data.parsing import (
     NUMBERED_ALIASES,
-    Parsed,
-    ParseReport,
-    expected_score,
     parse_choice_letter,
     parse_likert,
     parse_verdict,
-    reason_code,
-    sample_verdicts_to_p,
     summarise_failures,
 )
 from data.paths import data_dirs
-
-# --------------------------------------------------------------------------- verdicts
-
-ABC = {"tie_labels": ("C",), "aliases": NUMBERED_ALIASES}
-
-
-@pytest.mark.parametrize(
-    ("text", "kwargs", "expected"),
-    [
-        ("A", {}, "A"),
-        (" B", {}, "B"),
-        ("A.", {}, "A"),
-        ("B\n", {}, "B"),
-        ("(B)", {}, "B"),
-        ("[A]", {}, "A"),
-        ("Summary A", {}, "A"),
-        (" A", {}, "A"),  # FlanT5 primed with "Summary" answers " A"
-        ("Option B.", {}, "B"),
-        ("Answer: **B**", {}, "B"),
-        ("The answer is A", {}, "A"),
-        ("Summary A provides more detail", {}, "A"),
-        ("B is better.", {}, "B"),
-        ("Summary #2", {"aliases": NUMBERED_ALIASES}, "B"),
-        ("Summary #1 is more consistent.", {"aliases": NUMBERED_ALIASES}, "A"),
-        ("B: Summary #2 is more coherent.", {}, "B"),
-        ("B: Summary #2 is more coherent.", ABC, "B"),
-        ("A: Summary #1 is more consistent.", ABC, "A"),
-        ("C: Both Summary #1 and Summary #2 are equally consistent.", ABC, "tie"),
-        ("C", ABC, "tie"),
-        ("Response 1", {"aliases": NUMBERED_ALIASES}, "A"),
-        ("Response 2 is better.", {"labels": ("Response 1", "Response 2")}, "B"),
-        ("Tie", {}, "tie"),
-        ("tie.", {}, "tie"),
-        ("It's a draw", {}, "tie"),
-        ("Both summaries are equally coherent.", {}, "tie"),
-        ("Summary B is more coherent than Summary A.", {}, "B"),
-        ("Summary #2 is more fluent than Summary #1", {"aliases": NUMBERED_ALIASES}, "B"),
-        ("I prefer Summary B over Summary A.", {}, "B"),
-        ("A good summary is hard to find. I prefer B.", {}, "B"),
-        ("2", {"labels": ("1", "2"), "tie_labels": ("Tie",)}, "B"),
-        ("1", {"labels": ("1", "2"), "tie_labels": ("Tie",)}, "A"),
-        ("Tie", {"labels": ("1", "2"), "tie_labels": ("Tie",)}, "tie"),
-        (1, {"labels": ("1", "2")}, "A"),  # integer answers (PandaLM-7B stores 0/1/2)
-        ("2", {"aliases": NUMBERED_ALIASES}, "B"),
-    ],
-)
-def test_parse_verdict_reads_the_choice(text, kwargs, expected):
-    assert parse_verdict(text, **kwargs) == Parsed(expected, None)
-
-
-@pytest.mark.parametrize(
-    ("text", "kwargs", "code"),
-    [
-        ("I'm sorry, but I cannot choose between these two summaries.", {}, "refusal"),
-        ("As an AI language model, I am unable to determine which is better.", {}, "refusal"),
-        ("I'm sorry, I can't compare Summary A and Summary B.", {}, "refusal"),
-        ("Summary A or Summary B", {}, "ambiguous"),
-        ("Summary A is worse than Summary B", {}, "ambiguous"),
-        ("A or B?", {}, "ambiguous"),
-        ("Which Summary is more coherent, Summary A or Summary B?", {}, "ambiguous"),
-        ("garbage", {"labels": ("1", "2"), "tie_labels": ("Tie",)}, "no-label"),
-        ("A summary should be concise.", {}, "no-label"),  # the article, not the label
-        ("Summary #2", {}, "no-label"),  # numbered answers need aliases
-        ("C", {}, "no-label"),  # "C" means nothing unless it is a tie label
-        ("", {}, "empty"),
-        ("   \n", {}, "empty"),
-        (None, {}, "missing"),
-        (float("nan"), {}, "missing"),
-    ],
-)
-def test_parse_verdict_failures_have_reasons(text, kwargs, code):
-    parsed = parse_verdict(text, **kwargs)
-    assert parsed.value is None
-    assert reason_code(parsed.reason) == code
-    assert not parsed.ok
-
-
-def test_parse_verdict_failure_reason_shows_the_answer():
-    parsed = parse_verdict("Summary A or Summary B")
-    assert parsed.reason.startswith("ambiguous: ")
-    assert "Summary A or Summary B" in parsed.reason
-
-
-def test_parse_verdict_bad_arguments():
-    with pytest.raises(ValueError, match="exactly two labels"):
-        parse_verdict("A", labels=("A", "B", "C"))
-    with pytest.raises(ValueError, match="distinct"):
-        parse_verdict("A", labels=("A", "A"))
-    with pytest.raises(ValueError, match="non-empty"):
-        parse_verdict("A", labels=("A", ""))
-    with pytest.raises(ValueError, match="alias '#3'"):
-        parse_verdict("A", aliases={"#3": "Z"})
-
-
-def test_alias_may_map_to_a_label_word():
-    parsed = parse_verdict("Summary #2", labels=("X", "Y"), aliases={"#2": "Y"})
-    assert parsed == Parsed("B", None)
-
-
-# --------------------------------------------------------------------------- letters
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("D", 4),
-        ("(B)", 2),
-        ("E: All sentences in the Summary are fluent. Score: Five.", 5),
-        ("Answer: C", 3),
-        ("A", 1),
-    ],
-)
-def test_parse_choice_letter(text, expected):
-    assert parse_choice_letter(text) == Parsed(expected, None)
-
-
-def test_parse_choice_letter_failures():
-    assert reason_code(parse_choice_letter("F").reason) == "no-label"
-    assert reason_code(parse_choice_letter("A summary with no letter").reason) == "no-label"
-    assert reason_code(parse_choice_letter("B or D").reason) == "ambiguous"
-    assert parse_choice_letter("B", letters="AB") == Parsed(2, None)
-    with pytest.raises(ValueError, match="at least two"):
-        parse_choice_letter("A", letters="A")
-
-
-# --------------------------------------------------------------------------- Likert
-
-
-@pytest.mark.parametrize(
-    ("text", "kwargs", "expected"),
-    [
-        # chiang_lee: delete "1-5", "out of 5", "/5", then the first number, halves kept
-        ("4", {}, 4.0),
-        ("4.5", {}, 4.5),
-        ("I would rate it 3 out of 5.", {}, 3.0),
-        ("4/5", {}, 4.0),
-        ("On a scale of 1-5: 2", {}, 2.0),
-        ("4. The story is 3 times better", {}, 4.0),
-        ("1. Engagingness: 2", {"scale": (1, 3)}, 1.0),  # faithful: the first number
-        ("7/10", {"scale": (1, 10)}, 7.0),  # generalised to the scale's top
-        ("1-10 scale, I say 8", {"scale": (1, 10)}, 8.0),
-        ("0.5", {"scale": (0, 1)}, 0.5),
-        ("- Groundedness: 0", {"scale": (0, 1)}, 0.0),
-        ("Coherence: 3", {"scale": (1, 3)}, 3.0),
-        ("2.5", {"scale": (1, 3)}, 2.5),
-        # words
-        ("one out of five", {}, 1.0),
-        ("four", {}, 4.0),
-        ("Four. The story is enjoyable.", {}, 4.0),
-        ("Five stars. One of the best.", {}, 5.0),
-        ("2 stars", {}, 2.0),
-        ("I'd give it a four", {}, 4.0),
-        ("The summary is one of the best, scoring a one out of five.", {}, 1.0),
-        ("four and a half", {}, 4.5),
-        # drop extra strings (adversarial titles)
-        ("News title 2 keeps the meaning of title 1: 5", {"drop": ("title 1", "title 2")}, 5.0),
-        ("News title 2 keeps the meaning of title 1: 5", {}, 2.0),
-        # strict: the last number on the scale after deleting scale mentions
-        ("1. Engagingness: 2", {"scale": (1, 3), "rule": "strict"}, 2.0),
-        ("On a scale of 1 to 5, I'd give it a 4", {"rule": "strict"}, 4.0),
-        ("In 2015 the story won; I rate it 4.", {"rule": "strict"}, 4.0),
-        ("Score: 1.5/5.", {"rule": "strict"}, 1.5),
-        ("Between 1 and 10 I'd say 7 out of 10", {"scale": (1, 10), "rule": "strict"}, 7.0),
-        # first / last
-        ("3, maybe 4", {"rule": "first"}, 3.0),
-        ("3, maybe 4", {"rule": "last"}, 4.0),
-        # keyed: the number after the last score keyword, else strict
-        ("Final score: 4/5 (one point deducted for the error).", {"rule": "keyed"}, 4.0),
-        ("Bayern won 2-1 in 2015; a score of 5 for consistency.", {"rule": "keyed"}, 5.0),
-        ("The summary is fine. 3", {"rule": "keyed"}, 3.0),
-    ],
-)
-def test_parse_likert_reads_the_score(text, kwargs, expected):
-    parsed = parse_likert(text, **kwargs)
-    assert parsed == Parsed(expected, None)
-
-
-@pytest.mark.parametrize(
-    ("text", "kwargs", "code"),
-    [
-        ("6", {}, "out-of-scale"),
-        ("-1", {"scale": (0, 1)}, "out-of-scale"),
-        ("rating 7", {}, "out-of-scale"),
-        # chiang_lee does not skip to a later number
-        ("The 2015 story gets 4", {}, "out-of-scale"),
-        ("In 2016 it was shown.", {"rule": "strict"}, "out-of-scale"),
-        ("The summary has four sentences", {}, "no-number"),
-        ("N/A", {}, "no-number"),
-        ("I'm sorry, but I cannot rate this story.", {}, "refusal"),
-        ("", {}, "empty"),
-        (None, {}, "missing"),
-    ],
-)
-def test_parse_likert_failures_have_reasons(text, kwargs, code):
-    parsed = parse_likert(text, **kwargs)
-    assert parsed.value is None
-    assert reason_code(parsed.reason) == code
-
-
-def test_parse_likert_strict_differs_from_chiang_lee_on_preamble_numbers():
-    text = "The 2015 campaign summary; I rate it 4"
-    assert reason_code(parse_likert(text).reason) == "out-of-scale"
-    assert parse_likert(text, rule="strict").value == 4.0
-
-
-def test_parse_likert_bad_arguments():
-    with pytest.raises(ValueError, match="rule must be one of"):
-        parse_likert("3", rule="median")
-    with pytest.raises(ValueError, match="lo < hi"):
-        parse_likert("3", scale=(5, 1))
-    with pytest.raises(ValueError, match="pair"):
-        parse_likert("3", scale=(1,))
-
-
-# --------------------------------------------------------------------------- aggregates
-
-
-def test_sample_verdicts_to_p():
-    assert sample_verdicts_to_p(["A", "A", "B", "tie"]) == (2.5 / 4, 4)
-    assert sample_verdicts_to_p(["A", None, "B"]) == (0.5, 2)
-    p, n = sample_verdicts_to_p([None, Parsed(None, "refusal: x")])
-    assert math.isnan(p) and n == 0
-    assert sample_verdicts_to_p([Parsed("B"), Parsed("B"), Parsed("A")]) == (1 / 3, 3)
-    with pytest.raises(ValueError, match="'A', 'B', 'tie' or None"):
-        sample_verdicts_to_p(["A", "C"])
-
-
-def test_expected_score():
-    assert expected_score({1: 0.2, 2: 0.3, 3: 0.5}) == pytest.approx(2.3)
-    # renormalised over the score tokens
-    assert expected_score({1: 0.1, 3: 0.1}) == pytest.approx(2.0)
-    assert math.isnan(expected_score({1: 0.0, 2: 0.0}))
-    with pytest.raises(ValueError, match="at least one"):
-        expected_score({})
-    with pytest.raises(ValueError, match=">= 0"):
-        expected_score({1: -0.1, 2: 0.5})
-
-
-def test_summarise_failures_and_report():
-    answers = ["A", "B", "", "garbage", "Summary A or Summary B", "also garbage", None]
-    parsed = [parse_verdict(a) for a in answers]
-    assert summarise_failures(parsed) == {"no-label": 2, "empty": 1, "ambiguous": 1, "missing": 1}
-    assert list(summarise_failures(parsed))[0] == "no-label"  # most frequent first
-    report = ParseReport.from_parsed(parsed, raw=answers, n_examples=1)
-    assert (report.n_total, report.n_parsed, report.n_failed) == (7, 2, 5)
-    assert report.examples["no-label"] == ["garbage"]
-    assert report.summary() == "2/7 parsed; no-label 2, empty 1, ambiguous 1, missing 1"
-    assert report.parse_rate == pytest.approx(2 / 7)
-    with pytest.raises(ValueError, match="raw has 1 answers"):
-        ParseReport.from_parsed(parsed, raw=["A"])
-
 
 # --------------------------------------------------------------------------- real outputs
 
@@ -389,10 +133,7 @@ def test_summeval_rts_failures_are_genuinely_unparseable():
 TOPICAL_CHAT = {
     ("coh", (1, 3), "chiang_lee"): ({}, {1.0: 452, 1.3: 1, 2.0: 2824, 3.0: 3903}),
     ("coh", (1, 3), "strict"): ({}, {1.0: 452, 1.3: 1, 2.0: 2824, 3.0: 3903}),
-    ("eng", (1, 3), "chiang_lee"): (
-        {},
-        {1.0: 942, 1.5: 1, 2.0: 5023, 2.3: 1, 2.5: 39, 3.0: 1114},
-    ),
+    ("eng", (1, 3), "chiang_lee"): ({}, {1.0: 942, 1.5: 1, 2.0: 5023, 2.3: 1, 2.5: 39, 3.0: 1114}),
     ("eng", (1, 3), "strict"): ({}, {1.0: 922, 1.5: 1, 2.0: 5039, 2.3: 1, 2.5: 39, 3.0: 1118}),
     ("nat", (1, 3), "chiang_lee"): ({}, {1.0: 604, 2.0: 5083, 2.2: 1, 2.5: 7, 3.0: 1465}),
     ("nat", (1, 3), "strict"): ({}, {1.0: 598, 2.0: 5086, 2.2: 1, 2.5: 7, 3.0: 1468}),
