@@ -28,7 +28,20 @@ MAX_JSON_DEPTH = 64
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds a reader enforces; ``None`` turns a bound off."""
+    """Bounds a reader enforces; ``None`` turns a bound off.
+
+    Attributes
+    ----------
+    max_rows : int or None
+        Data rows of one file (default :data:`MAX_ROWS`).
+    max_columns : int or None
+        Columns of one file (default :data:`MAX_COLUMNS`).
+    max_cells : int or None
+        Rows x columns of one file (default :data:`MAX_CELLS`).
+    max_decompressed_bytes : int or None
+        Decompressed size of a Parquet file's data, from its metadata (default
+        :data:`MAX_DECOMPRESSED_BYTES`).
+    """
 
     max_rows: int | None = MAX_ROWS
     max_columns: int | None = MAX_COLUMNS
@@ -44,7 +57,22 @@ LOCAL_LIMITS = Limits(max_rows=None, max_cells=None, max_decompressed_bytes=None
 
 
 def check_columns(source: str, columns, limits: Limits) -> None:
-    """Refuse more than ``limits.max_columns`` columns (``columns``: the header cells)."""
+    """Refuse a file with more than ``limits.max_columns`` columns.
+
+    Parameters
+    ----------
+    source : str
+        The file, for the message.
+    columns : sequence
+        The header cells (or JSON keys) in file order.
+    limits : Limits
+        The bounds.
+
+    Raises
+    ------
+    DataError
+        Too many columns; the message names the first column over the limit and the limit.
+    """
     limit = limits.max_columns
     n = len(columns)
     if limit is None or n <= limit:
@@ -58,7 +86,21 @@ def check_columns(source: str, columns, limits: Limits) -> None:
 
 
 def row_cap(limits: Limits, n_columns: int) -> int | None:
-    """Most data rows a file with ``n_columns`` columns may have, or None for no bound."""
+    """Most data rows a file with ``n_columns`` columns may have.
+
+    Parameters
+    ----------
+    limits : Limits
+        The bounds.
+    n_columns : int
+        Columns of the file (0 counts as 1).
+
+    Returns
+    -------
+    int or None
+        The smaller of ``max_rows`` and ``max_cells // n_columns`` (those that are set);
+        None when neither is.
+    """
     caps = []
     if limits.max_rows is not None:
         caps.append(limits.max_rows)
@@ -68,7 +110,25 @@ def row_cap(limits: Limits, n_columns: int) -> int | None:
 
 
 def check_rows(source: str, n_rows: int, n_columns: int, limits: Limits) -> None:
-    """Refuse more data rows than ``limits`` allow for ``n_columns`` columns."""
+    """Refuse more data rows than ``limits`` allow for ``n_columns`` columns.
+
+    Parameters
+    ----------
+    source : str
+        The file, for the message.
+    n_rows : int
+        Data rows of the file (or the rows read so far, when reading stops early).
+    n_columns : int
+        Columns of the file.
+    limits : Limits
+        The bounds (see :func:`row_cap`).
+
+    Raises
+    ------
+    DataError
+        Over the row or the cell bound; the message names the first row over it, the
+        limit, and suggests splitting the file.
+    """
     cap = row_cap(limits, n_columns)
     if cap is None or n_rows <= cap:
         return
@@ -88,7 +148,22 @@ def check_rows(source: str, n_rows: int, n_columns: int, limits: Limits) -> None
 def check_parquet_metadata(source: str, metadata, schema, limits: Limits) -> None:
     """Refuse a Parquet file whose metadata exceed ``limits``, before decompressing it.
 
-    ``metadata`` is a ``pyarrow.parquet.FileMetaData`` and ``schema`` its Arrow schema.
+    Parameters
+    ----------
+    source : str
+        The file, for the message.
+    metadata : pyarrow.parquet.FileMetaData
+        The file's metadata (row count, row groups and their sizes).
+    schema : pyarrow.Schema
+        Its Arrow schema (the column names).
+    limits : Limits
+        The bounds.
+
+    Raises
+    ------
+    DataError
+        Too many columns, rows or cells, or data that decompress to more than
+        ``limits.max_decompressed_bytes`` (the sum of the row groups' sizes).
     """
     check_columns(source, list(schema.names), limits)
     check_rows(source, int(metadata.num_rows), len(schema.names), limits)

@@ -155,7 +155,32 @@ def _ragged_error(body: str, source: str, sep: str, n: int, line0: int, fallback
 def read_delimited(data: bytes, text: str, source: str, sep: str, limits: Limits) -> pd.DataFrame:
     """Read CSV (``sep=","``) or TSV (``sep="\\t"``) into a frame of text cells.
 
-    ``data`` is the file's bytes without a byte-order mark and ``text`` the same decoded.
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes without a byte-order mark.
+    text : str
+        The same, decoded.
+    source : str
+        The file, for messages.
+    sep : {",", "\\t"}
+        The delimiter.
+    limits : data.limits.Limits
+        Columns are checked from the header before any table is built, rows before the
+        frame is made.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One ``str`` column per header cell (an empty header cell is ``Unnamed: <i>``), every
+        cell as written (never converted, never missing); blank lines skipped.
+
+    Raises
+    ------
+    DataError
+        No header, a header naming a column twice, too many columns or rows, a row with
+        more or fewer cells than the header (each listed by row and line), a quoted cell
+        never closed.
     """
     header, offset, header_lines = _header(text, source, sep)
     check_columns(source, header, limits)
@@ -228,7 +253,31 @@ def read_delimited(data: bytes, text: str, source: str, sep: str, limits: Limits
 
 
 def read_parquet(data: bytes, source: str, limits: Limits) -> pd.DataFrame:
-    """A Parquet file, refused from its metadata (before decompressing) when over ``limits``."""
+    """Read a Parquet file, refused from its metadata (before decompressing) when over limits.
+
+    Parameters
+    ----------
+    data : bytes
+        The file's bytes.
+    source : str
+        The file, for messages.
+    limits : data.limits.Limits
+        Checked from the metadata (:func:`data.limits.check_parquet_metadata`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table; binary columns decoded as UTF-8 text; an integer column with gaps whose
+        values pass 2**53 kept as exact Python ints (pandas would round them through
+        float64).
+
+    Raises
+    ------
+    DataError
+        Not readable as Parquet, over the limits, two columns of one name, a nested column,
+        values that fail validation (e.g. text that is not UTF-8), binary cells that are not
+        UTF-8.
+    """
 
     def unreadable(err: Exception) -> DataError:
         return DataError(
@@ -403,7 +452,32 @@ def _problem_cells(values: list, col: str, source: str, check_text: bool, proble
 
 
 def records_frame(records: list, source: str, limits: Limits, check_text: bool = False):
-    """A frame from a list of row objects; refuses non-objects, repeated keys, nested cells."""
+    """A frame from a list of JSON row objects.
+
+    Parameters
+    ----------
+    records : list
+        Decoded JSON rows; each must be an object (a dict).
+    source : str
+        The file, for messages.
+    limits : data.limits.Limits
+        Rows and columns (the union of the keys) are bounded as the rows are read.
+    check_text : bool
+        Also refuse text holding an unpaired surrogate (the file had a ``\\ud800``-style
+        escape).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per key in order of first appearance; a row without a key is missing
+        there. Empty for no records.
+
+    Raises
+    ------
+    DataError
+        A row that is not an object, an object repeating a key, too many rows or columns,
+        a nested cell or a bad surrogate (see :func:`columns_frame`).
+    """
     if limits.max_rows is not None and len(records) > limits.max_rows:
         check_rows(source, len(records), 1, limits)
     keys: dict = {}
@@ -432,7 +506,29 @@ def records_frame(records: list, source: str, limits: Limits, check_text: bool =
 
 
 def columns_frame(columns: dict, source: str, check_text: bool = False) -> pd.DataFrame:
-    """A frame from column name -> list of JSON values (equal lengths)."""
+    """A frame from columns of JSON values.
+
+    Parameters
+    ----------
+    columns : dict of str to list
+        Column name -> its values, all of one length.
+    source : str
+        The file, for messages.
+    check_text : bool
+        Also refuse text and column names holding an unpaired surrogate.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Text columns as ``str``; numbers as float64 where that is exact, int64/uint64 for
+        integers, else Python objects (integers are never rounded through float64).
+
+    Raises
+    ------
+    DataError
+        A cell that is a list or an object, or (with ``check_text``) an unpaired surrogate,
+        named by row and column.
+    """
     problems = Problems()
     for col, values in columns.items():
         if check_text and _SURROGATE.search(col):
@@ -448,7 +544,29 @@ def columns_frame(columns: dict, source: str, check_text: bool = False) -> pd.Da
 
 
 def parse_json(text: str, source: str, limits: Limits) -> pd.DataFrame:
-    """A JSON list of row objects, ``{"data": [...]}``, or an object of column lists."""
+    """Read a JSON table: a list of row objects, ``{"data": [...]}``, or an object of columns.
+
+    Parameters
+    ----------
+    text : str
+        The file's text.
+    source : str
+        The file, for messages.
+    limits : data.limits.Limits
+        Rows and columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See :func:`records_frame` and :func:`columns_frame`.
+
+    Raises
+    ------
+    DataError
+        Not valid JSON or nested too deeply (line and column named), a repeated key,
+        columns of different lengths, another top-level shape, anything
+        :func:`records_frame` refuses.
+    """
     obj = _decode_json(text, source, 0, "fix the file or save it again from a JSON-aware tool")
     check_text = _SURROGATE_ESCAPE.search(text) is not None
     if type(obj) is _RepeatedKeys:
@@ -480,7 +598,29 @@ def parse_json(text: str, source: str, limits: Limits) -> pd.DataFrame:
 
 
 def parse_jsonl(text: str, source: str, limits: Limits) -> pd.DataFrame:
-    """One JSON object per line; lines end at ``\\n`` (a ``\\r`` before it is ignored)."""
+    """Read a JSONL table: one JSON object per line.
+
+    Parameters
+    ----------
+    text : str
+        The file's text; lines end at ``\\n`` only (a ``\\r`` before it is ignored, and
+        U+2028, U+2029 and U+0085 are ordinary characters); blank lines are skipped.
+    source : str
+        The file, for messages.
+    limits : data.limits.Limits
+        Rows are bounded while reading, columns as in :func:`records_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        See :func:`records_frame`.
+
+    Raises
+    ------
+    DataError
+        A line that is not valid JSON, nested too deeply or not an object (its line
+        named), too many rows, anything :func:`records_frame` refuses.
+    """
     records = []
     cap = row_cap(limits, 1)
     for line_no, line in enumerate(text.split("\n"), start=1):
@@ -505,6 +645,23 @@ _LINE_BREAKS_IN_STRINGS = str.maketrans(
 
 
 def jsonl_line(record: dict) -> str:
-    """One JSONL line (with its ``\\n``): the only line break in it is the last character."""
+    """One JSONL line for a record, as :func:`parse_jsonl` reads it back.
+
+    Parameters
+    ----------
+    record : dict
+        JSON-serialisable scalars by column name (no NaN: missing values are None).
+
+    Returns
+    -------
+    str
+        The record as JSON (UTF-8 characters kept) and a ``\\n``, the only line break in it:
+        U+2028, U+2029 and U+0085 inside strings are escaped.
+
+    Raises
+    ------
+    ValueError
+        A value is NaN or infinite.
+    """
     text = json.dumps(record, ensure_ascii=False, allow_nan=False)
     return text.translate(_LINE_BREAKS_IN_STRINGS) + "\n"

@@ -75,7 +75,19 @@ class DataError(ValueError):
     """A problem with user or benchmark data.
 
     The message names the file (or table), the row and the column of every problem found and
-    says what to do; ``problems`` keeps them as a list of strings for display.
+    says what to do.
+
+    Parameters
+    ----------
+    message : str
+        The whole message.
+    problems : list of str, optional
+        The problems one by one; default ``[message]``.
+
+    Attributes
+    ----------
+    problems : list of str
+        The problems one by one, for display.
     """
 
     def __init__(self, message: str, problems: list[str] | None = None):
@@ -84,7 +96,24 @@ class DataError(ValueError):
 
 
 def empty_table(name: str) -> pd.DataFrame:
-    """An empty table with the canonical columns and dtypes of ``name``."""
+    """An empty table with the canonical columns and dtypes of ``name``.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`TABLE_NAMES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        No rows; the columns of ``TABLES[name]`` in order, ``float64`` for floats, ``int64``
+        for whole numbers, ``object`` for the rest.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not a table name.
+    """
     spec = TABLES[name]
     cols = {}
     for col, (kind, _required) in spec.items():
@@ -101,8 +130,17 @@ def empty_table(name: str) -> pd.DataFrame:
 class Dataset:
     """Contexts, candidates, human scores and judge outputs of one evaluation set.
 
-    Any table may be empty. ``scales`` maps an attribute to its (low, high) human score
-    range; ``description`` and ``source`` are shown to the user.
+    Attributes
+    ----------
+    name : str
+        Shown to the user and in messages.
+    contexts, candidates, human_scores, comparisons, ratings : pandas.DataFrame
+        The five canonical tables (:data:`TABLES`); any of them may be empty (the default).
+        ``data.validate.validate_dataset`` brings them to their canonical form.
+    scales : dict of str to (float, float)
+        Attribute -> its (low, high) human score range.
+    description, source : str
+        Shown to the user.
     """
 
     name: str
@@ -116,6 +154,7 @@ class Dataset:
     source: str = ""
 
     def table(self, name: str) -> pd.DataFrame:
+        """The table called ``name`` (one of :data:`TABLE_NAMES`)."""
         return getattr(self, name)
 
     @property
@@ -130,6 +169,7 @@ class Dataset:
 
     @property
     def judges(self) -> list[str]:
+        """Judges that appear in comparisons or ratings, sorted."""
         found: set[str] = set()
         for name in ("comparisons", "ratings"):
             t = self.table(name)

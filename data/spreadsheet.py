@@ -24,8 +24,19 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0
 
 
 def neutralise(value):
-    """``value`` made safe for a spreadsheet cell: text that could start a formula gets a
-    leading ``'``; anything else is returned unchanged."""
+    """``value`` made safe for a spreadsheet cell.
+
+    Parameters
+    ----------
+    value : object
+        One cell or column name.
+
+    Returns
+    -------
+    object
+        Text starting with one of :data:`FORMULA_START` gets a leading ``'``, unless it is a
+        plain number such as ``-0.5`` or ``+3e2``; anything else is returned unchanged.
+    """
     if (
         isinstance(value, str)
         and value.startswith(FORMULA_START)
@@ -45,7 +56,20 @@ def _is_text_column(column: pd.Series) -> bool:
 
 
 def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``df`` whose text cells and column names cannot start a formula."""
+    """A copy of ``df`` whose text cells and column names cannot start a formula.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table; it is not modified.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same shape and index; every column that is not numeric, boolean, datetime or
+        timedelta, and every column name (each level of a MultiIndex), passed through
+        :func:`neutralise`.
+    """
     out = {}
     for pos in range(df.shape[1]):
         column = df.iloc[:, pos]
@@ -63,5 +87,16 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def spreadsheet_csv(df: pd.DataFrame) -> str:
-    """``df`` as CSV text (no index) for a spreadsheet; see :func:`neutralise_formulas`."""
+    """``df`` as CSV text for a spreadsheet, formula injection neutralised.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table; it is not modified.
+
+    Returns
+    -------
+    str
+        :func:`neutralise_formulas` of ``df`` as CSV, without the index.
+    """
     return neutralise_formulas(df).to_csv(index=False)

@@ -343,6 +343,7 @@ def validate_dataset(ds: Dataset, sources: Mapping[str, str] | None = None) -> D
     Parameters
     ----------
     ds : Dataset
+        The dataset as built or read; not modified.
     sources : mapping of table name to file name, optional
         Names used in messages (e.g. the uploaded file); default ``"<dataset name>: <table>"``.
 
