@@ -381,3 +381,45 @@ def test_run_finishes_past_malformed_replies_and_counts_them(
     assert sorted((again - calls).values()) == [1, 1, 1, 1]
     assert all("Bad." in p for p in again - calls)
     assert read_table(out, "comparisons")["p_first"].notna().all()
+
+
+def test_run_prints_the_results_notes_and_warnings(tmp_path, monkeypatch, capsys):
+    """What the run tells the user comes from its result: the fallback from probabilities to
+    samples as a warning, a context it skipped as a note."""
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    ds = tiny_dataset()
+    lonely = ds.candidates[
+        (ds.candidates["context_id"] == "d0") | (ds.candidates["candidate_id"] == "x")
+    ]
+    folder = save_dataset(
+        Dataset(name="lonely", contexts=ds.contexts, candidates=lonely), tmp_path / "d"
+    )
+    out = tmp_path / "out.csv"
+    with FakeOpenAI(offer_logprobs=False) as fake:
+        code = main(
+            [
+                "run",
+                "--dataset",
+                str(folder),
+                "--attribute",
+                "coherence",
+                "--template",
+                "liusie-c1",
+                "--model",
+                "fake-model",
+                "--base-url",
+                fake.base_url,
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert (
+        "warning: fake-model offers no token probabilities; sampling 5 answers per pair instead"
+        in err
+    )
+    assert "note: context 'd1' has 1 candidate(s); skipped" in err
+    assert "wrote 30 rows" in err and len(read_table(out, "comparisons")) == 30
