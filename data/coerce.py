@@ -209,6 +209,24 @@ def coerce_float(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     return num, np.flatnonzero(bad)
 
 
+def outside(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Which values are finite numbers outside ``[lo, hi]`` (NaN, missing, is never outside).
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float
+        Coerced numbers (see :func:`coerce_float`).
+    lo, hi : float
+        The allowed range, both ends included.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where a value is finite and below ``lo`` or above ``hi``.
+    """
+    return np.isfinite(values) & ((values < lo) | (values > hi))
+
+
 def _int_value(v) -> int | None:
     """The exact whole number ``v`` stands for (text, int or float), or None."""
     if isinstance(v, bool | np.bool_) or _is_missing_scalar(v):

@@ -215,25 +215,20 @@ def read_delimited(data: bytes, text: str, source: str, sep: str, limits: Limits
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowException) as err:
-        raise _ragged_error(
-            body,
-            source,
-            sep,
-            n,
-            header_lines,
+        failed = (
             f"{source}: could not be read as {_kind(sep)} ({err}); check that every row has as "
-            "many cells as the header",
-        ) from None
-    if bad:
-        raise _ragged_error(
-            body,
-            source,
-            sep,
-            n,
-            header_lines,
-            f"{source}: {len(bad) - 1} row(s) do not have the header's {n} cells (the first: "
-            f"{bad[0][:80]!r}); every row needs one cell per column",
+            "many cells as the header"
         )
+    else:
+        failed = (
+            f"{source}: {len(bad) - 1} row(s) do not have the header's {n} cells (the first: "
+            f"{bad[0][:80]!r}); every row needs one cell per column"
+            if bad
+            else None
+        )
+    if failed:
+        # the rows are listed by the slow path; the message above is its fallback
+        raise _ragged_error(body, source, sep, n, header_lines, failed)
     n_rows = table.num_rows
     if n_rows:
         start = _unclosed_quote(body, table.column(n - 1)[n_rows - 1].as_py(), sep)

@@ -27,7 +27,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from data.coerce import bad_cell_message, coerce, normalise_column
+from data.coerce import bad_cell_message, coerce, normalise_column, outside
 from data.problems import MAX_LISTED, Problems, row_label
 from data.schema import ROW_KEYS, TABLE_NAMES, TABLES, Dataset
 
@@ -214,7 +214,7 @@ def _check_values(table, name, source, scale, problems: Problems) -> None:
             ),
         )
         p_first = table["p_first"].to_numpy()
-        out_of_range = np.flatnonzero(np.isfinite(p_first) & ((p_first < 0) | (p_first > 1)))
+        out_of_range = np.flatnonzero(outside(p_first, 0, 1))
         problems.add_rows(
             out_of_range,
             lambda p: (
@@ -227,10 +227,9 @@ def _check_values(table, name, source, scale, problems: Problems) -> None:
         scores = table["score"].to_numpy()
         attrs = table["attribute"]
         for attribute, (lo, hi) in scale.items():
-            mask = (attrs == str(attribute)).to_numpy() & np.isfinite(scores)
-            outside = np.flatnonzero(mask & ((scores < lo) | (scores > hi)))
+            off_scale = (attrs == str(attribute)).to_numpy() & outside(scores, lo, hi)
             problems.add_rows(
-                outside,
+                np.flatnonzero(off_scale),
                 lambda p, attribute=attribute, lo=lo, hi=hi: (
                     f"{source}, {row_label(p)}, column 'score': {scores[p]:g} is outside the "
                     f"scale of '{attribute}' ({lo:g} to {hi:g}); fix the score or state the "

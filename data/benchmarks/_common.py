@@ -12,10 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from data.schema import TABLES, DataError, empty_table
-
-# p_first of each verdict: the first-shown candidate wins, loses, or it is a tie.
-P_FIRST = {"A": 1.0, "B": 0.0, "tie": 0.5}
+from data.schema import TABLES, VERDICT_P_FIRST, DataError, empty_table
 
 
 def read_json(path: Path) -> Any:
@@ -223,7 +220,9 @@ def verdict_columns(verdicts: Sequence[str | None]) -> tuple[np.ndarray, list[st
     KeyError
         A verdict other than "A", "B", "tie" or None.
     """
-    p = np.array([P_FIRST[v] if v is not None else np.nan for v in verdicts], dtype=np.float64)
+    p = np.array(
+        [VERDICT_P_FIRST[v] if v is not None else np.nan for v in verdicts], dtype=np.float64
+    )
     return p, list(verdicts)
 
 

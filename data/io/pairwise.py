@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from data.coerce import coerce_int, to_str_series
+from data.coerce import coerce_int, outside, to_str_series
 from data.io.columns import alias_conflicts, find_alias, id_column, number_column, resolve_columns
 from data.problems import Problems, row_label
 from data.schema import VERDICT_P_FIRST, DataError
@@ -223,9 +223,8 @@ def pairwise_to_comparisons(
             problems,
             "write a probability between 0 and 1 or leave the cell empty",
         )
-        outside = np.flatnonzero(np.isfinite(p_first) & ((p_first < 0) | (p_first > 1)))
         problems.add_rows(
-            outside,
+            np.flatnonzero(outside(p_first, 0, 1)),
             lambda p: (
                 f"{source}, {row_label(p)}, column '{cols['probability']}': {p_first[p]:g} is "
                 "outside [0, 1]; the probability that the first candidate is better must lie "

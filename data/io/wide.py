@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from data.coerce import coerce_float, normalise_column, to_str_series
+from data.coerce import coerce_float, normalise_column, outside, to_str_series
 from data.io.columns import find_alias, id_column, number_column, resolve_column, resolve_columns
 from data.problems import Problems, row_label
 from data.schema import TABLE_NAMES, Dataset, empty_table
@@ -191,9 +191,8 @@ def wide_to_dataset(
         )
         if str(attribute) in scales:
             lo, hi = scales[str(attribute)]
-            outside = np.flatnonzero(np.isfinite(vals) & ((vals < lo) | (vals > hi)))
             problems.add_rows(
-                outside,
+                np.flatnonzero(outside(vals, lo, hi)),
                 lambda p, col=col, attribute=attribute, lo=lo, hi=hi, vals=vals: (
                     f"{source}, {row_label(p)}, column '{col}': {vals[p]:g} is outside the "
                     f"scale of '{attribute}' ({lo:g} to {hi:g}); fix the score or state the "
