@@ -149,7 +149,7 @@ def main(argv=None):
 
     hs = ds.human_scores
     mats = [
-        da._rating_matrix(hs[hs["attribute"] == a], ["human_1", "human_2", "human_3"])[0]
+        da.rating_matrix(hs[hs["attribute"] == a], ["human_1", "human_2", "human_3"])[0]
         for a in sorted(hs["attribute"].unique())
     ]
     for scale in ("interval", "ordinal"):

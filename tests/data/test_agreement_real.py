@@ -9,14 +9,15 @@ sets (``data.paths.data_dirs()``), and skip only when it does not.
 from __future__ import annotations
 
 import io
-from collections import Counter
+import subprocess
+import sys
+from pathlib import Path
 
 import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from scipy.stats.contingency import crosstab
 
 import data
 from data import agreement as da
@@ -50,12 +51,6 @@ def summeval():
 def summeval_annotators():
     _need("summeval_llm_eval")
     return data.load_benchmark("summeval_annotators")
-
-
-@pytest.fixture(scope="module")
-def pandalm():
-    _need("pandalm_testset")
-    return data.load_benchmark("pandalm")
 
 
 @pytest.fixture(scope="module")
@@ -358,6 +353,21 @@ def test_cli_reports_an_ambiguous_human_reference(summeval_annotators, capsys):
     assert "several annotator groups" in err and "--annotators" in err
 
 
+def test_the_package_runs_as_a_command():
+    # data.agreement is a package: ``python -m data.agreement`` needs its __main__ module
+    done = subprocess.run(
+        [sys.executable, "-m", "data.agreement", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    shown = " ".join(done.stdout.split())  # as argparse wraps it for any terminal width
+    assert shown.startswith("usage: python -m data.agreement")
+    assert "--benchmark" in shown and "meet the agreement statistics" in shown
+
+
 # ----------------------------------------------------------------------------- small synthetic set
 # The table layer on a hand-made Dataset, so it is exercised without the real data too.
 
@@ -420,88 +430,7 @@ def test_tables_on_a_small_synthetic_set():
     assert len(wt) == 1 and (wt["judge_a"].item(), wt["judge_b"].item()) == ("J1", "J2")
     with pytest.raises(data.DataError, match="judge 'J9' not found; available: 'J1', 'J2'"):
         da.correlation_table(ds, judge="J9")
-    Y, items = da._rating_matrix(ds.human_scores, ["rater_2", "rater_1"])
+    Y, items = da.rating_matrix(ds.human_scores, ["rater_2", "rater_1"])
     want = ds.human_scores.pivot_table(index=ITEM, columns="annotator", values="score")
     want = want.reindex(pd.MultiIndex.from_frame(items))[["rater_2", "rater_1"]]
     np.testing.assert_array_equal(Y, want.to_numpy())
-
-
-# ----------------------------------------------------------------------------- verdicts
-
-
-def twin_verdict(verdict, p_first):
-    """A / B / tie of one comparison: the stated verdict, else read from p_first."""
-    if verdict in ("A", "B", "tie"):
-        return verdict
-    if not np.isfinite(p_first):
-        return None
-    return "A" if p_first > 0.5 else "B" if p_first < 0.5 else "tie"
-
-
-def twin_kappa(a, b):
-    """Cohen's kappa from the contingency table (scipy), by the definition."""
-    cats = sorted(set(a) | set(b))
-    O = crosstab(np.asarray(a, object), np.asarray(b, object), levels=(cats, cats)).count
-    O = O / O.sum()
-    pe = O.sum(axis=1) @ O.sum(axis=0)
-    return (np.trace(O) - pe) / (1 - pe)
-
-
-def test_pandalm_verdict_agreement_against_twin(pandalm):
-    table = da.verdict_agreement_table(pandalm).set_index(["judge", "annotator"])
-    c = pandalm.comparisons
-    key = ["context_id", "attribute", "first_id", "second_id", "sample"]
-    assert not c.duplicated(key + ["judge"]).any()  # one verdict per judge and pair
-    c = c.assign(
-        label=[twin_verdict(v, p) for v, p in zip(c["verdict"], c["p_first"], strict=True)]
-    )
-    wide = c.pivot_table(index=key, columns="judge", values="label", aggfunc="first")
-    humans = [j for j in wide.columns if j.startswith("human:")]
-    assert len(humans) == 3
-
-    def majority(row):
-        votes = Counter(v for v in row[humans] if isinstance(v, str)).most_common()
-        if not votes or (len(votes) > 1 and votes[0][1] == votes[1][1]):
-            return None
-        return votes[0][0]
-
-    wide["human majority"] = [majority(r) for _, r in wide.iterrows()]
-    pairs = [
-        (j, h)
-        for j in ("gpt-3.5-turbo", "pandalm-7b", *humans)
-        for h in (*humans, "human majority")
-        if j != h
-    ]
-    assert len(table) == len(pairs)
-    for j, h in pairs:
-        both = wide[[j, h]].dropna()
-        row = table.loc[(j, h)]
-        assert row["n_pairs"] == len(both) > 900
-        assert row["agreement"] == pytest.approx((both[j] == both[h]).mean(), abs=1e-12)
-        assert row["cohen_kappa"] == pytest.approx(twin_kappa(both[j], both[h]), abs=1e-12)
-        assert row["is_human"] == j.startswith("human:")
-    # the judges agree with the human majority well above chance, PandaLM-7B less than GPT-3.5
-    maj = table.xs("human majority", level="annotator")
-    assert 0.5 < maj.loc["pandalm-7b", "agreement"] < maj.loc["gpt-3.5-turbo", "agreement"]
-
-
-def test_verdict_agreement_reasons_on_a_small_set():
-    comps = pd.DataFrame(
-        [
-            ("c0", "human:h1", "x", "y", 1.0, "A"),
-            ("c1", "human:h1", "x", "y", 1.0, "A"),
-            ("c0", "m", "x", "y", 1.0, "A"),
-            ("c1", "m", "x", "y", 1.0, "A"),
-            ("c2", "late", "x", "y", 0.0, "B"),
-        ],
-        columns=["context_id", "judge", "first_id", "second_id", "p_first", "verdict"],
-    ).assign(attribute="overall", sample=0)
-    out = da.verdict_agreement_table(data.Dataset(name="v", comparisons=comps))
-    out = out.set_index("judge")
-    # both always say A: agreement 1, kappa undefined and said why
-    assert out.loc["m", "agreement"] == 1.0 and np.isnan(out.loc["m", "cohen_kappa"])
-    assert "undefined" in out.loc["m", "reason"]
-    assert out.loc["late", "n_pairs"] == 0 and out.loc["late", "reason"] == "no pair judged by both"
-    assert "human majority" not in set(out["annotator"])  # one human: no majority
-    no_humans = comps[~comps["judge"].str.startswith("human:")]
-    assert da.verdict_agreement_table(data.Dataset(name="v", comparisons=no_humans)).empty

@@ -1,0 +1,61 @@
+"""Agreement tables: where the canonical tables meet the agreement statistics of ``ranking``.
+
+Each function takes a :class:`~data.schema.Dataset` (plus a selection of judges, Eval-Prompts
+and attributes) and returns a tidy DataFrame; the statistics themselves live in
+``ranking/correlations.py``, ``ranking/reliability.py`` and ``ranking/significance.py``. The
+``level`` column of the tables is the aggregation unit (item, system, overall) of the
+correlation. From the command line::
+
+    python -m data.agreement --benchmark hanna [--judge J ...] [--attribute A ...]
+
+prints the human inter-annotator agreement, the human baseline, judge-human correlations,
+the Williams + Benjamini-Hochberg matrices between judges and judge self-consistency.
+
+The human reference is the mean over the chosen annotators of each (context, candidate,
+attribute). Annotators named ``<group>_<n>`` (``expert_1``, ``crowd_3``) form groups; when a
+data set has several groups the reference must be chosen with ``annotators=``.
+
+The package, one module per seam (every name below is reached as ``data.agreement.<name>``):
+``reference`` (annotator groups, the human reference, judge scores, both aligned),
+``correlations`` (judge-human correlations, Williams' tests), ``humans`` (inter-annotator
+agreement, the human baseline), ``judges`` (self-consistency, pairwise accuracy, verdict
+agreement) and ``cli`` (the command line).
+"""
+
+from __future__ import annotations
+
+from data.agreement._tables import ITEM
+from data.agreement.cli import main
+from data.agreement.correlations import correlation_table, williams_matrix_frame, williams_table
+from data.agreement.humans import human_baseline_table, iaa_table, rating_matrix
+from data.agreement.judges import (
+    pairwise_accuracy_table,
+    self_consistency_table,
+    verdict_agreement_table,
+)
+from data.agreement.reference import (
+    aligned_scores,
+    annotator_groups,
+    human_reference,
+    judge_scores,
+    reference_annotators,
+)
+
+__all__ = [
+    "ITEM",
+    "annotator_groups",
+    "reference_annotators",
+    "human_reference",
+    "judge_scores",
+    "aligned_scores",
+    "correlation_table",
+    "williams_table",
+    "williams_matrix_frame",
+    "rating_matrix",
+    "iaa_table",
+    "human_baseline_table",
+    "self_consistency_table",
+    "pairwise_accuracy_table",
+    "verdict_agreement_table",
+    "main",
+]

@@ -1,0 +1,184 @@
+"""``python -m data.agreement``: the agreement tables of a benchmark, printed.
+
+    python -m data.agreement --benchmark hanna [--judge J ...] [--attribute A ...]
+
+prints the human inter-annotator agreement, the human baseline, judge-human correlations,
+the Williams + Benjamini-Hochberg matrices between judges and judge self-consistency, and
+the pairwise accuracy of comparative judges.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from data.agreement.correlations import correlation_table, williams_table
+from data.agreement.humans import human_baseline_table, iaa_table
+from data.agreement.judges import pairwise_accuracy_table, self_consistency_table
+from data.schema import DataError, Dataset
+from ranking.correlations import KENDALL_VARIANTS
+
+# Count columns print as whole numbers (missing as <NA>).
+_COUNTS = {
+    "n",
+    "n_items",
+    "n_used",
+    "n_dropped_nan",
+    "n_units",
+    "n_skipped",
+    "n_annotators",
+    "icc2k_items",
+    "n_samples",
+    "n_nan",
+    "n_contexts",
+}
+
+
+def _split(values: Iterable[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    out = [v.strip() for item in values for v in item.split(",") if v.strip()]
+    return out or None
+
+
+def _show(title: str, frame: pd.DataFrame, out) -> None:
+    print(f"\n== {title} ==", file=out)
+    if frame.empty:
+        print("(nothing to show)", file=out)
+        return
+    frame = frame.copy()
+    for col in frame.columns:
+        if col in _COUNTS:  # whole numbers print without decimals, missing as <NA>
+            frame[col] = frame[col].astype("Int64")
+    with pd.option_context(
+        "display.width",
+        200,
+        "display.max_columns",
+        50,
+        "display.max_rows",
+        500,
+        "display.max_colwidth",
+        60,
+    ):
+        print(frame.to_string(index=False, float_format=lambda v: f"{v:.3f}"), file=out)
+
+
+def main(argv: Sequence[str] | None = None, out=None) -> int:
+    """Print the agreement tables of a benchmark.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The command-line arguments (``--benchmark`` required; see ``--help``); default
+        ``sys.argv[1:]``.
+    out : file-like, optional
+        Where the tables go; default standard output.
+
+    Returns
+    -------
+    int
+        0, or 2 after printing the message of a DataError (an unknown benchmark, judge or
+        attribute, missing files) to standard error.
+    """
+    import data.agreement as package
+    from data import load_benchmark
+
+    out = out or sys.stdout
+    p = argparse.ArgumentParser(
+        prog="python -m data.agreement", description=package.__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--benchmark", required=True, help="benchmark name, e.g. hanna, summeval")
+    p.add_argument("--data-dir", default=None, help="folder with the benchmark files")
+    p.add_argument("--judge", action="append", help="judge name(s); repeat or comma-separate")
+    p.add_argument("--prompt-id", action="append", help="prompt id(s) (Eval-Prompts)")
+    p.add_argument("--attribute", action="append", help="attribute(s)")
+    p.add_argument(
+        "--annotators",
+        action="append",
+        help="annotators whose mean is the human reference (default: the only group)",
+    )
+    p.add_argument(
+        "--levels", default="overall,system,item", help="units correlated: item, system, overall"
+    )
+    p.add_argument("--methods", default="kendall")
+    p.add_argument("--variant", default="b", choices=list(KENDALL_VARIANTS))
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--williams-level", default="overall", choices=["overall", "system"])
+    p.add_argument(
+        "--tables",
+        default="iaa,baseline,correlation,williams,consistency,accuracy",
+        help="comma-separated subset of the default",
+    )
+    args = p.parse_args(argv)
+
+    try:
+        _print_tables(load_benchmark(args.benchmark, data_dir=args.data_dir), args, out)
+    except DataError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _print_tables(ds: Dataset, args: argparse.Namespace, out) -> None:
+    judge, prompt, attr = _split(args.judge), _split(args.prompt_id), _split(args.attribute)
+    annotators = _split(args.annotators)
+    tables = set(_split([args.tables]) or [])
+    print(f"{ds.name}: {ds.counts()}", file=out)
+    if "iaa" in tables and len(ds.human_scores):
+        _show("human inter-annotator agreement", iaa_table(ds, attr), out)
+    if "baseline" in tables and len(ds.human_scores):
+        _show(
+            "human baseline (each annotator vs the mean of the others)",
+            human_baseline_table(ds, attr, method=args.methods.split(",")[0], variant=args.variant),
+            out,
+        )
+    if len(ds.ratings):
+        if "correlation" in tables:
+            _show(
+                "judge vs human mean",
+                correlation_table(
+                    ds,
+                    judge,
+                    prompt,
+                    attr,
+                    annotators,
+                    units=args.levels.split(","),
+                    methods=args.methods.split(","),
+                    variant=args.variant,
+                    n_boot=args.n_boot,
+                    random_state=args.seed,
+                ),
+                out,
+            )
+        if "williams" in tables:
+            wt = williams_table(
+                ds,
+                judge,
+                prompt,
+                attr,
+                annotators,
+                unit=args.williams_level,
+                method=args.methods.split(",")[0],
+                variant=args.variant,
+            )
+            _show(
+                "Williams tests between judges (p_bh: Benjamini-Hochberg per attribute and prompt)",
+                wt,
+                out,
+            )
+        if "consistency" in tables:
+            _show(
+                "judge self-consistency across samples",
+                self_consistency_table(ds, judge, prompt, attr),
+                out,
+            )
+    if "accuracy" in tables and len(ds.comparisons) and len(ds.human_scores):
+        _show(
+            "pairwise accuracy of comparative judges",
+            pairwise_accuracy_table(ds, judge, attr, annotators),
+            out,
+        )
