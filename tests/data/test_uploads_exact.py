@@ -12,10 +12,10 @@ import os
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
-from data import rawread
 from data.io import load_dataset, read_frame, read_table, read_upload, save_dataset, write_table
 from data.limits import MAX_COLUMNS, MAX_ROWS, Limits
 from data.schema import DataError
@@ -140,7 +140,7 @@ def test_forty_thousand_columns_are_refused_from_the_header(monkeypatch):
     def no_table(*args, **kwargs):
         raise AssertionError("a table was built before the column count was checked")
 
-    monkeypatch.setattr(rawread.pacsv, "read_csv", no_table)
+    monkeypatch.setattr(pacsv, "read_csv", no_table)
     msg = refused("w.csv", data, rf"w.csv, column {MAX_COLUMNS + 1:,} \('c{MAX_COLUMNS}'\)")
     assert f"40,000 columns, more than the limit of {MAX_COLUMNS:,} columns" in msg
 
