@@ -7,10 +7,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 import data
+from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import Dataset, empty_table
+from pages.services.budgets import STRATEGIES
+from ranking.budget import budget_curves
 from tests.pages._analysis_apptest import array, charts, need, open_page
+from tests.pages._known import judge_rows
 
 PAGE = "pages/budgets.py"
 
@@ -19,6 +24,16 @@ def _curve_figure(at):
     return next(
         f for f in charts(at) if "against the number of comparisons" in f["layout"]["title"]["text"]
     )
+
+
+def _needed_from_lines(lines, rho) -> dict[tuple[str, str], float]:
+    """(strategy, debiasing) -> the first plotted budget whose mean reaches ``rho``."""
+    out = {}
+    for line in lines:
+        x, y = array(line["x"]), array(line["y"])
+        hit = np.flatnonzero(y >= rho)
+        out[tuple(line["name"].split(", "))] = float(x[hit[0]]) if hit.size else math.nan
+    return out
 
 
 def test_demo_curves_for_every_strategy_raw_and_debiased():
@@ -31,9 +46,34 @@ def test_demo_curves_for_every_strategy_raw_and_debiased():
     assert len(lines) == 8 and len(bands) == 8
     names = {t["name"] for t in lines}
     assert "adaptive (PoE max-info), debiased" in names and "random, raw" in names
+    # each curve is ranking.budget_curves on the judge's P from the tables: win-ratio at
+    # tau = 0.5, Spearman, 20 seeded draws, every budget the strategy can spend
+    demo = data.demo_dataset()
+    judge = "demo-judge (simulated)"
+    pm = comparisons_to_P(
+        judge_rows(demo, "consistency", judge), attribute="consistency", judge=judge
+    )
+    ref = scores_to_matrix(demo.human_scores, pm, attribute="consistency")
+    names = {v: k for k, v in STRATEGIES.items()}
     for line in lines:
-        y = array(line["y"])
-        assert np.all((y >= -1) & (y <= 1))
+        shown, debiasing = line["name"].split(", ")
+        strategy = names[shown]
+        grid = np.arange(2, 31, 2) if strategy == "symmetric" else np.arange(1, 31)
+        cur = budget_curves(
+            pm.P,
+            ref,
+            budgets=grid,
+            strategies=(strategy,),
+            debias=(False, True),
+            n_draws=20,
+            method="win_ratio",
+            correlation="spearman",
+            tau=0.5,
+            random_state=0,
+        )
+        want = cur.mean[0, int(debiasing == "debiased")]
+        np.testing.assert_allclose(array(line["x"]), grid[np.isfinite(want)])
+        np.testing.assert_allclose(array(line["y"]), want[np.isfinite(want)])
     # with every comparison the demo judge ranks well
     full = max(array(t["y"])[-1] for t in lines)
     assert full > 0.8
@@ -107,8 +147,23 @@ def test_real_summeval_verdicts():
     assert max(array(t["x"]).max() for t in lines) == 22
     needed = at.dataframe[0].value
     assert len(needed) == 8
-    shares = needed["share_of_available"].dropna()
-    assert all(0 < s <= 1 for s in shares) and not any(math.isnan(s) for s in shares)
+    # the first budget on each plotted curve that reaches the target, and its share of 22
+    rho = next(n for n in at.number_input if n.key.startswith("budget.rho")).value
+    want = _needed_from_lines(lines, rho)
+    got = {
+        (s, d): math.nan if n is None or pd.isna(n) else float(n)
+        for s, d, n in zip(
+            needed["strategy"], needed["debiasing"], needed["comparisons_needed"], strict=True
+        )
+    }
+    assert got.keys() == want.keys()
+    np.testing.assert_array_equal([got[k] for k in want], list(want.values()))
+    assert any(math.isfinite(v) for v in want.values())
+    shares = needed.dropna(subset=["comparisons_needed"])
+    np.testing.assert_allclose(
+        shares["share_of_available"].astype(float),
+        (shares["comparisons_needed"].astype(float) / 22).round(3),
+    )
 
 
 def test_symmetric_budget_grid_is_even():
