@@ -4,8 +4,8 @@
                                                          [--page 10]
 
 One slider update runs ``pages.services.bias.threshold_update``: the cached P array and human
-reference are looked up (``st.cache_resource``, keyed by dataset key + attribute + judge)
-and every context is re-ranked with numba kernels (win-ratio, first-position win rate, swap
+reference are looked up (``st.cache_resource``, keyed by the dataset's token, attribute and
+judge) and every context is re-ranked with numba kernels (win-ratio, first-position win rate, swap
 consistency, pairwise accuracy, Spearman per context). Measured on
 
 * the real SummEval ChatGPT verdicts (100 documents x 12 systems, 4 attributes; skipped with a
@@ -14,7 +14,7 @@ consistency, pairwise accuracy, Spearman per context). Measured on
 
 for one global tau and for per-context thresholds ("balance automatically per context").
 The first call (numba compile or cache load, cache fill) is reported apart from the warm
-median. Two references run in the same process: the same update without the cache
+median. Two references run in the same process: the same update with the caches cleared first
 (rebuilding P and the reference from the tables each time, which is what caching saves) and a
 numpy + ``scipy.stats.spearmanr`` peer on the cached arrays (values checked to agree).
 Run it alone: the machine's other load shows up in the medians.
@@ -39,7 +39,7 @@ import data  # noqa: E402
 from data.schema import DataError  # noqa: E402
 from data.simulate import simulate_with_truth  # noqa: E402
 from pages.services import bias as bias_svc  # noqa: E402
-from pages.services import common, comparisons  # noqa: E402
+from pages.services import comparisons  # noqa: E402
 
 TARGET_MS = 100.0
 
@@ -71,36 +71,35 @@ def peer_update(P, ref, tau):
 
 
 def run(label, ds, attribute, judge, repeats):
-    key = common.register(ds, f"bench:{label}")
     t0 = time.perf_counter()
-    bias_svc.threshold_update(key, attribute, judge, 0.5)
+    bias_svc.threshold_update(ds, attribute, judge, 0.5)
     first = time.perf_counter() - t0
-    pm = comparisons.pmatrix(key, attribute, judge)
-    ref = comparisons.human_reference(key, attribute, judge)
+    pm = comparisons.pmatrix(ds, attribute, judge)
+    ref = comparisons.human_reference(ds, attribute, judge)
     print(f"\n{label}: P {pm.P.shape}, reference: {ref.source}")
     print(f"  first update (numba compile/cache load + building the cache): {first:.2f} s")
 
     rng = np.random.default_rng(0)
     taus = rng.uniform(0.05, 0.95, size=64).round(2)
     ours, ours90 = median_ms(
-        lambda t: bias_svc.threshold_update(key, attribute, judge, float(t)), taus, repeats
+        lambda t: bias_svc.threshold_update(ds, attribute, judge, float(t)), taus, repeats
     )
-    per_ctx = bias_svc.balanced_tau(key, attribute, judge, per_context=True)
+    per_ctx = bias_svc.balanced_tau(ds, attribute, judge, per_context=True)
     ours_pc, _ = median_ms(
-        lambda t: bias_svc.threshold_update(key, attribute, judge, per_ctx), taus, repeats
+        lambda t: bias_svc.threshold_update(ds, attribute, judge, per_ctx), taus, repeats
     )
 
     def uncached(t):
-        p = comparisons.build_pmatrix(ds, attribute, judge)
-        r = comparisons.build_reference(ds, attribute, p)
-        return bias_svc.rerank(p.P, r.scores, float(t))
+        comparisons.pmatrix.clear()
+        comparisons.human_reference.clear()
+        return bias_svc.threshold_update(ds, attribute, judge, float(t))
 
     slow, _ = median_ms(uncached, taus, max(5, repeats // 20))
     peer, _ = median_ms(
         lambda t: peer_update(pm.P, ref.scores, float(t)), taus, max(10, repeats // 10)
     )
 
-    check = bias_svc.threshold_update(key, attribute, judge, 0.55)
+    check = bias_svc.threshold_update(ds, attribute, judge, 0.55)
     p_bias, p_rho = peer_update(pm.P, ref.scores, 0.55)
     np.testing.assert_allclose([check.position_bias, check.spearman], [p_bias, p_rho], atol=1e-9)
     verdict = "OK" if ours <= TARGET_MS else "OVER TARGET"

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages import state, ui
 from pages.services import budgets as svc
-from pages.services import common, comparisons
+from pages.services import comparisons
 
 PAGE = "Comparison budgets"
 BANDS = {"p10_p90": "10–90 % of draws", "sd": "±1 sd"}
@@ -18,8 +18,8 @@ st.caption(
     "humans per context, average over contexts; repeated over seeded draws (band)."
 )
 
-key = common.dataset_key()
-attributes = comparisons.comparison_attributes(key)
+ds = state.active()
+attributes = comparisons.comparison_attributes(ds)
 ui.need(
     bool(attributes),
     f"**{state.active_name()}** has no pairwise comparisons to subsample. Run a pairwise judge "
@@ -31,10 +31,10 @@ left, right = st.columns(2)
 with left:
     attribute = ui.select("Attribute", attributes, key="budget.attribute")
 with right:
-    judge = ui.select("Judge", comparisons.judge_options(key, attribute), key="budget.judge")
+    judge = ui.select("Judge", comparisons.judge_options(ds, attribute), key="budget.judge")
 
 with ui.guard("Computing the budget curves"):
-    ref = comparisons.human_reference(key, attribute, judge)
+    ref = comparisons.human_reference(ds, attribute, judge)
     ui.need(
         ref is not None,
         f"No human reference for **{attribute}** in this dataset, so the curves have nothing "
@@ -121,9 +121,7 @@ with ui.guard("Computing the budget curves"):
             text=f"Budget curves: {svc.STRATEGIES[strategy]} ({k + 1}/{len(strategies)})",
         )
         curves.append(
-            svc.budget(
-                key, attribute, judge, strategy, method, correlation, int(n_draws), int(seed)
-            )
+            svc.budget(ds, attribute, judge, strategy, method, correlation, int(n_draws), int(seed))
         )
     progress.empty()
 
@@ -179,10 +177,10 @@ with ui.guard("Computing the budget curves"):
         1.0,
         svc.default_target(frame),
         0.01,
-        key=f"budget.rho|{key}|{attribute}|{judge}|{correlation}",
+        key=f"budget.rho|{state.token(ds)}|{attribute}|{judge}|{correlation}",
         help="default: 90 % of the best mean value on the curves",
     )
-    n_available = svc.available_comparisons(comparisons.pmatrix(key, attribute, judge).P)
+    n_available = svc.available_comparisons(comparisons.pmatrix(ds, attribute, judge).P)
     needed = svc.needed_frame(curves, rho, n_available)
     needed = needed[needed["debiasing"].isin(debias_shown)]
     ui.table(

@@ -23,8 +23,8 @@ st.caption(
     "first position. A decision threshold tau (first wins when p > tau) can correct a bias."
 )
 
-key = common.dataset_key()
-attributes = comparisons.comparison_attributes(key)
+ds = state.active()
+attributes = comparisons.comparison_attributes(ds)
 ui.need(
     bool(attributes),
     f"**{state.active_name()}** has no pairwise comparisons, so there is no presentation order "
@@ -33,7 +33,7 @@ ui.need(
 )
 
 with ui.guard("Measuring position bias"):
-    table = svc.bias_table(key)
+    table = svc.bias_table(ds)
     st.subheader("First-position win rate per judge and attribute")
     bars = px.bar(
         table,
@@ -63,7 +63,7 @@ left, right = st.columns(2)
 with left:
     attribute = ui.select("Attribute", attributes, key="bias.attribute")
 with right:
-    judge = ui.select("Judge", comparisons.judge_options(key, attribute), key="bias.judge")
+    judge = ui.select("Judge", comparisons.judge_options(ds, attribute), key="bias.judge")
 
 
 def delta(after, before, moved):
@@ -74,7 +74,7 @@ def delta(after, before, moved):
 
 
 @st.fragment
-def threshold_section(key, attribute, judge):
+def threshold_section(ds, attribute, judge):
     """Moving the slider reruns only this part: cached P and reference, a numba re-rank."""
     with ui.guard("Re-ranking at the threshold"):
         mode = st.radio(
@@ -91,10 +91,10 @@ def threshold_section(key, attribute, judge):
             )
             shown_tau = common.fmt(tau, 2)
         elif mode == "global":
-            tau = svc.balanced_tau(key, attribute, judge)
+            tau = svc.balanced_tau(ds, attribute, judge)
             shown_tau = common.fmt(tau)
         else:
-            tau = svc.balanced_tau(key, attribute, judge, per_context=True)
+            tau = svc.balanced_tau(ds, attribute, judge, per_context=True)
             # NaN for a context without comparisons: it has no threshold and no say here
             shown_tau = f"{common.fmt(np.nanmin(tau), 2)}–{common.fmt(np.nanmax(tau), 2)}"
         ui.settings(
@@ -108,9 +108,9 @@ def threshold_section(key, attribute, judge):
             },
         )
 
-        before = svc.threshold_update(key, attribute, judge, 0.5)
-        after = svc.threshold_update(key, attribute, judge, tau)
-        ref = comparisons.human_reference(key, attribute, judge)
+        before = svc.threshold_update(ds, attribute, judge, 0.5)
+        after = svc.threshold_update(ds, attribute, judge, tau)
+        ref = comparisons.human_reference(ds, attribute, judge)
 
         moved = mode != "manual" or tau != 0.5
 
@@ -156,11 +156,11 @@ def threshold_section(key, attribute, judge):
         else:
             note = f"Reference: {ref.source}."
         st.caption("Deltas compare with tau = 0.5. " + note)
-        left_out = svc.unparsed_note(svc.unparsed(key, attribute, judge))
+        left_out = svc.unparsed_note(svc.unparsed(ds, attribute, judge))
         if left_out:
             st.caption(f"ℹ️ {left_out}")
 
-        curve = svc.tau_curve(key, attribute, judge)
+        curve = svc.tau_curve(ds, attribute, judge)
         fig = go.Figure()
         for column, name, colour in [
             ("pairwise_accuracy", "pairwise accuracy", ui.PALETTE[0]),
@@ -198,7 +198,7 @@ def threshold_section(key, attribute, judge):
         )
         ui.figure(fig, "Accuracy against the threshold tau", page=PAGE, data=curve)
         with st.expander("Every context re-ranked"):
-            pm = comparisons.pmatrix(key, attribute, judge)
+            pm = comparisons.pmatrix(ds, attribute, judge)
             ui.table(
                 svc.rerank_frame(pm, before, after).round(4),
                 "Spearman per context before and after",
@@ -207,11 +207,11 @@ def threshold_section(key, attribute, judge):
             )
 
 
-threshold_section(key, attribute, judge)
+threshold_section(ds, attribute, judge)
 
 with ui.guard("Comparing the two presentation orders"):
     st.subheader("The same pair in both orders")
-    pairs = svc.order_pairs(key, attribute, judge)
+    pairs = svc.order_pairs(ds, attribute, judge)
     if not len(pairs):
         st.info(
             "No pair was judged in both orders by this judge, so the two orders cannot be "

@@ -10,7 +10,6 @@ import streamlit as st
 
 from data.schema import HUMAN_JUDGE_PREFIX
 from pages import state, ui
-from pages.services import common
 from pages.services import prompts as svc
 
 PAGE = "prompts"
@@ -22,7 +21,6 @@ st.markdown(
 )
 
 ds = state.active()
-key = common.dataset_key()
 comps = ds.comparisons
 has_pairwise = bool(len(comps)) and bool(
     (~comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX)).any()
@@ -38,7 +36,7 @@ ui.need(
 if len(ds.ratings):
     st.header("Absolute ratings")
     with ui.guard("Prompt sensitivity of the ratings"):
-        variants = svc.prompt_variants(key)
+        variants = svc.rating_variants(ds)
         models = svc.model_options(variants)
         n_templates = variants.groupby("model")["variant"].nunique()
         c1, c2, c3 = st.columns(3)
@@ -69,7 +67,7 @@ if len(ds.ratings):
         ui.settings(PAGE, {"model": model, "attribute": attribute, "baseline": baseline})
 
         several = len(names) > 1
-        shifts = svc.prompt_mean_shift(key, model, baseline) if several else pd.DataFrame()
+        shifts = svc.mean_shift(ds, model, baseline) if several else pd.DataFrame()
         fails = svc.rating_failure_frame(variants, model)
         has_systems = "system" in ds.candidates.columns and ds.candidates["system"].notna().any()
 
@@ -187,7 +185,7 @@ if len(ds.ratings):
                     "item": "candidates within each context",
                 }.get,
             )
-            tau = svc.prompt_rank_stability(key, model, attribute, level)
+            tau = svc.rank_stability(ds, model, attribute, level)
             z = tau.to_numpy(dtype=float)
             fig = go.Figure(
                 go.Heatmap(
@@ -240,7 +238,7 @@ if has_pairwise:
         "templates compare side by side."
     )
     with ui.guard("Position bias and accuracy per template"):
-        pb = svc.prompt_pairwise(key)
+        pb = svc.pairwise_by_template(ds)
         if not len(pb):
             st.info("No pairwise judge has a parsed comparison here.")
         else:

@@ -1,5 +1,6 @@
 """Rankings: the judge's probability matrix per context, rankings by win-ratio, maximum
-likelihood and Bradley–Terry beside the human ranking, and Bradley–Terry over systems."""
+likelihood and Bradley–Terry beside the human ranking, and the systems ranked by Bradley–Terry
+and by Elo."""
 
 import plotly.express as px
 import plotly.graph_objects as go
@@ -16,8 +17,8 @@ st.caption(
     "How the judge's pairwise answers become rankings, and how close those come to the humans'."
 )
 
-key = common.dataset_key()
-attributes = comparisons.comparison_attributes(key)
+ds = state.active()
+attributes = comparisons.comparison_attributes(ds)
 ui.need(
     bool(attributes),
     f"**{state.active_name()}** has no pairwise comparisons to rank. Run a pairwise judge on "
@@ -31,16 +32,16 @@ with left:
 with right:
     judge = ui.select(
         "Judge",
-        comparisons.judge_options(key, attribute),
+        comparisons.judge_options(ds, attribute),
         key="rank.judge",
         help="The model (and template) whose comparisons are ranked; human annotators' "
         "verdicts can be ranked too.",
     )
 
 with ui.guard("Ranking the candidates"):
-    pm = comparisons.pmatrix(key, attribute, judge)
-    ref = comparisons.human_reference(key, attribute, judge)
-    rk = svc.rankings(key, attribute, judge)
+    pm = comparisons.pmatrix(ds, attribute, judge)
+    ref = comparisons.human_reference(ds, attribute, judge)
+    rk = svc.rankings(ds, attribute, judge)
 
     st.subheader("Agreement with humans")
     if ref is None:
@@ -83,7 +84,7 @@ with ui.guard("Ranking the candidates"):
                 "share of the judge's single comparisons (p > 0.5 = first wins) that "
                 "agree with the human order",
             )
-    left_out = bias.unparsed_note(bias.unparsed(key, attribute, judge))
+    left_out = bias.unparsed_note(bias.unparsed(ds, attribute, judge))
     for note in ([left_out] if left_out else []) + rk.notes:
         st.caption(f"ℹ️ {note}")
 
@@ -138,7 +139,7 @@ with ui.guard("Ranking the candidates"):
         yaxis_autorange="reversed",
         height=480,
     )
-    frame = svc.context_frame(state.active(), pm, rk, ref, c, method)
+    frame = svc.context_frame(ds, pm, rk, ref, c, method)
     bump = svc.bump_frame(frame)
     order = (["human"] if ref is not None else []) + list(svc.METHODS)
     slope = px.line(
@@ -159,68 +160,102 @@ with ui.guard("Ranking the candidates"):
         ui.figure(slope, f"Ranks by method, context {pm.context_ids[c]}", page=PAGE, data=bump)
     ui.table(frame, f"Ranking by {method}, context {pm.context_ids[c]}", page=PAGE, hide_index=True)
 
+
+def interval_figure(table, column, lower, upper, name, colour, y_title):
+    """Systems with their scores and intervals, with the human mean on a second axis."""
+    fig = go.Figure(
+        go.Scatter(
+            x=table["system"],
+            y=table[column],
+            mode="markers",
+            name=name,
+            marker=dict(size=10, color=colour),
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=table[upper] - table[column],
+                arrayminus=table[column] - table[lower],
+            ),
+        )
+    )
+    if "human_mean" in table:
+        fig.add_trace(
+            go.Scatter(
+                x=table["system"],
+                y=table["human_mean"],
+                mode="markers",
+                name="human mean (right axis)",
+                yaxis="y2",
+                marker=dict(symbol="diamond", size=9, color=ui.PALETTE[1]),
+            )
+        )
+        fig.update_layout(
+            yaxis2=dict(title="human mean", overlaying="y", side="right", showgrid=False)
+        )
+    fig.update_layout(yaxis_title=y_title, height=420, legend=dict(orientation="h", y=1.1))
+    return fig
+
+
 with ui.guard("Ranking the systems"):
     st.subheader("Systems")
     boot = st.toggle(
         "Bootstrap intervals",
         key="rank.bootstrap",
-        help="Percentile intervals from 200 refits on resampled comparisons (slow on large "
-        "sets). Off: intervals from the Fisher information.",
+        help="Bradley–Terry: percentile intervals from 200 refits on resampled comparisons "
+        "(slow on large sets); off: intervals from the Fisher information. Elo always shows "
+        "its band over 200 shuffled orders of the games.",
     )
-    result = svc.system_ranking(key, attribute, judge, "bootstrap" if boot else "fisher")
+    result = svc.system_ranking(ds, attribute, judge, "bootstrap" if boot else "fisher")
     if result is None:
         st.caption(
             "No system-level ranking: the candidates have no systems that recur across contexts."
         )
     else:
-        table, rho, notes = result
-        fig = go.Figure(
-            go.Scatter(
-                x=table["system"],
-                y=table["bt_score"],
-                mode="markers",
-                name="Bradley–Terry",
-                marker=dict(size=10, color=ui.PALETTE[0]),
-                error_y=dict(
-                    type="data",
-                    symmetric=False,
-                    array=table["upper"] - table["bt_score"],
-                    arrayminus=table["bt_score"] - table["lower"],
-                ),
-            )
+        table = result.table
+        bt_fig = interval_figure(
+            table,
+            "bt_score",
+            "lower",
+            "upper",
+            "Bradley–Terry",
+            ui.PALETTE[0],
+            "Bradley–Terry score (log-strength)",
         )
-        if "human_mean" in table:
-            fig.add_trace(
-                go.Scatter(
-                    x=table["system"],
-                    y=table["human_mean"],
-                    mode="markers",
-                    name="human mean (right axis)",
-                    yaxis="y2",
-                    marker=dict(symbol="diamond", size=9, color=ui.PALETTE[1]),
-                )
-            )
-            fig.update_layout(
-                yaxis2=dict(title="human mean", overlaying="y", side="right", showgrid=False)
-            )
-        fig.update_layout(
-            yaxis_title="Bradley–Terry score (log-strength)",
-            height=420,
-            legend=dict(orientation="h", y=1.1),
+        elo_fig = interval_figure(
+            table, "elo", "elo_lower", "elo_upper", "Elo", ui.PALETTE[2], "Elo rating"
         )
+        interval = "bootstrap" if boot else "Fisher"
         s_left, s_right = st.columns([3, 1])
         with s_left:
-            level = "bootstrap" if boot else "Fisher"
             ui.figure(
-                fig, f"Systems by Bradley–Terry with 95% {level} intervals", page=PAGE, data=table
+                bt_fig,
+                f"Systems by Bradley–Terry with 95% {interval} intervals",
+                page=PAGE,
+                data=table,
+            )
+            ui.figure(
+                elo_fig,
+                "Systems by Elo with 95% bands over game orderings",
+                page=PAGE,
+                data=table,
             )
         with s_right:
             ui.metric(
                 "System-level Spearman",
-                common.fmt(rho),
+                common.fmt(result.spearman_bt),
                 "rank correlation between the systems' Bradley–Terry scores and their "
                 "mean human reference",
             )
+            ui.metric(
+                "System-level Spearman (Elo)",
+                common.fmt(result.spearman_elo),
+                "rank correlation between the systems' Elo ratings and their mean human reference",
+            )
             ui.metric("Systems", len(table), "systems compared across all contexts")
-        for note in notes:
+        st.caption(
+            "Elo (k = 4, start 1000) plays every comparison once as a game, in one seeded "
+            "random order; its band spans 200 seeded shuffles of that order, since Elo depends "
+            "on the order of games, which is arbitrary here."
+        )
+        for note in result.notes:
             st.caption(f"ℹ️ {note}")

@@ -17,13 +17,14 @@ from data.schema import Dataset
 
 DATASETS = "app.datasets"
 ACTIVE = "app.active"
-VERSIONS = "app.versions"
 DEMO = "demo"
 
-# Server-wide token per live Dataset object: cached results are keyed by it, so two sessions
-# that load the same (cache_resource'd) benchmark share them, and two uploads that happen to
-# have the same file name never do. Weak references: a dead object's id may be reused.
-_tokens: dict[int, tuple[weakref.ref, str]] = {}
+# Server-wide [weak reference, token, revision] per live Dataset object, by id: cached results are
+# keyed by token and revision (:func:`token`), so two sessions that load the same
+# (cache_resource'd) benchmark share them, two uploads that happen to have the same file name
+# never do, and :func:`changed` drops them. Weak references: a dead object's id may be reused.
+# (A WeakKeyDictionary would need Dataset to be hashable, which a mutable dataclass is not.)
+_tokens: dict[int, list] = {}
 _tokens_lock = threading.Lock()
 
 
@@ -54,31 +55,35 @@ def add(name: str, ds: Dataset, *, activate: bool = True) -> None:
 
 def changed(name: str) -> None:
     """Say that the dataset ``name`` was modified in place, so cached results are dropped."""
-    versions = st.session_state.setdefault(VERSIONS, {})
-    versions[name] = versions.get(name, 0) + 1
-
-
-def _token(ds: Dataset) -> str:
+    ds = datasets()[name]
     with _tokens_lock:
-        entry = _tokens.get(id(ds))
-        if entry is not None and entry[0]() is ds:
-            return entry[1]
-        for k in [k for k, (ref, _) in _tokens.items() if ref() is None]:
-            del _tokens[k]
-        token = uuid.uuid4().hex[:12]
-        _tokens[id(ds)] = (weakref.ref(ds), token)
-        return token
+        _entry(ds)[2] += 1
 
 
-def key(name: str | None = None) -> str:
-    """A string that identifies the content of a dataset (default: the active one).
+def _entry(ds: Dataset) -> list:
+    """[weak reference, token, revision] of ``ds``, made on first use (hold the lock)."""
+    entry = _tokens.get(id(ds))
+    if entry is not None and entry[0]() is ds:
+        return entry
+    for k in [k for k, (ref, _, _) in _tokens.items() if ref() is None]:
+        del _tokens[k]
+    entry = [weakref.ref(ds), uuid.uuid4().hex[:12], 0]
+    _tokens[id(ds)] = entry
+    return entry
 
-    It changes when another dataset becomes active, when a dataset is (re)added under a
-    name and after :func:`changed`; the cached service layer keys its results by it.
+
+def token(ds: Dataset) -> str:
+    """A short string that identifies the object ``ds`` and its revision.
+
+    The service layer's caches hash a :class:`Dataset` argument by it
+    (``hash_funcs={Dataset: token}``): the same object gives the same string in every
+    session (no table is hashed), another object (a new upload, a reloaded file) another
+    one, and :func:`changed` gives a new revision. Needs no Streamlit session, so tests and
+    benchmarks call the cached services with a plain :class:`Dataset`.
     """
-    name = active_name() if name is None else name
-    version = st.session_state.get(VERSIONS, {}).get(name, 0)
-    return f"{name}|{_token(datasets()[name])}|{version}"
+    with _tokens_lock:
+        _, tok, revision = _entry(ds)
+    return f"{tok}.{revision}"
 
 
 def active_name() -> str:

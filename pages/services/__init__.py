@@ -3,7 +3,7 @@
 One module per concern; pages import the ones they need
 (``from pages.services import rankings as svc``):
 
-- :mod:`pages.services.common`: dataset keys (``dataset_key``, ``dataset``, ``register``),
+- :mod:`pages.services.common`: the caching decorators (``cache_data``, ``cache_resource``),
   number formatting and the names of judges and prompt variants.
 - :mod:`pages.services.comparisons`: P arrays and the human reference of one attribute and
   judge, shared by every page on pairwise comparisons.
@@ -15,14 +15,24 @@ One module per concern; pages import the ones they need
 - :mod:`pages.services.agreement`: the Human agreement page.
 - :mod:`pages.services.prompts`: the Prompt sensitivity page.
 
-Pages call the cached functions with a *dataset key* (``common.dataset_key()``) and plain
-strings, never with tables, so Streamlit hashes a few short strings per call instead of a
-whole dataset. Each cached function has a pure twin (``build_*`` / ``compute_*`` /
-``*_frame``) that takes the objects themselves; those are what the tests call, without
-Streamlit. No maths lives here: the numbers come from ``ranking`` and ``data.agreement``;
-these modules only select rows, lay arrays out and shape tables for display.
+Caching: the function that does the work is the cached one. It takes the
+:class:`~data.schema.Dataset` itself and plain arguments (strings, numbers, tuples), e.g.
+``rankings(ds, attribute, judge)``; the pages pass ``state.active()``, tests and benchmarks
+any dataset, with no registry and no Streamlit session. The caches hash a dataset by
+:func:`pages.state.token` (``hash_funcs``: the object and its revision, a short string),
+never by its tables, so a call costs a few short hashes; a new upload is a new object and
+``state.changed(name)`` a new revision. Derived objects (``PMatrix``, ``Reference``,
+arrays) are never arguments of a cached function: it gets them from the other cached
+functions (``pmatrix``, ``human_reference``). Where a pure helper on arrays is useful on its
+own (hand-made P in tests, the benchmarks) it does the work and the cached function calls it:
+``compute_rankings(pm, ref)``, ``rerank(P, ref, tau)``, ``compute_budget(P, ref, ...)``,
+``reference_for(ds, attribute, pm)``.
 
-Caching: ``st.cache_resource`` for the P arrays, the human reference and loaded models
-(shared, made read-only, no copy per call: the threshold slider reads them on every update),
-and ``st.cache_data`` for everything derived from them.
+``st.cache_resource`` holds the P arrays and the human reference (shared, made read-only, no
+copy per call: the threshold slider reads them on every update); ``st.cache_data`` holds
+everything derived from them (copied out to each caller).
+
+No maths lives here: the numbers come from ``ranking``, ``data.agreement`` and
+``data.group_comparison``; these modules only select rows, lay arrays out and shape tables
+for display.
 """

@@ -2,8 +2,12 @@
 
 The tables come from ``data.agreement`` (correlations at three units with bootstrap
 intervals, the human baseline, inter-annotator agreement, self-consistency, Williams tests,
-pairwise accuracy, agreement with human verdicts); this module labels them and lays them out
-for the heatmaps and the scatter plot.
+pairwise accuracy, agreement with human verdicts) and ``data.group_comparison`` (two groups
+of systems, Welch's t); this module labels them and lays them out for the heatmaps, the
+scatter plot and the group table.
+
+Every table is cached (``st.cache_data``) by the dataset and the page's choices;
+annotator lists come as tuples (None: the only annotator group).
 """
 
 from __future__ import annotations
@@ -12,11 +16,11 @@ import dataclasses
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from data import agreement as dag
+from data.group_comparison import group_comparison_table
 from data.schema import Dataset
-from pages.services.common import dataset, variant_label
+from pages.services.common import cache_data, fmt, variant_label
 
 #: Correlation choices of the agreement page: label -> (method, Kendall variant).
 CORRELATIONS = {
@@ -49,19 +53,12 @@ def default_group(groups: dict[str, list[str]]) -> str | None:
     return max(groups, key=lambda g: (len(groups[g]), g))
 
 
-def correlation_frame(
-    ds: Dataset, method: str, variant: str, annotators, n_boot: int, random_state: int = 0
-) -> pd.DataFrame:
-    """Judge-human correlations at every unit, with a ``label`` per (judge, prompt)."""
-    table = dag.correlation_table(
-        ds,
-        annotators=annotators,
-        units=tuple(UNITS),
-        methods=(method,),
-        variant=variant,
-        n_boot=int(n_boot),
-        random_state=random_state,
-    )
+def _listed(annotators: tuple | None) -> list[str] | None:
+    return list(annotators) if annotators else None
+
+
+def _labelled(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with a ``label`` column first: one readable name per (judge, prompt)."""
     if len(table):
         table.insert(
             0,
@@ -69,6 +66,28 @@ def correlation_frame(
             [variant_label(j, p) for j, p in zip(table["judge"], table["prompt_id"], strict=True)],
         )
     return table
+
+
+@cache_data(show_spinner="Correlating judges with humans (bootstrap intervals)…", max_entries=16)
+def correlations(
+    ds: Dataset,
+    method: str,
+    variant: str,
+    annotators: tuple | None,
+    n_boot: int,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """Judge-human correlations at every unit, with a ``label`` per (judge, prompt)."""
+    table = dag.correlation_table(
+        ds,
+        annotators=_listed(annotators),
+        units=tuple(UNITS),
+        methods=(method,),
+        variant=variant,
+        n_boot=int(n_boot),
+        random_state=random_state,
+    )
+    return _labelled(table)
 
 
 def correlation_heatmap_frames(table: pd.DataFrame, unit: str):
@@ -97,22 +116,47 @@ def correlation_heatmap_frames(table: pd.DataFrame, unit: str):
     return values, texts
 
 
-def baseline_frame(ds: Dataset, groups: dict, method: str, variant: str) -> pd.DataFrame:
-    """Human baseline: each annotator vs the mean of the others, every unit."""
+@cache_data(show_spinner="Human baseline…", max_entries=16)
+def baseline(ds: Dataset, group: str, method: str, variant: str) -> pd.DataFrame:
+    """Human baseline of one annotator group (all groups if ``group`` is unknown): each
+    annotator vs the mean of the others, every unit."""
+    groups = reference_groups(ds)
     return dag.human_baseline_table(
-        ds, groups=groups, units=tuple(UNITS), method=method, variant=variant
+        ds,
+        groups={group: groups[group]} if group in groups else groups,
+        units=tuple(UNITS),
+        method=method,
+        variant=variant,
     )
 
 
-def scatter_frame(
-    ds: Dataset, judge: str, prompt_id: str, annotators, jitter: float = 0.15, random_state: int = 0
+@cache_data(show_spinner="Inter-annotator agreement…", max_entries=16)
+def iaa(ds: Dataset) -> pd.DataFrame:
+    """``data.agreement.iaa_table``: ICC2k, Krippendorff's alpha, share all agree per group."""
+    return dag.iaa_table(ds)
+
+
+@cache_data(show_spinner="Judge self-consistency…", max_entries=16)
+def self_consistency(ds: Dataset) -> pd.DataFrame:
+    """``data.agreement.self_consistency_table`` with a ``label`` per (judge, prompt)."""
+    return _labelled(dag.self_consistency_table(ds))
+
+
+@cache_data(show_spinner=False, max_entries=16)
+def scatter(
+    ds: Dataset,
+    judge: str,
+    prompt_id: str,
+    annotators: tuple | None,
+    jitter: float = 0.15,
+    random_state: int = 0,
 ) -> pd.DataFrame:
     """Judge score vs human mean per item and attribute, with jittered copies for plotting.
 
     Likert scores pile up on a few values; ``x_jitter`` / ``y_jitter`` add uniform noise of
     +-``jitter`` (seeded) so the density shows. The plain values stay in ``human``/``score``.
     """
-    df = dag.aligned_scores(ds, judge=judge, prompt_id=prompt_id, annotators=annotators)
+    df = dag.aligned_scores(ds, judge=judge, prompt_id=prompt_id, annotators=_listed(annotators))
     rng = np.random.default_rng(random_state)
     df = df.assign(
         x_jitter=df["human"] + rng.uniform(-jitter, jitter, len(df)),
@@ -121,15 +165,23 @@ def scatter_frame(
     return df
 
 
-def williams_frame(
-    ds: Dataset, method: str, variant: str, annotators, unit: str, across_prompts: bool
+@cache_data(show_spinner="Williams tests between judges…", max_entries=16)
+def williams(
+    ds: Dataset,
+    method: str,
+    variant: str,
+    annotators: tuple | None,
+    unit: str,
+    across_prompts: bool,
 ) -> pd.DataFrame:
     """Williams + BH table; ``across_prompts`` compares every (judge, prompt) pair together."""
     if across_prompts and len(ds.ratings):
         r = ds.ratings
         labels = [variant_label(j, p) for j, p in zip(r["judge"], r["prompt_id"], strict=True)]
         ds = dataclasses.replace(ds, ratings=r.assign(judge=labels, prompt_id="all prompts"))
-    return dag.williams_table(ds, annotators=annotators, unit=unit, method=method, variant=variant)
+    return dag.williams_table(
+        ds, annotators=_listed(annotators), unit=unit, method=method, variant=variant
+    )
 
 
 def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str):
@@ -150,95 +202,65 @@ def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str)
     return p, hover
 
 
-def pairwise_accuracy_frame(ds: Dataset, annotators) -> pd.DataFrame:
+@cache_data(show_spinner="Pairwise accuracy…", max_entries=16)
+def pairwise_accuracy(ds: Dataset, annotators: tuple | None) -> pd.DataFrame:
     """Pairwise accuracy of comparative judges against the human mean scores."""
-    return dag.pairwise_accuracy_table(ds, annotators=annotators)
+    return dag.pairwise_accuracy_table(ds, annotators=_listed(annotators))
+
+
+@cache_data(show_spinner="Agreement with the human verdicts…", max_entries=16)
+def verdicts(ds: Dataset) -> pd.DataFrame:
+    """``data.agreement.verdict_agreement_table``: judges against the human verdicts."""
+    return dag.verdict_agreement_table(ds)
 
 
 # ---------------------------------------------------------------------------------------
-# Cached functions for the page (keyed by common.dataset_key())
+# Two groups of systems
 # ---------------------------------------------------------------------------------------
 
 
-@st.cache_data(show_spinner="Correlating judges with humans (bootstrap intervals)…", max_entries=16)
-def agreement_correlations(
-    key: str,
-    method: str,
-    variant: str,
+def systems_of(ds: Dataset) -> list[str]:
+    """The systems of the candidates, sorted (empty without system labels)."""
+    cands = ds.candidates
+    if "system" not in cands.columns:
+        return []
+    return sorted(cands["system"].dropna().astype(str).unique())
+
+
+@cache_data(show_spinner="Comparing the two groups…", max_entries=32)
+def group_comparison(
+    ds: Dataset,
+    judge: str,
+    prompt_id: str,
+    group_a: tuple,
+    group_b: tuple,
     annotators: tuple | None,
-    n_boot: int,
-    random_state: int = 0,
 ) -> pd.DataFrame:
-    """:func:`correlation_frame` of the dataset behind ``key``."""
-    return correlation_frame(
-        dataset(key),
-        method,
-        variant,
-        list(annotators) if annotators else None,
-        n_boot,
-        random_state,
+    """``data.group_comparison.group_comparison_table`` of one judge and prompt."""
+    return group_comparison_table(
+        ds, group_a, group_b, judge=judge, prompt_id=prompt_id, annotators=_listed(annotators)
     )
 
 
-@st.cache_data(show_spinner="Human baseline…", max_entries=16)
-def agreement_baseline(key: str, group: str, method: str, variant: str) -> pd.DataFrame:
-    """:func:`baseline_frame` for one annotator group (all groups if ``group`` is unknown)."""
-    ds = dataset(key)
-    groups = reference_groups(ds)
-    return baseline_frame(
-        ds, {group: groups[group]} if group in groups else groups, method, variant
+def group_display(table: pd.DataFrame) -> pd.DataFrame:
+    """The group table as shown: per attribute and rater, "mean ± sd (n)" of each group,
+    Welch's t and p (n/a with the reason when undefined)."""
+
+    def cell(mean, sd, n) -> str:
+        return f"{fmt(mean, 2)} ± {fmt(sd, 2)} (n = {int(n)})"
+
+    return pd.DataFrame(
+        {
+            "attribute": table["attribute"].astype(str),
+            "rater": table["rater"],
+            "group A": [
+                cell(*r) for r in zip(table["mean_a"], table["std_a"], table["n_a"], strict=True)
+            ],
+            "group B": [
+                cell(*r) for r in zip(table["mean_b"], table["std_b"], table["n_b"], strict=True)
+            ],
+            "Welch's t": [fmt(t, 2) for t in table["statistic"]],
+            "p": [fmt(p, 4) for p in table["pvalue"]],
+            "note": table["reason"],
+        }
     )
-
-
-@st.cache_data(show_spinner="Inter-annotator agreement…", max_entries=16)
-def agreement_iaa(key: str) -> pd.DataFrame:
-    """``data.agreement.iaa_table``: ICC2k, Krippendorff's alpha, share all agree per group."""
-    return dag.iaa_table(dataset(key))
-
-
-@st.cache_data(show_spinner="Judge self-consistency…", max_entries=16)
-def agreement_self_consistency(key: str) -> pd.DataFrame:
-    """``data.agreement.self_consistency_table`` with a ``label`` per (judge, prompt)."""
-    table = dag.self_consistency_table(dataset(key))
-    if len(table):
-        table.insert(
-            0,
-            "label",
-            [variant_label(j, p) for j, p in zip(table["judge"], table["prompt_id"], strict=True)],
-        )
-    return table
-
-
-@st.cache_data(show_spinner="Williams tests between judges…", max_entries=16)
-def agreement_williams(
-    key: str, method: str, variant: str, annotators: tuple | None, unit: str, across_prompts: bool
-) -> pd.DataFrame:
-    """:func:`williams_frame` of the dataset behind ``key``."""
-    return williams_frame(
-        dataset(key),
-        method,
-        variant,
-        list(annotators) if annotators else None,
-        unit,
-        across_prompts,
-    )
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def agreement_scatter(
-    key: str, judge: str, prompt_id: str, annotators: tuple | None
-) -> pd.DataFrame:
-    """:func:`scatter_frame` of the dataset behind ``key``."""
-    return scatter_frame(dataset(key), judge, prompt_id, list(annotators) if annotators else None)
-
-
-@st.cache_data(show_spinner="Pairwise accuracy…", max_entries=16)
-def agreement_pairwise_accuracy(key: str, annotators: tuple | None) -> pd.DataFrame:
-    """:func:`pairwise_accuracy_frame` of the dataset behind ``key``."""
-    return pairwise_accuracy_frame(dataset(key), list(annotators) if annotators else None)
-
-
-@st.cache_data(show_spinner="Agreement with the human verdicts…", max_entries=16)
-def agreement_verdicts(key: str) -> pd.DataFrame:
-    """``data.agreement.verdict_agreement_table`` of the dataset behind ``key``."""
-    return dag.verdict_agreement_table(dataset(key))

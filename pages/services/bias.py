@@ -5,8 +5,7 @@ threshold) and ``ranking.scores`` / ``ranking.metrics``; :func:`rerank` is the t
 slider's per-update work on the cached P and reference.
 
 Contexts whose every answer by a judge failed to parse have no comparison in its P: the
-pooled numbers leave them out, :func:`unparsed_contexts` names them so that the pages can
-say so, and per-context values are NaN for any context of P without a comparison.
+pooled numbers leave them out, :func:`unparsed` names them so that the pages can say so, and per-context values are NaN for any context of P without a comparison.
 """
 
 from __future__ import annotations
@@ -16,16 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from data.arrays import PMatrix
 from data.schema import Dataset
-from pages.services.common import dataset, mean_finite
+from pages.services.common import cache_data, mean_finite
 from pages.services.comparisons import (
-    build_pmatrix,
-    comparison_attributes_of,
+    comparison_attributes,
     human_reference,
-    judge_options_of,
+    judge_options,
     pmatrix,
     select_comparisons,
 )
@@ -37,10 +34,11 @@ from ranking.scores import win_ratio
 TAU_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)
 
 
-def unparsed_contexts(ds: Dataset, attribute: str, judge: str) -> list[str]:
+@cache_data(show_spinner=False, max_entries=64)
+def unparsed(ds: Dataset, attribute: str, judge: str) -> list[str]:
     """Contexts with comparisons of ``attribute`` by ``judge`` of which none was parsed.
 
-    They have no comparison left in the judge's P (``build_pmatrix`` drops unparsed rows),
+    They have no comparison left in the judge's P (``pmatrix`` drops unparsed rows),
     so every statistic of that judge leaves them out.
     """
     rows = select_comparisons(ds, attribute, judge)
@@ -48,16 +46,17 @@ def unparsed_contexts(ds: Dataset, attribute: str, judge: str) -> list[str]:
     return sorted(parsed.index[~parsed.to_numpy()].tolist())
 
 
-def compute_bias_table(ds: Dataset) -> pd.DataFrame:
+@cache_data(show_spinner="Measuring position bias…", max_entries=32)
+def bias_table(ds: Dataset) -> pd.DataFrame:
     """Position bias, swap consistency and balanced threshold per judge and attribute.
 
     ``n_contexts``: contexts with a parsed comparison (the ones measured);
     ``contexts_unparsed``: contexts left out because none of their answers parsed.
     """
     rows = []
-    for attribute in comparison_attributes_of(ds):
-        for judge in judge_options_of(ds, attribute):
-            pm = build_pmatrix(ds, attribute, judge)
+    for attribute in comparison_attributes(ds):
+        for judge in judge_options(ds, attribute):
+            pm = pmatrix(ds, attribute, judge)
             finite = np.isfinite(pm.P)
             n_both = int((finite & np.swapaxes(finite, 1, 2)).sum() // 2)
             pb = position_bias(pm.P)
@@ -71,19 +70,21 @@ def compute_bias_table(ds: Dataset) -> pd.DataFrame:
                     "pairs_both_orders": n_both,
                     "balanced_tau": float(balanced_threshold(pm.P)),
                     "n_contexts": pb.n_contexts,
-                    "contexts_unparsed": len(unparsed_contexts(ds, attribute, judge)),
+                    "contexts_unparsed": len(unparsed(ds, attribute, judge)),
                 }
             )
     return pd.DataFrame(rows)
 
 
-def order_pairs_frame(pm: PMatrix) -> pd.DataFrame:
+@cache_data(show_spinner=False, max_entries=32)
+def order_pairs(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
     """Pairs judged in both orders: P(i wins) when i is shown first and when shown second.
 
     For each such pair (i before j in the candidate order of the context): ``i_first`` =
     P[i, j], ``i_second`` = 1 - P[j, i], ``shift`` = their difference (0 for a judge without
     position bias; positive when the first slot helps).
     """
+    pm = pmatrix(ds, attribute, judge)
     out = []
     for c, cands in enumerate(pm.candidate_ids):
         n = len(cands)
@@ -157,10 +158,12 @@ def rerank_frame(pm: PMatrix, before: Rerank, after: Rerank) -> pd.DataFrame:
     )
 
 
-def compute_tau_curve(P: np.ndarray, ref: np.ndarray | None, taus=TAU_GRID) -> pd.DataFrame:
-    """First-position win rate, pairwise accuracy and mean Spearman along a grid of tau."""
+@cache_data(show_spinner=False, max_entries=32)
+def tau_curve(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
+    """First-position win rate, pairwise accuracy and mean Spearman along :data:`TAU_GRID`."""
+    P, ref = _arrays(ds, attribute, judge)
     rows = []
-    for t in taus:
+    for t in TAU_GRID:
         r = rerank(P, ref, float(t))
         rows.append(
             {
@@ -173,25 +176,8 @@ def compute_tau_curve(P: np.ndarray, ref: np.ndarray | None, taus=TAU_GRID) -> p
     return pd.DataFrame(rows)
 
 
-# ---------------------------------------------------------------------------------------
-# Cached functions for the page (keyed by common.dataset_key())
-# ---------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner="Measuring position bias…", max_entries=32)
-def bias_table(key: str) -> pd.DataFrame:
-    """Position bias per judge and attribute (see :func:`compute_bias_table`)."""
-    return compute_bias_table(dataset(key))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def unparsed(key: str, attribute: str, judge: str) -> list[str]:
-    """:func:`unparsed_contexts` of the dataset behind ``key``."""
-    return unparsed_contexts(dataset(key), attribute, judge)
-
-
 def unparsed_note(ids: list[str]) -> str | None:
-    """One line for the pages about the contexts :func:`unparsed_contexts` found; None if none."""
+    """One line for the pages about the contexts :func:`unparsed` found; None if none."""
     if not ids:
         return None
     shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
@@ -201,27 +187,18 @@ def unparsed_note(ids: list[str]) -> str | None:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def order_pairs(key: str, attribute: str, judge: str) -> pd.DataFrame:
-    """Pairs judged in both orders (see :func:`order_pairs_frame`)."""
-    return order_pairs_frame(pmatrix(key, attribute, judge))
+@cache_data(show_spinner=False, max_entries=64)
+def balanced_tau(ds: Dataset, attribute: str, judge: str, per_context: bool = False):
+    """``ranking.bias.balanced_threshold`` of the judge's P (one tau, or one per context)."""
+    return balanced_threshold(pmatrix(ds, attribute, judge).P, per_context=per_context)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def balanced_tau(key: str, attribute: str, judge: str, per_context: bool = False):
-    """``ranking.bias.balanced_threshold`` of the cached P."""
-    return balanced_threshold(pmatrix(key, attribute, judge).P, per_context=per_context)
+def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The cached P and human reference scores (None without a reference)."""
+    ref = human_reference(ds, attribute, judge)
+    return pmatrix(ds, attribute, judge).P, None if ref is None else ref.scores
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def tau_curve(key: str, attribute: str, judge: str) -> pd.DataFrame:
-    """Accuracy, Spearman and first-position win rate along tau (see :func:`compute_tau_curve`)."""
-    ref = human_reference(key, attribute, judge)
-    return compute_tau_curve(pmatrix(key, attribute, judge).P, None if ref is None else ref.scores)
-
-
-def threshold_update(key: str, attribute: str, judge: str, tau) -> Rerank:
+def threshold_update(ds: Dataset, attribute: str, judge: str, tau) -> Rerank:
     """The slider's per-update work: cached P and reference, then :func:`rerank` at ``tau``."""
-    pm = pmatrix(key, attribute, judge)
-    ref = human_reference(key, attribute, judge)
-    return rerank(pm.P, None if ref is None else ref.scores, tau)
+    return rerank(*_arrays(ds, attribute, judge), tau)

@@ -10,8 +10,9 @@ import math
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
+from data.schema import Dataset
+from pages.services.common import cache_data
 from pages.services.comparisons import human_reference, pmatrix
 from ranking.budget import budget_curves, comparisons_needed
 
@@ -82,7 +83,8 @@ def compute_budget(
 ):
     """``ranking.budget.budget_curves`` for one strategy, with and without debiasing.
 
-    ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`).
+    ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`). The page's
+    cached :func:`budget` runs it on the judge's P; tests run it on any P.
     """
     curve_method, tau = CURVE_ARGS[method]
     return budget_curves(
@@ -145,14 +147,9 @@ def needed_frame(curves: list, rho: float, n_available: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# ---------------------------------------------------------------------------------------
-# Cached function for the page (keyed by common.dataset_key())
-# ---------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
+@cache_data(show_spinner=False, max_entries=64)
 def budget(
-    key: str,
+    ds: Dataset,
     attribute: str,
     judge: str,
     strategy: str,
@@ -161,12 +158,13 @@ def budget(
     n_draws: int = 20,
     random_state: int = 0,
 ):
-    """Budget curves of one strategy, raw and debiased (see :func:`compute_budget`)."""
-    ref = human_reference(key, attribute, judge)
+    """Budget curves of one strategy on the judge's P against the human reference, raw and
+    debiased (see :func:`compute_budget`)."""
+    ref = human_reference(ds, attribute, judge)
     if ref is None:
         raise ValueError("budget curves need a human reference; this dataset has none")
     return compute_budget(
-        pmatrix(key, attribute, judge).P,
+        pmatrix(ds, attribute, judge).P,
         ref.scores,
         strategy,
         method=method,

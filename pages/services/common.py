@@ -1,50 +1,34 @@
-"""Dataset keys and small helpers shared by every service module.
+"""The caching decorators of the service layer and small helpers shared by its modules.
 
-Cached functions take the key of a dataset (:func:`dataset_key`) instead of the dataset, and
-look it up with :func:`dataset`; :func:`register` makes a dataset reachable without a
-Streamlit session (tests, benchmarks).
+:func:`cache_data` and :func:`cache_resource` are Streamlit's, with a :class:`Dataset`
+argument hashed by :func:`pages.state.token` (the object and its revision) instead of its
+tables: the cached functions take the dataset itself, and tests and benchmarks call them
+with any :class:`Dataset`, no Streamlit session needed.
 """
 
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
+import streamlit as st
 
 from data.schema import Dataset
 from judge.names import parse_judge_name
 from pages import state
 
-_live: weakref.WeakValueDictionary[str, Dataset] = weakref.WeakValueDictionary()
+#: How the caches hash a dataset argument: by object and revision, never by content.
+HASH_FUNCS = {Dataset: state.token}
 
 
-# ---------------------------------------------------------------------------------------
-# Dataset keys
-# ---------------------------------------------------------------------------------------
+def cache_data(**kwargs):
+    """``st.cache_data`` with :data:`HASH_FUNCS`: results are copied out to each caller."""
+    return st.cache_data(hash_funcs=HASH_FUNCS, **kwargs)
 
 
-def dataset_key() -> str:
-    """Key of the active dataset; it changes when the active dataset (or its content) changes."""
-    key = state.key()
-    _live[key] = state.active()
-    return key
-
-
-def dataset(key: str) -> Dataset:
-    """The dataset behind ``key`` (registered by :func:`dataset_key` in this server)."""
-    ds = _live.get(key)
-    if ds is None:
-        raise ValueError(
-            f"dataset {key.split('|')[0]!r} is no longer loaded; pick it again on the Data page"
-        )
-    return ds
-
-
-def register(ds: Dataset, key: str) -> str:
-    """Make ``ds`` reachable under ``key`` without a Streamlit session (tests, benchmarks)."""
-    _live[key] = ds
-    return key
+def cache_resource(**kwargs):
+    """``st.cache_resource`` with :data:`HASH_FUNCS`: one shared object, to be kept read-only."""
+    return st.cache_resource(hash_funcs=HASH_FUNCS, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------

@@ -3,6 +3,10 @@
 Shared by every page on pairwise comparisons (Rankings, Position bias, Comparison budgets,
 Prompt sensitivity): which attributes and judges to offer, the comparison rows of a choice,
 their P array (``data.arrays.comparisons_to_P``) and the human scores laid out beside it.
+
+:func:`pmatrix` and :func:`human_reference` are shared read-only through
+``st.cache_resource`` (the threshold slider reads them on every update); the human scores of
+any other layout of P come from :func:`reference_for`.
 """
 
 from __future__ import annotations
@@ -11,11 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
-from pages.services.common import dataset
+from pages.services.common import cache_data, cache_resource
 from ranking.scores import win_ratio
 
 #: Judge label of every human annotator's comparisons taken together.
@@ -24,12 +27,8 @@ HUMAN_POOL = "human annotators (pooled)"
 MAX_LISTED_HUMANS = 10
 
 
-# ---------------------------------------------------------------------------------------
-# Pure helpers (no Streamlit): selection, arrays, reference
-# ---------------------------------------------------------------------------------------
-
-
-def comparison_attributes_of(ds: Dataset) -> list[str]:
+@cache_data(show_spinner=False, max_entries=64)
+def comparison_attributes(ds: Dataset) -> list[str]:
     """Attributes that have at least one comparison with a parsed probability, sorted."""
     comps = ds.comparisons
     if not len(comps):
@@ -38,7 +37,8 @@ def comparison_attributes_of(ds: Dataset) -> list[str]:
     return sorted(comps.loc[ok, "attribute"].astype(str).unique())
 
 
-def judge_options_of(ds: Dataset, attribute: str) -> list[str]:
+@cache_data(show_spinner=False, max_entries=64)
+def judge_options(ds: Dataset, attribute: str) -> list[str]:
     """Judges to offer for ``attribute``: model judges, then the human pool, then humans.
 
     Several human annotators (judges named ``human:...``) are offered together as
@@ -77,8 +77,11 @@ def select_comparisons(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
     return rows
 
 
-def build_pmatrix(ds: Dataset, attribute: str, judge: str) -> PMatrix:
+@cache_resource(show_spinner=False, max_entries=32)
+def pmatrix(ds: Dataset, attribute: str, judge: str) -> PMatrix:
     """P of one attribute and judge (candidates per context: the compared ones, sorted).
+
+    Read-only and shared (``st.cache_resource``): no copy per call.
 
     Comparisons whose answer could not be parsed (p_first NaN) are left out first, so no
     context is left without a comparison (the ranking functions refuse those).
@@ -117,8 +120,8 @@ class Reference:
     same_as_judge: bool = False
 
 
-def build_reference(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
-    """Human reference for the candidates of ``pm``, or None when the dataset has none.
+def reference_for(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
+    """Human reference for the candidates of ``pm`` (any layout), or None when there is none.
 
     Mean human score over annotators when ``human_scores`` rate ``attribute``; otherwise the
     win-ratio at tau = 0.5 (``ranking.scores.win_ratio``) of the pooled human verdicts in the
@@ -172,30 +175,8 @@ def build_reference(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | Non
     )
 
 
-# ---------------------------------------------------------------------------------------
-# Cached functions for the pages (keyed by common.dataset_key())
-# ---------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def comparison_attributes(key: str) -> list[str]:
-    """Attributes with comparisons in the dataset behind ``key``."""
-    return comparison_attributes_of(dataset(key))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def judge_options(key: str, attribute: str) -> list[str]:
-    """Judges to offer for ``attribute`` (see :func:`judge_options_of`)."""
-    return judge_options_of(dataset(key), attribute)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def pmatrix(key: str, attribute: str, judge: str) -> PMatrix:
-    """P of one attribute and judge (read-only, shared)."""
-    return build_pmatrix(dataset(key), attribute, judge)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def human_reference(key: str, attribute: str, judge: str) -> Reference | None:
-    """Human reference laid out like ``pmatrix(key, attribute, judge)``; None if none."""
-    return build_reference(dataset(key), attribute, pmatrix(key, attribute, judge))
+@cache_resource(show_spinner=False, max_entries=32)
+def human_reference(ds: Dataset, attribute: str, judge: str) -> Reference | None:
+    """Human reference laid out like ``pmatrix(ds, attribute, judge)`` (read-only, shared);
+    None when the dataset has none (see :func:`reference_for`)."""
+    return reference_for(ds, attribute, pmatrix(ds, attribute, judge))

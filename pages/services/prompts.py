@@ -13,16 +13,16 @@ import math
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
-from pages.services.bias import compute_bias_table
-from pages.services.common import dataset, judge_model
-from pages.services.comparisons import HUMAN_POOL, build_pmatrix, build_reference
+from pages.services.bias import bias_table
+from pages.services.common import cache_data, judge_model
+from pages.services.comparisons import HUMAN_POOL, human_reference, pmatrix
 from ranking.metrics import kendall_matrix, pairwise_accuracy
 from ranking.significance import paired_shift
 
 
+@cache_data(show_spinner=False, max_entries=16)
 def rating_variants(ds: Dataset) -> pd.DataFrame:
     """Ratings with ``model``, ``temperature`` and ``variant`` (template, and temperature
     when a model was run at several) columns; see :func:`~pages.services.common.judge_model`."""
@@ -78,16 +78,16 @@ def _by_variant(means: pd.DataFrame, index, names) -> pd.DataFrame:
     return wide.reindex(columns=list(names))
 
 
-def mean_shift_frame(
-    variants: pd.DataFrame, model: str, baseline: str, level_ci: float = 0.95
-) -> pd.DataFrame:
+@cache_data(show_spinner=False, max_entries=32)
+def mean_shift(ds: Dataset, model: str, baseline: str, confidence: float = 0.95) -> pd.DataFrame:
     """Mean score of each variant minus the baseline's, paired over items, with a t interval.
 
     Per attribute and variant: ``shift`` = mean over items rated (parsed) under both of
-    (score - baseline score), ``lower``/``upper`` the ``level_ci`` t interval, ``pvalue``
+    (score - baseline score), ``lower``/``upper`` the ``confidence`` t interval, ``pvalue``
     of the paired t-test (``ranking.significance.paired_shift``), ``n_items``. Items are
     (context, candidate) with the score averaged over samples.
     """
+    variants = rating_variants(ds)
     rows = []
     sel = variants[variants["model"] == model]
     for attribute in sorted(sel["attribute"].astype(str).unique()):
@@ -99,7 +99,7 @@ def mean_shift_frame(
         for v in wide.columns:
             if v == baseline:
                 continue
-            res = paired_shift(wide[v].to_numpy(dtype=np.float64), base, level_ci)
+            res = paired_shift(wide[v].to_numpy(dtype=np.float64), base, confidence)
             rows.append(
                 dict(
                     attribute=attribute,
@@ -128,19 +128,18 @@ def mean_shift_frame(
     )
 
 
-def rank_stability(
-    ds: Dataset, variants: pd.DataFrame, model: str, attribute: str, level: str = "system"
-) -> pd.DataFrame:
+@cache_data(show_spinner="Comparing the rankings the templates induce…", max_entries=32)
+def rank_stability(ds: Dataset, model: str, attribute: str, unit: str = "system") -> pd.DataFrame:
     """Kendall tau-b between the rankings two variants induce, variant x variant
     (``ranking.metrics.kendall_matrix``).
 
-    ``level`` "system": systems ranked by their mean score (needs system labels). "item":
+    ``unit`` "system": systems ranked by their mean score (needs system labels). "item":
     candidates ranked within each context; the mean of the per-context taus (contexts
     where a tau is undefined, e.g. constant scores, are left out).
     """
-    means = item_means(variants, model, attribute)
+    means = item_means(rating_variants(ds), model, attribute)
     names = sorted(means["variant"].unique())
-    if level == "system":
+    if unit == "system":
         cands = ds.candidates
         if "system" not in cands.columns or not cands["system"].notna().any():
             raise DataError(f"{ds.name}: candidates carry no system labels; use the item level")
@@ -154,12 +153,12 @@ def rank_stability(
         )
         wide = _by_variant(means, "system", names)
         vectors = [wide[v].to_numpy(dtype=np.float64) for v in names]
-    elif level == "item":
+    elif unit == "item":
         wide = _by_variant(means, ["context_id", "candidate_id"], names)
         # one (contexts x candidates) block per variant, all on the same rows and columns
         vectors = [wide[v].unstack("candidate_id").to_numpy(dtype=np.float64) for v in names]
     else:
-        raise ValueError(f"level must be 'system' or 'item'; got {level!r}")
+        raise ValueError(f"unit must be 'system' or 'item'; got {unit!r}")
     taus = kendall_matrix(np.stack(vectors)) if names else np.empty((0, 0))
     return pd.DataFrame(taus, index=names, columns=names)
 
@@ -177,13 +176,14 @@ def rating_failure_frame(variants: pd.DataFrame, model: str) -> pd.DataFrame:
     return out
 
 
+@cache_data(show_spinner="Position bias and accuracy per template…", max_entries=16)
 def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
     """Per comparative judge (its name carries the template) and attribute: the position-bias
-    columns of :func:`~pages.services.bias.compute_bias_table`, pairwise accuracy against the
-    human reference (:func:`~pages.services.comparisons.build_reference`; NaN without one)
+    columns of :func:`~pages.services.bias.bias_table`, pairwise accuracy against the
+    human reference (:func:`~pages.services.comparisons.human_reference`; NaN without one)
     and the share of unparsed answers. Human annotators are left out (they have no
     template)."""
-    bias = compute_bias_table(ds)
+    bias = bias_table(ds)
     if not len(bias):
         return bias
     names = bias["judge"].astype(str)
@@ -196,42 +196,14 @@ def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
     )
     accuracy, reference, failure = [], [], []
     for judge, attribute in zip(bias["judge"], bias["attribute"], strict=True):
-        pm = build_pmatrix(ds, attribute, judge)
-        ref = build_reference(ds, attribute, pm)
+        ref = human_reference(ds, attribute, judge)
         # NaN where no pair has two different reference scores (undefined, not zero)
-        acc = math.nan if ref is None else float(pairwise_accuracy(pm.P, ref.scores))
+        acc = math.nan
+        if ref is not None:
+            acc = float(pairwise_accuracy(pmatrix(ds, attribute, judge).P, ref.scores))
         accuracy.append(acc)
         reference.append(ref.source if ref is not None else "none")
         failure.append(float(failed.get((judge, attribute), math.nan)))
     return bias.assign(
         pairwise_accuracy=accuracy, failure_rate=failure, reference=reference
     ).reset_index(drop=True)
-
-
-# ---------------------------------------------------------------------------------------
-# Cached functions for the page (keyed by common.dataset_key())
-# ---------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def prompt_variants(key: str) -> pd.DataFrame:
-    """:func:`rating_variants` of the dataset behind ``key``."""
-    return rating_variants(dataset(key))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def prompt_mean_shift(key: str, model: str, baseline: str) -> pd.DataFrame:
-    """:func:`mean_shift_frame` of one model against ``baseline``."""
-    return mean_shift_frame(prompt_variants(key), model, baseline)
-
-
-@st.cache_data(show_spinner="Comparing the rankings the templates induce…", max_entries=32)
-def prompt_rank_stability(key: str, model: str, attribute: str, level: str) -> pd.DataFrame:
-    """:func:`rank_stability` of one model and attribute."""
-    return rank_stability(dataset(key), prompt_variants(key), model, attribute, level)
-
-
-@st.cache_data(show_spinner="Position bias and accuracy per template…", max_entries=16)
-def prompt_pairwise(key: str) -> pd.DataFrame:
-    """:func:`pairwise_by_template` of the dataset behind ``key``."""
-    return pairwise_by_template(dataset(key))

@@ -2,7 +2,8 @@
 
 Win-ratio, maximum likelihood and Bradley–Terry scores per context (``ranking``), their
 agreement with the human reference, one context's table and slope chart, the padded-free P
-block of a context, and Bradley–Terry over systems with intervals.
+block of a context, and the systems ranked over every context pooled: Bradley–Terry with
+intervals beside Elo with a band over game orderings.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from data.arrays import PMatrix, flat_comparisons
 from data.schema import Dataset
-from pages.services.common import dataset, mean_finite
+from pages.services.common import cache_data, mean_finite
 from pages.services.comparisons import (
     Reference,
     human_reference,
@@ -24,6 +24,7 @@ from pages.services.comparisons import (
     select_comparisons,
 )
 from ranking.bradley_terry import bradley_terry
+from ranking.elo import elo
 from ranking.metrics import order_matrix, pairwise_accuracy, spearman
 from ranking.ml import ml_ranking
 from ranking.scores import win_ratio
@@ -61,7 +62,8 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
     win-ratio and Bradley–Terry.
 
     Win-ratio counts hard wins at tau = 0.5; maximum likelihood and Bradley–Terry use the
-    probabilities themselves (soft outcomes, ``tau=None``).
+    probabilities themselves (soft outcomes, ``tau=None``). The page's cached
+    :func:`rankings` runs it on the judge's P; tests run it on hand-made ones.
     """
     ml = ml_ranking(pm.P)
     bt = bradley_terry(pm.P)
@@ -166,43 +168,105 @@ def matrix_view(pm: PMatrix, c: int):
     return ids, block, counts, long
 
 
-def compute_system_ranking(
+@cache_data(show_spinner="Ranking every context…", max_entries=32)
+def rankings(ds: Dataset, attribute: str, judge: str) -> Rankings:
+    """Every ranking method in every context of the judge's P, with agreement with the
+    human reference (see :func:`compute_rankings`)."""
+    return compute_rankings(pmatrix(ds, attribute, judge), human_reference(ds, attribute, judge))
+
+
+@dataclass(frozen=True)
+class SystemRanking:
+    """Systems ranked over the comparisons of every context pooled.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per system, best Bradley–Terry score first: ``system``, ``bt_score``,
+        ``lower``, ``upper`` (its interval), ``elo``, ``elo_lower``, ``elo_upper`` (the
+        band over game orderings), ``n_comparisons`` and, with a human reference,
+        ``human_mean`` (mean reference over the compared candidates of the system).
+    spearman_bt, spearman_elo : float
+        Spearman between the systems' Bradley–Terry scores (Elo ratings) and their human
+        means; NaN without a reference.
+    notes : list of str
+        Bradley–Terry's notes.
+    """
+
+    table: pd.DataFrame
+    spearman_bt: float
+    spearman_elo: float
+    notes: list
+
+
+def _system_human_means(ds: Dataset, pm: PMatrix, ref: Reference) -> pd.Series:
+    """Mean reference score per system over the candidates of ``pm``."""
+    flat = pd.DataFrame(
+        {
+            "context_id": [
+                ctx for ctx, cs in zip(pm.context_ids, pm.candidate_ids, strict=True) for _ in cs
+            ],
+            "candidate_id": [x for cs in pm.candidate_ids for x in cs],
+            "human": np.concatenate(
+                [ref.scores[c, : len(cs)] for c, cs in enumerate(pm.candidate_ids)]
+            ),
+        }
+    )
+    lut = (
+        ds.candidates[["context_id", "candidate_id", "system"]]
+        .astype({"context_id": str, "candidate_id": str})
+        .drop_duplicates(["context_id", "candidate_id"])
+    )
+    merged = flat.merge(lut, on=["context_id", "candidate_id"], how="left")
+    return merged.groupby(merged["system"].astype(str))["human"].mean()
+
+
+@cache_data(show_spinner="Ranking the systems (Bradley–Terry and Elo)…", max_entries=32)
+def system_ranking(
     ds: Dataset,
     attribute: str,
     judge: str,
-    pm: PMatrix,
-    ref: Reference | None,
-    *,
     intervals: str = "fisher",
     n_boot: int = 200,
     random_state: int = 0,
-) -> tuple[pd.DataFrame, float, list[str]] | None:
-    """Bradley–Terry over systems, comparisons of all contexts pooled, with intervals.
+) -> SystemRanking | None:
+    """Bradley–Terry and Elo over systems, the comparisons of all contexts pooled.
 
-    Returns
-    -------
-    (table, spearman, notes) or None
-        ``table``: system, bt_score, lower, upper, n_comparisons, human_mean (mean reference
-        over the compared candidates of the system), sorted best first. ``spearman``:
-        between BT scores and human means over systems (NaN without a reference). None when
-        candidates have no systems, or systems do not repeat across contexts.
+    Bradley–Terry (``ranking.bradley_terry``, soft outcomes) with Fisher or bootstrap
+    (``n_boot`` refits) intervals at 95 %. Elo (``ranking.elo``, soft outcomes, k = 4):
+    the games are played in one seeded random order (their stored order, by context, is
+    arbitrary), and the 95 % band comes from ``n_boot`` seeded shuffles of that order.
+
+    Returns None when candidates have no systems, or systems do not repeat across
+    contexts (as many systems as compared candidates).
     """
     cands = ds.candidates
     if "system" not in cands.columns or not cands["system"].notna().any():
         return None
+    pm = pmatrix(ds, attribute, judge)
     rows = select_comparisons(ds, attribute, judge)
     fc = flat_comparisons(rows, attribute=attribute, judge=judge, item="system", candidates=cands)
-    n_compared = sum(len(c) for c in pm.candidate_ids)
-    if len(fc.items) < 2 or len(fc.items) >= n_compared:
+    n_items = len(fc.items)
+    if n_items < 2 or n_items >= sum(len(c) for c in pm.candidate_ids):
         return None
     bt = bradley_terry(
         first=fc.first,
         second=fc.second,
         outcome=fc.p,
-        n_items=len(fc.items),
+        n_items=n_items,
         intervals=intervals,
         n_boot=n_boot,
         random_state=random_state,
+    )
+    rng = np.random.default_rng(random_state)
+    order = rng.permutation(len(fc.p))
+    el = elo(
+        fc.first[order],
+        fc.second[order],
+        fc.p[order],
+        n_items,
+        n_boot=n_boot,
+        random_state=rng,
     )
     table = pd.DataFrame(
         {
@@ -210,66 +274,19 @@ def compute_system_ranking(
             "bt_score": bt.scores,
             "lower": bt.lower,
             "upper": bt.upper,
-            "n_comparisons": np.bincount(fc.first, minlength=len(fc.items))
-            + np.bincount(fc.second, minlength=len(fc.items)),
+            "elo": el.scores,
+            "elo_lower": el.lower,
+            "elo_upper": el.upper,
+            "n_comparisons": np.bincount(fc.first, minlength=n_items)
+            + np.bincount(fc.second, minlength=n_items),
         }
     )
-    rho = math.nan
+    rho_bt = rho_elo = math.nan
+    ref = human_reference(ds, attribute, judge)
     if ref is not None:
-        flat = pd.DataFrame(
-            {
-                "context_id": [
-                    ctx
-                    for ctx, cs in zip(pm.context_ids, pm.candidate_ids, strict=True)
-                    for _ in cs
-                ],
-                "candidate_id": [x for cs in pm.candidate_ids for x in cs],
-                "human": np.concatenate(
-                    [ref.scores[c, : len(cs)] for c, cs in enumerate(pm.candidate_ids)]
-                ),
-            }
-        )
-        lut = (
-            cands[["context_id", "candidate_id", "system"]]
-            .astype({"context_id": str, "candidate_id": str})
-            .drop_duplicates(["context_id", "candidate_id"])
-        )
-        merged = flat.merge(lut, on=["context_id", "candidate_id"], how="left")
-        means = merged.groupby(merged["system"].astype(str))["human"].mean()
-        table["human_mean"] = table["system"].map(means)
-        rho = float(spearman(table["bt_score"].to_numpy(), table["human_mean"].to_numpy(float)))
+        table["human_mean"] = table["system"].map(_system_human_means(ds, pm, ref))
+        human = table["human_mean"].to_numpy(float)
+        rho_bt = float(spearman(table["bt_score"].to_numpy(), human))
+        rho_elo = float(spearman(table["elo"].to_numpy(), human))
     table = table.sort_values("bt_score", ascending=False, na_position="last")
-    return table.reset_index(drop=True), rho, list(bt.notes)
-
-
-# ---------------------------------------------------------------------------------------
-# Cached functions for the page (keyed by common.dataset_key())
-# ---------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner="Ranking every context…", max_entries=32)
-def rankings(key: str, attribute: str, judge: str) -> Rankings:
-    """Every ranking method in every context, with agreement (see :func:`compute_rankings`)."""
-    return compute_rankings(pmatrix(key, attribute, judge), human_reference(key, attribute, judge))
-
-
-@st.cache_data(show_spinner="Fitting Bradley–Terry over systems…", max_entries=32)
-def system_ranking(
-    key: str,
-    attribute: str,
-    judge: str,
-    intervals: str = "fisher",
-    n_boot: int = 200,
-    random_state: int = 0,
-):
-    """System-level Bradley–Terry with intervals (see :func:`compute_system_ranking`)."""
-    return compute_system_ranking(
-        dataset(key),
-        attribute,
-        judge,
-        pmatrix(key, attribute, judge),
-        human_reference(key, attribute, judge),
-        intervals=intervals,
-        n_boot=n_boot,
-        random_state=random_state,
-    )
+    return SystemRanking(table.reset_index(drop=True), rho_bt, rho_elo, list(bt.notes))

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import data
@@ -14,11 +15,14 @@ from data.agreement import verdict_agreement_table
 from data.schema import Dataset
 from pages.services import agreement as agreement_svc
 from pages.services import common
-from tests.pages._analysis_apptest import APP, TIMEOUT, open_page_loaded
+from tests.pages._analysis_apptest import APP, TIMEOUT, open_page, open_page_loaded
 from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures
 from tests.pages._analysis_apptest import metrics as _metrics
 from tests.pages._analysis_apptest import need_folder as _need
+from tests.pages._known import baseline_by_unit, icc2k, kendall_by_unit, rated_items
+
+BASELINE = "human baseline (annotator vs others)"
 
 
 def _page(benchmark: str | None = None) -> AppTest:
@@ -31,18 +35,31 @@ def _page(benchmark: str | None = None) -> AppTest:
 def test_demo_heatmaps_metrics_and_method_switch():
     at = _page()
     figs = _figures(at)
+    demo = data.demo_dataset()
+    overall = []
     for level in ("item", "system", "overall"):
         spec = figs[f"Kendall tau-b with humans, {level} level"]
         assert spec["data"][0]["type"] == "heatmap"
         # rows: judge x prompt, plus the human baseline row; columns: attributes
         assert spec["data"][0]["x"] == ["consistency", "fluency"]
-        assert "human baseline (annotator vs others)" in spec["data"][0]["y"]
+        assert BASELINE in spec["data"][0]["y"]
         z = _array(spec["data"][0]["z"])
-        assert np.isfinite(z).all() and (np.abs(z) <= 1).all()
+        # every cell is Kendall's tau-b computed from the tables with scipy
+        for i, row in enumerate(spec["data"][0]["y"]):
+            for j, attribute in enumerate(spec["data"][0]["x"]):
+                if row == BASELINE:
+                    want = baseline_by_unit(demo, attribute)[level]
+                else:
+                    judge, prompt_id = row.split(" · ")
+                    want = kendall_by_unit(rated_items(demo, judge, prompt_id, attribute))[level]
+                    if level == "overall":
+                        overall.append(want)
+                assert z[i, j] == pytest.approx(want), (level, row, attribute)
     metrics = _metrics(at)
     assert set(metrics) >= {"Best judge (overall)", "Human baseline (overall)", "Judges × prompts"}
     assert metrics["Judges × prompts"] == "2"
     assert len(at.caption) > 3  # every metric has its help line (and more)
+    assert float(metrics["Best judge (overall)"]) == pytest.approx(max(overall), abs=5e-4)
     # the demo judge follows its humans: a clearly positive correlation
     assert 0.3 < float(metrics["Best judge (overall)"]) <= 1.0
     assert "Williams + BH adjusted p: consistency, all prompts" in figs
@@ -61,8 +78,25 @@ def test_demo_self_consistency_and_iaa_tables():
     iaa = next(f for f in frames if "alpha_interval" in f.columns)
     assert set(iaa["attribute"]) == {"consistency", "fluency"}
     assert (iaa["icc2k"] > 0.5).all()  # simulated annotators share the latent quality
+    demo = data.demo_dataset()
+    hs = demo.human_scores
+    for row in iaa.itertuples():
+        sel = hs[hs["attribute"] == row.attribute]
+        x = sel.pivot_table(
+            index=["context_id", "candidate_id"], columns="annotator", values="score"
+        )
+        assert row.icc2k == pytest.approx(icc2k(x.to_numpy()))
     sc = next(f for f in frames if "share_identical" in f.columns)
     assert (sc["n_samples"] == 3).all() and sc["icc2k"].between(0, 1).all()
+    r = demo.ratings
+    for row in sc.itertuples():
+        sel = r[
+            (r["judge"] == row.judge)
+            & (r["prompt_id"] == row.prompt_id)
+            & (r["attribute"] == row.attribute)
+        ]
+        x = sel.pivot_table(index=["context_id", "candidate_id"], columns="sample", values="score")
+        assert row.icc2k == pytest.approx(icc2k(x.to_numpy()))
 
 
 def test_page_without_human_data_says_what_to_do():
@@ -186,7 +220,7 @@ def test_verdicts_read_from_probabilities_when_missing():
 
 def test_correlation_heatmap_frames_match_the_table():
     ds = data.demo_dataset()
-    table = agreement_svc.correlation_frame(ds, "spearman", "b", None, n_boot=50)
+    table = agreement_svc.correlations(ds, "spearman", "b", None, n_boot=50)
     values, hover = agreement_svc.correlation_heatmap_frames(table, "overall")
     assert list(values.columns) == ["consistency", "fluency"]
     assert set(values.index) == {
@@ -203,3 +237,81 @@ def test_correlation_heatmap_frames_match_the_table():
         f"[{row['lower']:.3f}, {row['upper']:.3f}]"
         in hover.loc["demo-judge (simulated) · plain", "fluency"]
     )
+
+
+# ----------------------------------------------------------------------------- two groups
+
+
+def _welch_rows(ds, judge, prompt_id, group_a, group_b) -> list[dict]:
+    """The group table as the page shows it, from the tables with pandas and scipy."""
+    rows = []
+    for attribute in sorted(ds.ratings["attribute"].unique()):
+        items = rated_items(ds, judge, prompt_id, attribute)
+        for rater, column in (("judge", "score"), ("human", "human")):
+            xa = items.loc[items["system"].isin(group_a), column].dropna()
+            xb = items.loc[items["system"].isin(group_b), column].dropna()
+            res = stats.ttest_ind(xa, xb, equal_var=False)
+            rows.append(
+                {
+                    "attribute": attribute,
+                    "rater": rater,
+                    "group A": f"{xa.mean():.2f} ± {xa.std(ddof=1):.2f} (n = {len(xa)})",
+                    "group B": f"{xb.mean():.2f} ± {xb.std(ddof=1):.2f} (n = {len(xb)})",
+                    "Welch's t": f"{res.statistic:.2f}",
+                    "p": f"{res.pvalue:.4f}",
+                }
+            )
+    return rows
+
+
+def _group_table(at) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "group A" in d.value.columns)
+
+
+def test_demo_compares_two_groups_of_systems_with_welch():
+    at = _page()
+    assert "Compare two groups of systems" in [h.value for h in at.header]
+    demo = data.demo_dataset()
+    label = at.selectbox(key="agreement.group_judge").value
+    judge, prompt_id = label.split(" · ")
+    # first visit: the first system against all the others
+    a = at.multiselect(key="agreement.group_a").value
+    b = at.multiselect(key="agreement.group_b").value
+    assert a == ["hallucinator"] and b == ["keywords", "large", "lead", "small", "truncated"]
+    shown = _group_table(at).drop(columns="note").to_dict("records")
+    assert shown == _welch_rows(demo, judge, prompt_id, a, b)
+    # the judge sees what the humans see: the hallucinator is far less consistent
+    consistency = {
+        r["rater"]: float(r["Welch's t"]) for r in shown if r["attribute"] == "consistency"
+    }
+    assert consistency["human"] < -5 and consistency["judge"] < -5
+
+    # a system moved into group A leaves group B; another judge, other numbers
+    at.multiselect(key="agreement.group_a").set_value(["large", "lead"]).run()
+    assert at.multiselect(key="agreement.group_b").value == ["keywords", "small", "truncated"]
+    at.multiselect(key="agreement.group_b").set_value(["hallucinator", "keywords"]).run()
+    other = [o for o in at.selectbox(key="agreement.group_judge").options if o != label][0]
+    at.selectbox(key="agreement.group_judge").set_value(other).run()
+    assert not at.exception and not at.error
+    judge, prompt_id = other.split(" · ")
+    shown = _group_table(at).drop(columns="note").to_dict("records")
+    assert shown == _welch_rows(
+        demo, judge, prompt_id, ["large", "lead"], ["hallucinator", "keywords"]
+    )
+
+    at.multiselect(key="agreement.group_b").set_value([]).run()
+    assert any("Pick at least one system for each group" in i.value for i in at.info)
+
+
+def test_group_comparison_needs_systems():
+    demo = data.demo_dataset()
+    no_systems = Dataset(
+        name="no systems",
+        contexts=demo.contexts,
+        candidates=demo.candidates.drop(columns="system"),
+        human_scores=demo.human_scores,
+        ratings=demo.ratings,
+    )
+    at = open_page("pages/agreement.py", no_systems)
+    assert not at.error
+    assert any("two or more systems; this dataset has 0 system(s)." in i.value for i in at.info)

@@ -61,6 +61,19 @@ def _laid_out(ds: Dataset, attribute: str):
     return pm, ref
 
 
+def _accuracy_without(ds: Dataset, doc: str) -> dict[str, float]:
+    """Pairwise accuracy per attribute over every document but ``doc`` (ranking on the P
+    laid out from the tables)."""
+    out = {}
+    for attribute in ATTRIBUTES:
+        pm, ref = _laid_out(ds, attribute)
+        c = pm.context_ids.index(doc)
+        out[attribute] = float(
+            pairwise_accuracy(np.delete(pm.P, c, axis=0), np.delete(ref, c, axis=0))
+        )
+    return out
+
+
 @pytest.mark.parametrize("attribute", ATTRIBUTES)
 def test_public_functions_skip_the_unparsed_document(summeval, attribute):
     ds, holes, doc = summeval
@@ -81,7 +94,7 @@ def test_public_functions_skip_the_unparsed_document(summeval, attribute):
         assert np.isnan(scores[c]).all()
         assert np.isfinite(np.delete(scores, c, axis=0)).any(axis=1).all()
     # the pages' own P (unparsed rows dropped) leaves the document out altogether
-    kept = comparisons.build_pmatrix(holes, attribute, JUDGE)
+    kept = comparisons.pmatrix(holes, attribute, JUDGE)
     assert doc not in kept.context_ids and len(kept.context_ids) == 99
     assert position_bias(kept.P) == pytest.approx(position_bias(pm.P))
 
@@ -126,13 +139,16 @@ def test_pairwise_accuracy_table_of_a_judge_never_parsed_is_nan_with_the_reason(
 
 
 def test_human_agreement_page_shows_every_pairwise_accuracy(summeval):
-    _, holes, _ = summeval
+    _, holes, doc = summeval
     at = open_page("pages/agreement.py", holes)
     assert not at.error
     bars = figures(at)["Pairwise accuracy against human scores"]["data"]
     assert sorted(t["name"] for t in bars) == ATTRIBUTES
-    values = np.concatenate([array(t["y"]) for t in bars])
-    assert np.isfinite(values).all() and ((values > 0.5) & (values < 1)).all()
+    want = _accuracy_without(holes, doc)
+    for t in bars:
+        assert t["x"] == [JUDGE]
+        assert array(t["y"])[0] == pytest.approx(want[t["name"]]), t["name"]
+    assert all(0.5 < v < 1 for v in want.values())
 
 
 @pytest.mark.parametrize(
@@ -144,6 +160,11 @@ def test_every_pairwise_page_opens_on_the_hole(summeval, page):
     assert not at.error
     if page == "pages/prompts.py":
         table = next(d.value for d in at.dataframe if "pairwise_accuracy" in d.value.columns)
+        want = _accuracy_without(holes, doc)
+        assert list(table["judge"]) == [JUDGE] * len(ATTRIBUTES)
+        np.testing.assert_allclose(
+            table["pairwise_accuracy"], [want[a] for a in table["attribute"]]
+        )
         assert table["pairwise_accuracy"].between(0.5, 1).all()
         assert (table["contexts_unparsed"] == 1).all() and (table["n_contexts"] == 99).all()
     if page in ("pages/position_bias.py", "pages/rankings.py"):

@@ -52,8 +52,8 @@ def test_moving_the_threshold_changes_the_numbers():
         assert after[name] != before[name], name
     # the same numbers as the service layer computes for that threshold
     demo = data.demo_dataset()
-    pm = comparisons.build_pmatrix(demo, "consistency", "demo-judge (simulated)")
-    ref = comparisons.build_reference(demo, "consistency", pm)
+    pm = comparisons.pmatrix(demo, "consistency", "demo-judge (simulated)")
+    ref = comparisons.reference_for(demo, "consistency", pm)
     expected = bias_svc.rerank(pm.P, ref.scores, 0.7)
     assert float(after["Pairwise accuracy"]) == pytest.approx(expected.accuracy, abs=5e-4)
     assert float(after["Spearman"]) == pytest.approx(expected.spearman, abs=5e-4)
@@ -134,9 +134,9 @@ def test_rerank_skips_a_context_without_comparisons():
     rows = ds.comparisons[ds.comparisons["attribute"] == "consistency"]
     pm = data.comparisons_to_P(rows, attribute="consistency", judge=judge, candidates=ds.candidates)
     c = pm.context_ids.index(ctx)
-    ref = comparisons.build_reference(ds, "consistency", pm).scores
-    kept = comparisons.build_pmatrix(ds, "consistency", judge)  # the page's P: c left out
-    ref_kept = comparisons.build_reference(ds, "consistency", kept).scores
+    ref = comparisons.reference_for(ds, "consistency", pm).scores
+    kept = comparisons.pmatrix(ds, "consistency", judge)  # the page's P: c left out
+    ref_kept = comparisons.reference_for(ds, "consistency", kept).scores
     for tau in (0.6, balanced_threshold(pm.P, per_context=True)):
         got = bias_svc.rerank(pm.P, ref, tau)
         want = bias_svc.rerank(kept.P, ref_kept, tau if np.ndim(tau) == 0 else np.delete(tau, c))
@@ -145,4 +145,4 @@ def test_rerank_skips_a_context_without_comparisons():
         assert got.swap_consistency == pytest.approx(want.swap_consistency)
         assert got.accuracy == pytest.approx(want.accuracy)
         assert got.spearman == pytest.approx(want.spearman)
-    assert bias_svc.unparsed_contexts(ds, "consistency", judge) == [ctx]
+    assert bias_svc.unparsed(ds, "consistency", judge) == [ctx]

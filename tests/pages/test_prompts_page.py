@@ -11,15 +11,17 @@ from scipy import stats
 from streamlit.testing.v1 import AppTest
 
 import data
+from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import Dataset
 from pages.services import judge_outputs as judge_outputs_svc
 from pages.services import prompts as prompts_svc
-from ranking.metrics import kendall
+from ranking.metrics import kendall, pairwise_accuracy
 from tests.pages._analysis_apptest import APP, TIMEOUT, open_page, open_page_loaded
 from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures
 from tests.pages._analysis_apptest import metrics as _metrics
 from tests.pages._analysis_apptest import need_folder as _need
+from tests.pages._known import judge_rows
 
 
 def _page(benchmark: str | None = None) -> AppTest:
@@ -41,6 +43,14 @@ def test_demo_every_view_and_the_violin_switch():
     assert tau["type"] == "heatmap" and tau["x"] == ["explain", "plain"]
     z = _array(tau["z"])
     assert np.allclose(np.diag(z), 1.0) and np.all(np.abs(z) <= 1)
+    # Kendall tau-b (scipy) between the systems' mean consistency scores under each template
+    ds = data.demo_dataset()
+    r = ds.ratings[ds.ratings["attribute"] == "consistency"].merge(
+        ds.candidates[["context_id", "candidate_id", "system"]], on=["context_id", "candidate_id"]
+    )
+    means = r.groupby(["prompt_id", "system"])["score"].mean().unstack("system")
+    want = stats.kendalltau(means.loc["explain"], means.loc["plain"]).statistic
+    assert z[0, 1] == pytest.approx(want) and z[1, 0] == pytest.approx(want)
     assert f"{model}: unparsed answers per template" in figs
     assert "First-position win rate per judge and template" in figs
     assert "Pairwise accuracy per judge and template" in figs
@@ -104,6 +114,13 @@ def test_summeval_five_chatgpt_methods_and_pairwise():
     pb = next(f for f in frames if "first_position_win_rate" in f.columns)
     assert set(pb["attribute"]) == {"coherence", "consistency", "fluency", "relevance"}
     assert pb["pairwise_accuracy"].between(0.5, 1).all()
+    # each the pairwise accuracy of the verdicts against the mean human scores (ranking)
+    ds = data.load_benchmark("summeval")
+    for row in pb.itertuples():
+        rows = judge_rows(ds, row.attribute, row.judge)
+        pm = comparisons_to_P(rows, attribute=row.attribute, judge=row.judge)
+        ref = scores_to_matrix(ds.human_scores, pm, attribute=row.attribute)
+        assert row.pairwise_accuracy == pytest.approx(float(pairwise_accuracy(pm.P, ref)))
 
 
 @pytest.mark.slow
@@ -158,8 +175,7 @@ def test_mean_shift_is_a_paired_t_interval():
     other = np.clip(base + rng.normal(0.4, 0.8, n), 1, 5)
     rows = [(f"c{i // 4}", f"x{i % 4}", "q", "m/a", "a", 0, base[i]) for i in range(n)]
     rows += [(f"c{i // 4}", f"x{i % 4}", "q", "m/b", "b", 0, other[i]) for i in range(n)]
-    v = prompts_svc.rating_variants(Dataset(name="t", ratings=_ratings(rows)))
-    out = prompts_svc.mean_shift_frame(v, "m", "a").iloc[0]
+    out = prompts_svc.mean_shift(Dataset(name="t", ratings=_ratings(rows)), "m", "a").iloc[0]
     d = other - base
     ref = stats.ttest_rel(other, base)
     ci = ref.confidence_interval(0.95)
@@ -173,7 +189,7 @@ def test_rank_stability_against_direct_kendall():
     ds = data.demo_dataset()
     v = prompts_svc.rating_variants(ds)
     model = prompts_svc.model_options(v)[0]
-    got = prompts_svc.rank_stability(ds, v, model, "fluency", "system")
+    got = prompts_svc.rank_stability(ds, model, "fluency", "system")
     sel = v[(v["attribute"] == "fluency")].merge(
         ds.candidates[["context_id", "candidate_id", "system"]], on=["context_id", "candidate_id"]
     )
@@ -182,7 +198,7 @@ def test_rank_stability_against_direct_kendall():
     assert got.loc["explain", "plain"] == pytest.approx(ref)
     assert got.loc["plain", "explain"] == pytest.approx(ref)
     # item level: the mean of per-context taus over contexts where tau is defined
-    item = prompts_svc.rank_stability(ds, v, model, "fluency", "item")
+    item = prompts_svc.rank_stability(ds, model, "fluency", "item")
     per = sel.groupby(["variant", "context_id", "candidate_id"])["score"].mean()
     taus = []
     for ctx in sorted(sel["context_id"].unique()):
@@ -282,15 +298,15 @@ def test_rank_stability_and_shift_report_a_template_that_never_parsed():
     v = prompts_svc.rating_variants(ds)
     model = prompts_svc.model_options(v)[0]
     for level in ("system", "item"):
-        tau = prompts_svc.rank_stability(ds, v, model, "fluency", level)
+        tau = prompts_svc.rank_stability(ds, model, "fluency", level)
         assert list(tau.index) == list(tau.columns) == ["explain", "plain"]
         assert tau.loc["explain", "explain"] == 1.0 and tau["plain"].isna().all()
-    shift = prompts_svc.mean_shift_frame(v, model, "explain")
+    shift = prompts_svc.mean_shift(ds, model, "explain")
     assert sorted(shift["attribute"]) == ["consistency", "fluency"]
     assert (shift["variant"] == "plain").all() and (shift["n_items"] == 0).all()
     assert shift["shift"].isna().all() and shift["reason"].str.contains("fewer than 2").all()
     # the never-parsed template as the baseline: the other one is reported against it
-    back = prompts_svc.mean_shift_frame(v, model, "plain")
+    back = prompts_svc.mean_shift(ds, model, "plain")
     assert (back["variant"] == "explain").all() and back["shift"].isna().all()
 
 
@@ -300,7 +316,7 @@ def test_real_hanna_with_one_eval_prompt_never_parsed():
     v = prompts_svc.rating_variants(ds)
     names = [f"eval_prompt_{k}" for k in range(1, 5)]
     for level in ("system", "item"):
-        tau = prompts_svc.rank_stability(ds, v, "ChatGPT", "coherence", level)
+        tau = prompts_svc.rank_stability(ds, "ChatGPT", "coherence", level)
         assert list(tau.columns) == names
         assert tau["eval_prompt_3"].isna().all()
         others = tau.drop(index="eval_prompt_3", columns="eval_prompt_3").to_numpy()

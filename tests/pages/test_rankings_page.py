@@ -1,6 +1,8 @@
-"""AppTest of the Rankings page: demo and real SummEval run, the key elements show, the
-heatmap is P with rows = shown first, switching the ranking method changes the main table,
-and a dataset without comparisons gets a plain note instead of an error."""
+"""AppTest of the Rankings page: demo and real SummEval run, the key elements show with the
+values computed from the tables (``tests.pages._known``), the heatmap is P with rows = shown
+first, switching the ranking method changes the main table, the systems are ranked by
+Bradley–Terry and by Elo, and a dataset without comparisons gets a plain note instead of an
+error."""
 
 from __future__ import annotations
 
@@ -11,13 +13,38 @@ import data
 from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from pages.services import rankings as rankings_svc
-from tests.pages._analysis_apptest import array, chart_titles, charts, need, open_page
+from tests.pages._analysis_apptest import array, chart_titles, charts, figures, need, open_page
+from tests.pages._known import (
+    SHOWN,
+    accuracy_of_comparisons,
+    accuracy_of_scores,
+    context_scores,
+    mean_spearman,
+    seeded_elo,
+    spearman_scipy,
+    system_human_means,
+)
 
 PAGE = "pages/rankings.py"
 
 
 def _heatmap(at):
     return next(f for f in charts(at) if f["layout"]["title"]["text"].startswith("Probability"))
+
+
+def _spearman(at) -> list[float]:
+    return [float(m.value) for m in at.metric if m.label == "Spearman"]
+
+
+def _choice(at) -> tuple[str, str]:
+    """The attribute and judge the page shows."""
+    return at.selectbox(key="rank.attribute").value, at.selectbox(key="rank.judge").value
+
+
+def _expected_spearman(ds, attribute, judge) -> list[float]:
+    """Mean Spearman per method, from the tables (data.arrays, ranking, scipy)."""
+    scores, ref = context_scores(ds, attribute, judge)
+    return [mean_spearman(scores[m], ref) for m in rankings_svc.METHODS]
 
 
 def test_demo_shows_matrix_rankings_agreement_and_systems():
@@ -28,16 +55,18 @@ def test_demo_shows_matrix_rankings_agreement_and_systems():
     assert any(t.startswith("Ranks by method, context") for t in titles)
     assert any(t.startswith("Systems by Bradley–Terry") for t in titles)
 
-    spearman = [float(m.value) for m in at.metric if m.label == "Spearman"]
+    spearman = _spearman(at)
     assert len(spearman) == len(rankings_svc.METHODS)
+    demo = data.demo_dataset()
+    expected = _expected_spearman(demo, "consistency", "demo-judge (simulated)")
+    np.testing.assert_allclose(spearman, expected, atol=SHOWN)
     # the demo judge is noisy and biased but clearly informative
     assert all(0.6 < r <= 1.0 for r in spearman)
     assert sum(m.label == "Pairwise accuracy" for m in at.metric) == len(rankings_svc.METHODS) + 1
     assert float(next(m.value for m in at.metric if m.label == "Systems")) == 6
 
     # heatmap: rows = shown first, columns = shown second, the judge's P of context 0
-    demo = data.demo_dataset()
-    pm = comparisons.build_pmatrix(demo, "consistency", "demo-judge (simulated)")
+    pm = comparisons.pmatrix(demo, "consistency", "demo-judge (simulated)")
     heat = _heatmap(at)["data"][0]
     assert heat["y"] == pm.candidate_ids[0] and heat["x"] == pm.candidate_ids[0]
     np.testing.assert_allclose(array(heat["z"]), pm.P[0], equal_nan=True)
@@ -89,8 +118,38 @@ def test_real_summeval_verdicts():
     # ChatGPT verdicts are A / B / C(tie): p in {0, 0.5, 1}, and most pairs never compared
     assert set(np.unique(z[np.isfinite(z)])) <= {0.0, 0.5, 1.0}
     assert np.isnan(z).sum() > 100
-    spearman = [float(m.value) for m in at.metric if m.label == "Spearman"]
-    assert len(spearman) == 3 and all(-1.0 <= r <= 1.0 for r in spearman)
+    expected = _expected_spearman(data.load_benchmark("summeval"), *_choice(at))
+    np.testing.assert_allclose(_spearman(at), expected, atol=SHOWN)
+
+
+def test_systems_by_elo_beside_bradley_terry():
+    at = open_page(PAGE)
+    demo = data.demo_dataset()
+    judge = "demo-judge (simulated)"
+    figs = figures(at)
+    bt = figs["Systems by Bradley–Terry with 95% Fisher intervals"]["data"][0]
+    spec = figs["Systems by Elo with 95% bands over game orderings"]["data"]
+    elo_trace, human = spec[0], spec[1]
+    assert elo_trace["name"] == "Elo" and elo_trace["x"] == bt["x"]  # best Bradley–Terry first
+    # the ratings of the games played one at a time in the page's seeded order
+    systems, ratings = seeded_elo(demo, "consistency", judge)
+    by_system = dict(zip(systems, ratings, strict=True))
+    np.testing.assert_allclose(array(elo_trace["y"]), [by_system[s] for s in elo_trace["x"]])
+    # a band over 200 orderings around each rating: asymmetric, positive on both sides
+    up, down = array(elo_trace["error_y"]["array"]), array(elo_trace["error_y"]["arrayminus"])
+    assert (up + down > 0).all()
+    means = system_human_means(demo, "consistency")
+    np.testing.assert_allclose(array(human["y"]), means[human["x"]].to_numpy())
+    shown = {m.label: float(m.value) for m in at.metric if m.label.startswith("System-level")}
+    want = spearman_scipy([by_system[s] for s in means.index], means)
+    assert shown["System-level Spearman (Elo)"] == pytest.approx(want, abs=SHOWN)
+    assert shown["System-level Spearman (Elo)"] > 0.8
+    # the bootstrap toggle changes Bradley–Terry's intervals, not Elo
+    at.toggle(key="rank.bootstrap").set_value(True).run()
+    assert not at.exception
+    again = figures(at)["Systems by Elo with 95% bands over game orderings"]["data"][0]
+    np.testing.assert_allclose(array(again["y"]), array(elo_trace["y"]))
+    assert "Systems by Bradley–Terry with 95% bootstrap intervals" in figures(at)
 
 
 # ---------------------------------------------------------------------------- degenerate data
@@ -140,7 +199,7 @@ def test_compute_rankings_gives_nan_for_a_context_without_comparisons():
     )
     c = pm.context_ids.index(str(ds.contexts["context_id"][4]))
     assert np.isnan(pm.P[c]).all()
-    ref = comparisons.build_reference(ds, "consistency", pm)
+    ref = comparisons.reference_for(ds, "consistency", pm)
     rk = rankings_svc.compute_rankings(pm, ref)
     for method in rankings_svc.METHODS:
         assert np.isnan(rk.scores[method][c]).all(), method
@@ -149,17 +208,28 @@ def test_compute_rankings_gives_nan_for_a_context_without_comparisons():
     agree = rk.agreement.set_index("method")
     assert (agree.loc[list(rankings_svc.METHODS), "n_contexts"] == 11).all()
     assert agree["pairwise_accuracy"].between(0.6, 1).all()
+    # the known values: every method's order of the other 11 contexts against the humans
+    # (ranking on the P of the parsed rows, pairs counted one by one), and the raw verdicts
+    scores, ref_kept = context_scores(ds, "consistency", "demo-judge (simulated)")
+    for method in rankings_svc.METHODS:
+        want = accuracy_of_scores(scores[method], ref_kept)
+        assert agree.loc[method, "pairwise_accuracy"] == pytest.approx(want), method
+    raw = agree.loc["judge comparisons (tau = 0.5)", "pairwise_accuracy"]
+    assert raw == pytest.approx(accuracy_of_comparisons(pm.P, ref.scores))
     assert any("no comparison at all" in n for n in rk.notes)
 
 
 def test_page_names_the_context_whose_answers_never_parsed():
     ctx = str(data.demo_dataset().contexts["context_id"][4])
-    at = open_page(PAGE, _with_comparisons("hole", unparsed_context=ctx))
+    ds = _with_comparisons("hole", unparsed_context=ctx)
+    at = open_page(PAGE, ds)
     assert not at.error
     notes = [c.value for c in at.caption if "could be parsed" in c.value]
     assert len(notes) == 1 and f": {ctx}." in notes[0] and notes[0].startswith("ℹ️ 1 context")
     assert len(at.selectbox(key="rank.context").options) == 11
-    assert all(0.6 < float(m.value) <= 1 for m in at.metric if m.label == "Spearman")
+    spearman = _spearman(at)
+    assert all(0.6 < r <= 1 for r in spearman)
+    np.testing.assert_allclose(spearman, _expected_spearman(ds, *_choice(at)), atol=SHOWN)
 
 
 @need("summeval")
@@ -179,5 +249,5 @@ def test_real_summeval_with_one_document_unparsed():
     assert not at.error
     assert any(doc in c.value and "could be parsed" in c.value for c in at.caption)
     assert len(at.selectbox(key="rank.context").options) == 99
-    spearman = [float(m.value) for m in at.metric if m.label == "Spearman"]
-    assert len(spearman) == 3 and all(-1.0 <= r <= 1.0 for r in spearman)
+    expected = _expected_spearman(holes, *_choice(at))
+    np.testing.assert_allclose(_spearman(at), expected, atol=SHOWN)

@@ -1,6 +1,7 @@
-"""The service layer's pure helpers, without Streamlit: selection of judges and rows, P and
-the human reference, rankings and agreement, per-context thresholds against a loop over
-contexts, the pairs in both orders, budget tables, dataset keys, and the real SummEval."""
+"""The service layer without a Streamlit session: selection of judges and rows, P and the
+human reference, rankings and agreement, per-context thresholds against a loop over
+contexts, the pairs in both orders, budget tables, how the caches key a dataset, and the
+real SummEval."""
 
 from __future__ import annotations
 
@@ -18,10 +19,19 @@ from pages.services import bias as bias_svc
 from pages.services import budgets as budgets_svc
 from pages.services import common, comparisons
 from pages.services import rankings as rankings_svc
+from ranking import bradley_terry, elo
 from ranking.bias import balanced_threshold, position_bias
 from ranking.metrics import order_matrix, pairwise_accuracy, spearman
 from ranking.scores import win_ratio
 from tests.pages._analysis_apptest import need
+from tests.pages._known import (
+    judge_rows,
+    seeded_elo,
+    spearman_scipy,
+    swap_consistency_loop,
+    system_games,
+    system_human_means,
+)
 
 JUDGE = "demo-judge (simulated)"
 
@@ -65,7 +75,7 @@ def _pair_dataset(rows, human_scores=None):
 def test_judge_options_pool_human_annotators():
     rows = [("c", j, "a", "b", 1.0) for j in ("gpt", "human:1", "human:2")]
     ds = _pair_dataset(rows)
-    assert comparisons.judge_options_of(ds, "overall") == [
+    assert comparisons.judge_options(ds, "overall") == [
         "gpt",
         comparisons.HUMAN_POOL,
         "human:1",
@@ -73,10 +83,10 @@ def test_judge_options_pool_human_annotators():
     ]
     many = _pair_dataset([("c", f"human:{k}", "a", "b", 1.0) for k in range(12)])
     # too many to list one by one (LLMFAO has 124 crowd workers): the pool only
-    assert comparisons.judge_options_of(many, "overall") == [comparisons.HUMAN_POOL]
-    assert comparisons.judge_options_of(
-        _pair_dataset([("c", "human:1", "a", "b", 1)]), "overall"
-    ) == ["human:1"]
+    assert comparisons.judge_options(many, "overall") == [comparisons.HUMAN_POOL]
+    assert comparisons.judge_options(_pair_dataset([("c", "human:1", "a", "b", 1)]), "overall") == [
+        "human:1"
+    ]
 
 
 def test_pmatrix_of_the_human_pool_averages_every_annotator():
@@ -88,7 +98,7 @@ def test_pmatrix_of_the_human_pool_averages_every_annotator():
             ("c", "gpt", "b", "a", 0.2),
         ]
     )
-    pm = comparisons.build_pmatrix(ds, "overall", comparisons.HUMAN_POOL)
+    pm = comparisons.pmatrix(ds, "overall", comparisons.HUMAN_POOL)
     assert pm.candidate_ids == [["a", "b"]]
     assert pm.P[0, 0, 1] == pytest.approx(2 / 3) and math.isnan(pm.P[0, 1, 0])
     assert pm.counts[0, 0, 1] == 3
@@ -97,20 +107,20 @@ def test_pmatrix_of_the_human_pool_averages_every_annotator():
 
 def test_unparsed_comparisons_leave_no_empty_context():
     ds = _pair_dataset([("c1", "gpt", "a", "b", 1.0), ("c2", "gpt", "a", "b", np.nan)])
-    pm = comparisons.build_pmatrix(ds, "overall", "gpt")
+    pm = comparisons.pmatrix(ds, "overall", "gpt")
     assert pm.context_ids == ["c1"]
     with pytest.raises(DataError, match="no comparisons for attribute 'overall' by judge 'x'"):
-        comparisons.build_pmatrix(ds, "overall", "x")
+        comparisons.pmatrix(ds, "overall", "x")
     with pytest.raises(DataError, match="every comparison .* is unparsed"):
-        comparisons.build_pmatrix(_pair_dataset([("c", "gpt", "a", "b", np.nan)]), "overall", "gpt")
+        comparisons.pmatrix(_pair_dataset([("c", "gpt", "a", "b", np.nan)]), "overall", "gpt")
 
 
 # --- reference ----------------------------------------------------------------------
 
 
 def test_reference_is_the_mean_human_score(demo):
-    pm = comparisons.build_pmatrix(demo, "fluency", JUDGE)
-    ref = comparisons.build_reference(demo, "fluency", pm)
+    pm = comparisons.pmatrix(demo, "fluency", JUDGE)
+    ref = comparisons.reference_for(demo, "fluency", pm)
     hs = demo.human_scores
     sel = hs[
         (hs["attribute"] == "fluency")
@@ -131,25 +141,23 @@ def test_reference_from_human_verdicts_leaves_out_the_judged_annotator():
         ("c", "gpt", "b", "c", 0.9),
     ]
     ds = _pair_dataset(rows)
-    pm = comparisons.build_pmatrix(ds, "overall", "human:1")
-    ref = comparisons.build_reference(ds, "overall", pm)
+    pm = comparisons.pmatrix(ds, "overall", "human:1")
+    ref = comparisons.reference_for(ds, "overall", pm)
     # only annotator 2 is left: c beats b beats a
     np.testing.assert_allclose(ref.scores[0], [0.0, 0.5, 1.0])
-    pooled = comparisons.build_reference(
-        ds, "overall", comparisons.build_pmatrix(ds, "overall", "gpt")
-    )
+    pooled = comparisons.reference_for(ds, "overall", comparisons.pmatrix(ds, "overall", "gpt"))
     np.testing.assert_allclose(pooled.scores[0], [0.5, 0.5, 0.5])
     assert "2 human annotator(s)" in pooled.source
-    pool = comparisons.build_reference(
-        ds, "overall", comparisons.build_pmatrix(ds, "overall", comparisons.HUMAN_POOL)
+    pool = comparisons.reference_for(
+        ds, "overall", comparisons.pmatrix(ds, "overall", comparisons.HUMAN_POOL)
     )
     assert pool.same_as_judge
 
 
 def test_no_reference_without_humans(demo):
     ds = Dataset(name="judge only", candidates=demo.candidates, comparisons=demo.comparisons)
-    pm = comparisons.build_pmatrix(ds, "fluency", JUDGE)
-    assert comparisons.build_reference(ds, "fluency", pm) is None
+    pm = comparisons.pmatrix(ds, "fluency", JUDGE)
+    assert comparisons.reference_for(ds, "fluency", pm) is None
 
 
 # --- rankings -----------------------------------------------------------------------
@@ -197,8 +205,8 @@ def test_order_matrix_against_a_loop():
 
 
 def test_context_frame_sorted_by_the_chosen_method(demo):
-    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
-    ref = comparisons.build_reference(demo, "consistency", pm)
+    pm = comparisons.pmatrix(demo, "consistency", JUDGE)
+    ref = comparisons.reference_for(demo, "consistency", pm)
     rk = rankings_svc.compute_rankings(pm, ref)
     for method in rankings_svc.METHODS:
         frame = rankings_svc.context_frame(demo, pm, rk, ref, 2, method)
@@ -211,15 +219,46 @@ def test_context_frame_sorted_by_the_chosen_method(demo):
 
 
 def test_system_ranking_on_the_demo(demo):
-    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
-    ref = comparisons.build_reference(demo, "consistency", pm)
-    table, rho, _notes = rankings_svc.compute_system_ranking(demo, "consistency", JUDGE, pm, ref)
+    result = rankings_svc.system_ranking(demo, "consistency", JUDGE)
+    table = result.table
     assert len(table) == 6 and table["bt_score"].is_monotonic_decreasing
     assert ((table["lower"] <= table["bt_score"]) & (table["bt_score"] <= table["upper"])).all()
     assert (table["n_comparisons"] == 12 * 10).all()
     # the hallucinator is fluent but wrong: last on consistency for humans and the judge
     assert table["system"].iloc[-1] == "hallucinator"
-    assert rho > 0.8
+    assert result.spearman_bt > 0.8
+    # the known values: human means and Spearman from the tables, Elo one game at a time
+    means = system_human_means(demo, "consistency")
+    np.testing.assert_allclose(table["human_mean"], means[table["system"]].to_numpy())
+    assert result.spearman_bt == pytest.approx(
+        spearman_scipy(table["bt_score"], means[table["system"]])
+    )
+    systems, ratings = seeded_elo(demo, "consistency", JUDGE)
+    by_system = dict(zip(systems, ratings, strict=True))
+    np.testing.assert_allclose(table["elo"], [by_system[s] for s in table["system"]])
+    assert result.spearman_elo == pytest.approx(
+        spearman_scipy(table["elo"], means[table["system"]])
+    )
+    assert result.spearman_elo > 0.8
+
+
+def test_system_elo_band_shuffles_the_seeded_order(demo):
+    # the band: 200 orderings drawn by the generator that drew the page's order, after it
+    fc = system_games(demo, "consistency", JUDGE)
+    rng = np.random.default_rng(7)
+    order = rng.permutation(len(fc.p))
+    want = elo(
+        fc.first[order], fc.second[order], fc.p[order], len(fc.items), n_boot=50, random_state=rng
+    )
+    result = rankings_svc.system_ranking(demo, "consistency", JUDGE, "fisher", 50, 7)
+    got = result.table.set_index("system").loc[fc.items]
+    np.testing.assert_allclose(got["elo"], want.scores)
+    np.testing.assert_allclose(got["elo_lower"], want.lower)
+    np.testing.assert_allclose(got["elo_upper"], want.upper)
+    assert (got["elo_lower"] < got["elo_upper"]).all()
+    # another seed plays the games in another order: other ratings, the same systems
+    other = rankings_svc.system_ranking(demo, "consistency", JUDGE, "fisher", 50, 8).table
+    assert not np.allclose(other.set_index("system").loc[fc.items, "elo"], want.scores)
 
 
 # --- position bias and thresholds ------------------------------------------------------
@@ -268,7 +307,7 @@ def test_balancing_a_biased_soft_judge_gives_half():
     ds, _truth = simulate_with_truth(
         30, 8, position_bias=1.0, judge_noise=1.0, likert=False, random_state=5
     )
-    pm = comparisons.build_pmatrix(ds, "quality", "simulated")
+    pm = comparisons.pmatrix(ds, "quality", "simulated")
     n_comparisons = int(np.isfinite(pm.P).sum())
     before = bias_svc.rerank(pm.P, None, 0.5)
     assert before.position_bias > 0.6 and math.isnan(before.accuracy)
@@ -289,22 +328,20 @@ def test_undefined_statistics_are_nan_without_a_try_except():
         got = bias_svc.rerank(P, ref, tau)
         assert math.isnan(got.swap_consistency) and math.isnan(got.accuracy)
         assert got.position_bias == position_bias(P, tau)
-    pm = comparisons.build_pmatrix(
+    pm = comparisons.pmatrix(
         _pair_dataset([("c", "j", "a", "b", 0.8), ("c", "j", "b", "d", 0.3)]), "overall", "j"
     )
     tied = comparisons.Reference(np.ones((1, 3)), "tied")
     rk = rankings_svc.compute_rankings(pm, tied)
     assert rk.agreement["pairwise_accuracy"].isna().all()
-    table = bias_svc.compute_bias_table(
+    table = bias_svc.bias_table(
         _pair_dataset([("c", "j", "a", "b", 0.8), ("c", "j", "b", "d", 0.3)])
     )
     assert table.loc[0, "pairs_both_orders"] == 0 and math.isnan(table.loc[0, "swap_consistency"])
 
 
 def test_tau_curve_columns_and_end_points(demo):
-    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
-    ref = comparisons.build_reference(demo, "consistency", pm)
-    curve = bias_svc.compute_tau_curve(pm.P, ref.scores)
+    curve = bias_svc.tau_curve(demo, "consistency", JUDGE)
     assert len(curve) == 101 and curve["tau"].is_monotonic_increasing
     # tau = 0: the first slot wins everything; tau = 1: nothing (soft p strictly inside)
     assert curve["first_position_win_rate"].iloc[0] == 1.0
@@ -313,25 +350,27 @@ def test_tau_curve_columns_and_end_points(demo):
 
 
 def test_bias_table_of_the_demo(demo):
-    table = bias_svc.compute_bias_table(demo)
+    table = bias_svc.bias_table(demo)
     assert sorted(table["attribute"]) == ["consistency", "fluency"]
     assert (table["first_position_win_rate"] > 0.6).all()  # simulated first-slot bias
     assert (table["balanced_tau"] > 0.5).all()
     assert (table["pairs_both_orders"] == 12 * 15).all()
     assert table["swap_consistency"].between(0, 1).all()
+    for row in table.itertuples():  # the known value: the 180 pairs counted one by one
+        rows = judge_rows(demo, row.attribute, row.judge)
+        P = data.comparisons_to_P(rows, attribute=row.attribute, judge=row.judge).P
+        assert row.swap_consistency == pytest.approx(swap_consistency_loop(P))
 
 
 def test_order_pairs_by_hand():
-    P = np.full((1, 3, 3), np.nan)
-    P[0, 0, 1], P[0, 1, 0] = 0.8, 0.4  # a first: 0.8; a second: 1 - 0.4 = 0.6
-    P[0, 1, 2] = 0.7  # one order only: left out
-    pm = data.PMatrix(
-        P=P,
-        context_ids=["c"],
-        candidate_ids=[["a", "b", "c"]],
-        counts=np.isfinite(P).astype(np.int64),
+    ds = _pair_dataset(
+        [
+            ("c", "j", "a", "b", 0.8),  # a first: 0.8
+            ("c", "j", "b", "a", 0.4),  # a second: 1 - 0.4 = 0.6
+            ("c", "j", "b", "c", 0.7),  # one order only: left out
+        ]
     )
-    pairs = bias_svc.order_pairs_frame(pm)
+    pairs = bias_svc.order_pairs(ds, "overall", "j")
     assert len(pairs) == 1
     row = pairs.iloc[0]
     assert (row["candidate_i"], row["candidate_j"]) == ("a", "b")
@@ -343,8 +382,8 @@ def test_order_pairs_by_hand():
 
 
 def test_budget_tables(demo):
-    pm = comparisons.build_pmatrix(demo, "consistency", JUDGE)
-    ref = comparisons.build_reference(demo, "consistency", pm)
+    pm = comparisons.pmatrix(demo, "consistency", JUDGE)
+    ref = comparisons.reference_for(demo, "consistency", pm)
     grid = budgets_svc.budget_grid(pm.P, "win_ratio")
     np.testing.assert_array_equal(grid, np.arange(1, 31))  # 6 x 5 ordered pairs
     bt_grid = budgets_svc.budget_grid(pm.P, "bradley_terry")
@@ -362,7 +401,13 @@ def test_budget_tables(demo):
     assert (needed["comparisons_needed"] == 1).all()
     assert needed["share_of_available"].tolist() == [round(1 / 30, 3)] * 4
     assert budgets_svc.needed_frame(curves, 1.0, 30)["comparisons_needed"].isna().all()
-    assert 0 < budgets_svc.default_target(frame) <= 1
+    # 90 % of the best mean correlation any curve reaches, to two decimals
+    best = max(np.nanmax(cur.mean) for cur in curves)
+    assert budgets_svc.default_target(frame) == round(0.9 * best, 2)
+    assert budgets_svc.default_target(frame) == pytest.approx(0.9 * best, abs=0.005)
+    # no positive mean to take 90 % of: the fixed 0.5
+    assert budgets_svc.default_target(frame.assign(mean=-frame["mean"].abs())) == 0.5
+    assert budgets_svc.default_target(frame.iloc[:0]) == 0.5
 
 
 def test_budget_grid_is_thinned_for_many_comparisons():
@@ -371,17 +416,27 @@ def test_budget_grid_is_thinned_for_many_comparisons():
     assert grid[0] == 1 and grid[-1] == 30 * 29 and len(grid) <= budgets_svc.MAX_BUDGET_POINTS
 
 
-# --- dataset keys -------------------------------------------------------------------
+# --- how the caches key a dataset ---------------------------------------------------
 
 
 def test_tokens_follow_objects_not_names(demo):
     other = data.demo_dataset()
-    assert state._token(demo) == state._token(demo)
-    assert state._token(demo) != state._token(other)
-    key = common.register(demo, "test|demo")
-    assert common.dataset(key) is demo
-    with pytest.raises(ValueError, match="no longer loaded"):
-        common.dataset("gone|x|1")
+    assert state.token(demo) == state.token(demo)
+    assert state.token(demo) != state.token(other)
+    assert common.HASH_FUNCS == {Dataset: state.token}
+
+
+def test_changed_gives_a_new_revision_and_new_results():
+    ds = _pair_dataset([("c", "j", "a", "b", 0.8)])
+    state.add("test changed", ds, activate=False)
+    before = state.token(ds)
+    assert bias_svc.bias_table(ds).loc[0, "first_position_win_rate"] == 1.0
+    # modified in place: without changed() the cache would serve the old table
+    ds.comparisons.loc[0, "p_first"] = 0.2
+    assert bias_svc.bias_table(ds).loc[0, "first_position_win_rate"] == 1.0
+    state.changed("test changed")
+    assert state.token(ds) != before and state.token(ds).split(".")[0] == before.split(".")[0]
+    assert bias_svc.bias_table(ds).loc[0, "first_position_win_rate"] == 0.0
 
 
 def test_fmt():
@@ -395,26 +450,33 @@ def test_fmt():
 @need("summeval")
 def test_summeval_cached_services_and_threshold():
     ds = data.load_benchmark("summeval")
-    key = common.register(ds, "test|summeval")
     judge = "gpt-3.5-turbo-0301/ab-choice"
-    assert comparisons.comparison_attributes(key) == [
+    assert comparisons.comparison_attributes(ds) == [
         "coherence",
         "consistency",
         "fluency",
         "relevance",
     ]
-    assert comparisons.judge_options(key, "coherence") == [judge]
-    pm = comparisons.pmatrix(key, "coherence", judge)
+    assert comparisons.judge_options(ds, "coherence") == [judge]
+    pm = comparisons.pmatrix(ds, "coherence", judge)
     assert pm.P.shape == (100, 12, 12)
-    assert comparisons.pmatrix(key, "coherence", judge) is pm  # cache_resource: no copy
-    ref = comparisons.human_reference(key, "coherence", judge)
+    assert comparisons.pmatrix(ds, "coherence", judge) is pm  # cache_resource: no copy
+    ref = comparisons.human_reference(ds, "coherence", judge)
     assert np.isfinite(ref.scores).all()
-    before = bias_svc.threshold_update(key, "coherence", judge, 0.5)
-    tau = bias_svc.balanced_tau(key, "coherence", judge)
-    after = bias_svc.threshold_update(key, "coherence", judge, tau)
+    before = bias_svc.threshold_update(ds, "coherence", judge, 0.5)
+    tau = bias_svc.balanced_tau(ds, "coherence", judge)
+    after = bias_svc.threshold_update(ds, "coherence", judge, tau)
     assert abs(after.position_bias - 0.5) < abs(before.position_bias - 0.5)
     assert after.accuracy != before.accuracy
-    rk = rankings_svc.rankings(key, "coherence", judge)
+    rk = rankings_svc.rankings(ds, "coherence", judge)
     assert set(rk.agreement["method"]) >= set(rankings_svc.METHODS)
-    table, rho, _ = rankings_svc.system_ranking(key, "coherence", judge)
-    assert len(table) == 12 and -1 <= rho <= 1
+    result = rankings_svc.system_ranking(ds, "coherence", judge)
+    assert len(result.table) == 12
+    # the system-level Spearman, from the tables: Bradley–Terry over systems (ranking) and
+    # the mean human score per system (pandas), correlated by scipy
+    fc = system_games(ds, "coherence", judge)
+    bt = bradley_terry(first=fc.first, second=fc.second, outcome=fc.p, n_items=len(fc.items))
+    means = system_human_means(ds, "coherence")[fc.items]
+    assert result.spearman_bt == pytest.approx(spearman_scipy(bt.scores, means))
+    systems, ratings = seeded_elo(ds, "coherence", judge)
+    assert result.spearman_elo == pytest.approx(spearman_scipy(ratings, means[systems]))
