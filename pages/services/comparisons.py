@@ -84,7 +84,7 @@ def pmatrix(ds: Dataset, attribute: str, judge: str) -> PMatrix:
     Read-only and shared (``st.cache_resource``): no copy per call.
 
     Comparisons whose answer could not be parsed (p_first NaN) are left out first, so no
-    context is left without a comparison (the ranking functions refuse those).
+    context is left without a comparison (the contexts of P are the ones with a parsed answer).
     """
     rows = select_comparisons(ds, attribute, judge)
     rows = rows[rows["p_first"].notna()]
