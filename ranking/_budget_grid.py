@@ -23,6 +23,7 @@ import numpy as np
 from numba import prange
 
 from ranking._numba import njit
+from ranking.bias import _closest_to_balanced
 from ranking.decisions import _decide
 from ranking.metrics import _doubled_centred_ranks, _kendall_row, _spearman_preranked, _spearman_row
 from ranking.selection import _poe_init, _poe_update
@@ -81,20 +82,9 @@ def _tau_from_tree(tree, log2, n, gvals, grp_lo, grp_hi):
     t = gvals[r]
     n_below = _bit_prefix(tree, grp_lo[r])
     n_above = n - _bit_prefix(tree, grp_hi[r])
-    n_equal = n - n_above - n_below
-    best = t
-    err = abs(2 * n_above + n_equal - n)
-    if n_above > 0:
-        e_up = abs(2 * n_above - n)
-        if e_up < err:
-            best = 0.5 * (t + gvals[_bit_kth(tree, n - n_above + 1, log2)])
-            err = e_up
-    if n_below > 0:
-        e_dn = abs(2 * (n_above + n_equal) - n)
-        if e_dn < err:
-            best = 0.5 * (gvals[_bit_kth(tree, n_below, log2)] + t)
-            err = e_dn
-    return best
+    up = gvals[_bit_kth(tree, n - n_above + 1, log2)] if n_above > 0 else t
+    down = gvals[_bit_kth(tree, n_below, log2)] if n_below > 0 else t
+    return _closest_to_balanced(n, n_below, n_above, t, up, down)
 
 
 @njit

@@ -76,23 +76,37 @@ def _balanced_from_sorted(v):
         t = lo
     else:
         t = v[n // 2]
-    # t is a present value: it wins half for each value equal to it. Compare it with the
-    # midpoints to the neighbouring distinct values and keep whichever is closest to a
-    # balanced split, measured in half comparisons (2 * first-position wins - n).
+    # t is a present value: it wins half for each value equal to it.
     n_above = n - np.searchsorted(v, t, side="right")
     n_below = np.searchsorted(v, t, side="left")
+    up = v[n - n_above] if n_above > 0 else t
+    down = v[n_below - 1] if n_below > 0 else t
+    return _closest_to_balanced(n, n_below, n_above, t, up, down)
+
+
+@njit
+def _closest_to_balanced(n, n_below, n_above, t, up, down):
+    """The threshold, among ``t`` and its midpoints to the neighbouring values, that splits
+    ``n`` comparisons closest to half and half.
+
+    ``t`` is one of the ``n`` values, ``n_below`` and ``n_above`` count the values strictly
+    below and above it, and ``up`` / ``down`` are the next distinct values above and below
+    (ignored where that count is 0). A threshold at ``t`` wins half for each value equal to
+    it; the balance is measured in half comparisons (2 * first-position wins - n), and ties
+    keep ``t``, then the midpoint above.
+    """
     n_equal = n - n_above - n_below
     best = t
     err = abs(2 * n_above + n_equal - n)
     if n_above > 0:
         e_up = abs(2 * n_above - n)
         if e_up < err:
-            best = 0.5 * (t + v[n - n_above])
+            best = 0.5 * (t + up)
             err = e_up
     if n_below > 0:
         e_dn = abs(2 * (n_above + n_equal) - n)
         if e_dn < err:
-            best = 0.5 * (v[n_below - 1] + t)
+            best = 0.5 * (down + t)
             err = e_dn
     return best
 
