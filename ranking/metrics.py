@@ -123,16 +123,22 @@ def _spearman_row(a, b):
 
 
 @njit
+def _doubled_centred_rank(x, n, a):
+    """2 * (average rank of x[a] - mean rank) among x[:n], as an integer."""
+    xa = x[a]
+    acc = 0
+    for b in range(n):
+        xb = x[b]
+        acc += 2 * (xb < xa) + (xb == xa)
+    # 2 * rank = 2 * (number below) + (number equal, self included) + 1; mean rank (n+1)/2
+    return acc - n
+
+
+@njit
 def _doubled_centred_ranks(x, n, out):
     """2 * (average rank - mean rank) of x[:n] as integers: exact, no sort, no allocation."""
     for a in range(n):
-        xa = x[a]
-        acc = 0
-        for b in range(n):
-            xb = x[b]
-            acc += 2 * (xb < xa) + (xb == xa)
-        # 2 * rank = 2 * (number below) + (number equal, self included) + 1; mean rank (n+1)/2
-        out[a] = acc - n
+        out[a] = _doubled_centred_rank(x, n, a)
 
 
 @njit
@@ -144,12 +150,7 @@ def _spearman_preranked(x, n, ref_rc, ref_ss):
     num = 0
     ss = 0
     for a in range(n):
-        xa = x[a]
-        acc = 0
-        for b in range(n):
-            xb = x[b]
-            acc += 2 * (xb < xa) + (xb == xa)
-        r = acc - n
+        r = _doubled_centred_rank(x, n, a)
         num += r * ref_rc[a]
         ss += r * r
     if ss == 0 or ref_ss == 0:
