@@ -24,12 +24,17 @@ def check_confidence(confidence):
     return float(confidence)
 
 
-def as_scores(x, name, n=None):
-    """1-D float64 scores (NaN for missing), optionally of length ``n``; no infinities."""
+def _as_float64(x, name):
+    """``x`` as a float64 array, or a ValueError saying that ``name`` must be numeric."""
     try:
-        arr = np.asarray(x, dtype=np.float64)
+        return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name} must be numeric (NaN for missing); {err}") from None
+
+
+def as_scores(x, name, n=None):
+    """1-D float64 scores (NaN for missing), optionally of length ``n``; no infinities."""
+    arr = _as_float64(x, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
@@ -69,10 +74,7 @@ def label_codes(labels):
 
 def as_matrix(ratings, name="ratings"):
     """(n_items, n_raters) float64 ratings, NaN for missing; no infinities."""
-    try:
-        arr = np.asarray(ratings, dtype=np.float64)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name} must be numeric (NaN for missing); {err}") from None
+    arr = _as_float64(ratings, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must have shape (n_items, n_raters); got {arr.shape}")
     if np.isinf(arr).any():
