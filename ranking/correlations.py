@@ -197,12 +197,9 @@ def correlation(
         if problem:
             return nan_result(problem, n_used=int(x.shape[0]))
         value, pvalue = _scipy_corr(x, y, method, variant)
-        lower = upper = np.nan
-        note = ""
-        if n_boot:
-            W = _boot_weights(random_state, rng, n_boot, n_units)
-            reps = _boot_pooled(x, y, units, n_units, method, variant, W)
-            lower, upper, note = _percentile_interval(reps, confidence)
+        lower, upper, note = _boot_interval(
+            boot, n_units, lambda W: _boot_pooled(x, y, units, n_units, method, variant, W)
+        )
         return CorrelationResult(
             value,
             lower,
@@ -231,12 +228,11 @@ def correlation(
             join_reasons(problem, skip_note), n_used=int(x.shape[0]), n_skipped=skipped
         )
     value, pvalue = _scipy_corr(mx, my, method, variant)
-    lower = upper = np.nan
-    note = ""
-    if n_boot:
-        W = _boot_weights(random_state, rng, n_boot, n_units)
-        reps = _boot_system(x, y, units, n_units, sys_codes, n_sys, method, variant, W)
-        lower, upper, note = _percentile_interval(reps, confidence)
+    lower, upper, note = _boot_interval(
+        boot,
+        n_units,
+        lambda W: _boot_system(x, y, units, n_units, sys_codes, n_sys, method, variant, W),
+    )
     return CorrelationResult(
         value,
         lower,
@@ -279,14 +275,20 @@ def _item_level(j, h, valid, contexts, method, variant, boot, n_dropped, common)
         )
     used = per_ctx[ok]
     value = float(used.mean())
-    lower = upper = np.nan
-    note = ""
-    if boot["n_boot"]:
-        W = _boot_weights(boot["random_state"], boot["rng"], boot["n_boot"], used.shape[0])
-        lower, upper, note = _percentile_interval(_boot_mean(used, W), boot["confidence"])
+    lower, upper, note = _boot_interval(boot, used.shape[0], lambda W: _boot_mean(used, W))
     return CorrelationResult(
         value, lower, upper, n_used, n_dropped, reason=join_reasons(reason, note), **extra
     )
+
+
+def _boot_interval(boot, n_units, replicates):
+    """Percentile interval and note of the bootstrap in ``boot`` over ``n_units`` resampling
+    units, ``replicates(W)`` giving one value per row of resampling counts W; (NaN, NaN, "")
+    when there is no bootstrap (n_boot 0)."""
+    if not boot["n_boot"]:
+        return np.nan, np.nan, ""
+    W = _boot_weights(boot["random_state"], boot["rng"], boot["n_boot"], n_units)
+    return _percentile_interval(replicates(W), boot["confidence"])
 
 
 def _scipy_corr(x, y, method, variant):
