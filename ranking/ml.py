@@ -166,6 +166,13 @@ def _column_sums(A):
 
 
 @njit
+def _last_value(f, g_lo, g_hi, lo, hi, T, k):
+    """Value of the set T with item k put last (just below the rest of T): f of the rest
+    plus A[j, k] summed over j in T (``_column_sums``; lo, hi: T's low and high bits)."""
+    return f[T ^ (1 << k)] + g_lo[lo, k] + g_hi[hi, k]
+
+
+@njit
 def _tie_threshold(best):
     """Values at or above this count as equal to ``best`` (within rounding)."""
     return best - _TIE_RTOL * (1.0 + abs(best))
@@ -192,7 +199,7 @@ def _dp_exact(A, f, choice):
         best = -np.inf
         for k in range(m):
             # k goes just below the rest of T: A[j, k] summed over j in T (A[k, k] = 0)
-            v = f[T ^ (1 << k)] + g_lo[lo, k] + g_hi[hi, k]
+            v = _last_value(f, g_lo, g_hi, lo, hi, T, k)
             v = v if (T >> k) & 1 else -np.inf
             cand[k] = v
             best = max(best, v)
@@ -214,7 +221,7 @@ def _dp_exact(A, f, choice):
             lo = T & lo_mask
             hi = T >> h
             for q in range(k):  # choice is the highest best index: only lower ones can tie
-                if (T >> q) & 1 and f[T ^ (1 << q)] + g_lo[lo, q] + g_hi[hi, q] >= thr:
+                if (T >> q) & 1 and _last_value(f, g_lo, g_hi, lo, hi, T, q) >= thr:
                     unique = False
                     break
         T ^= 1 << k
@@ -241,7 +248,7 @@ def _count_best(A, f, count):
         for k in range(m):
             if (T >> k) & 1:
                 rest = T ^ (1 << k)
-                if f[rest] + g_lo[lo, k] + g_hi[hi, k] >= thr:
+                if _last_value(f, g_lo, g_hi, lo, hi, T, k) >= thr:
                     n += count[rest]
         count[T] = n
 
@@ -276,7 +283,7 @@ def _mean_ranks_exact(A, f, count):
             if not (T >> k) & 1:
                 continue
             rest = T ^ (1 << k)
-            if f[rest] + g_lo[lo, k] + g_hi[hi, k] >= thr:
+            if _last_value(f, g_lo, g_hi, lo, hi, T, k) >= thr:
                 below[rest] += b_T
                 rank_sum[k] += count[rest] * b_T * size
     return rank_sum / count[full]
