@@ -43,6 +43,8 @@ def _free_port() -> int:
 def server(tmp_path_factory):
     port = _free_port()
     env = {**os.environ, "JUDGESCOPE_CACHE": str(tmp_path_factory.mktemp("cache"))}
+    log_path = tmp_path_factory.mktemp("server") / "streamlit.log"
+    log = log_path.open("wb")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -59,7 +61,7 @@ def server(tmp_path_factory):
         ],
         cwd=REPO,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=log,  # a file, not a pipe nobody reads: a full pipe blocks the server
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -73,10 +75,12 @@ def server(tmp_path_factory):
             time.sleep(0.5)
     else:
         proc.kill()
-        pytest.fail("streamlit did not start:\n" + proc.stdout.read().decode(errors="replace"))
+        log.close()
+        pytest.fail("streamlit did not start:\n" + log_path.read_text(errors="replace"))
     yield url
     proc.terminate()
     proc.wait(timeout=20)
+    log.close()
 
 
 @pytest.fixture(scope="module")
