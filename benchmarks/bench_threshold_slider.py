@@ -30,7 +30,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-logging.getLogger("streamlit").setLevel(logging.ERROR)
+import streamlit.runtime.caching.cache_data_api  # noqa: E402, F401  (creates its logger)
+
+# The caches, used here without a server, warn "No runtime found" once per cached function.
+logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)
 
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
