@@ -4,7 +4,7 @@ choosing the comparisons, with and without debiasing."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import state, ui
+from pages import choices, state, ui
 from pages.services import budgets as svc
 from pages.services import comparisons
 
@@ -18,20 +18,11 @@ st.caption(
     "humans per context, average over contexts; repeated over seeded draws (band)."
 )
 
-ds = state.active()
-attributes = comparisons.comparison_attributes(ds)
-ui.need(
-    bool(attributes),
-    f"**{state.active_name()}** has no pairwise comparisons to subsample. Run a pairwise judge "
-    "on the **Judge** page, or load the demo, SummEval (ChatGPT verdicts) or PandaLM on the "
-    "**Data** page.",
+ds, attribute, judge = choices.attribute_and_judge(
+    "budget",
+    " to subsample. Run a pairwise judge on the **Judge** page, or load the demo, SummEval "
+    "(ChatGPT verdicts) or PandaLM on the **Data** page.",
 )
-
-left, right = st.columns(2)
-with left:
-    attribute = ui.select("Attribute", attributes, key="budget.attribute")
-with right:
-    judge = ui.select("Judge", comparisons.judge_options(ds, attribute), key="budget.judge")
 
 with ui.guard("Computing the budget curves"):
     ref = comparisons.human_reference(ds, attribute, judge)

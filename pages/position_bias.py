@@ -6,7 +6,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import state, ui
+from pages import choices, state, ui
 from pages.services import bias as svc
 from pages.services import common, comparisons
 
@@ -23,13 +23,10 @@ st.caption(
     "first position. A decision threshold tau (first wins when p > tau) can correct a bias."
 )
 
-ds = state.active()
-attributes = comparisons.comparison_attributes(ds)
-ui.need(
-    bool(attributes),
-    f"**{state.active_name()}** has no pairwise comparisons, so there is no presentation order "
-    "to study. Run a pairwise judge on the **Judge** page, or load the demo, SummEval "
-    "(ChatGPT verdicts in both orders) or PandaLM on the **Data** page.",
+ds, attributes = choices.with_comparisons(
+    ", so there is no presentation order to study. Run a pairwise judge on the **Judge** page, "
+    "or load the demo, SummEval (ChatGPT verdicts in both orders) or PandaLM on the **Data** "
+    "page.",
 )
 
 with ui.guard("Measuring position bias"):

@@ -6,7 +6,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import state, ui
+from pages import choices, state, ui
 from pages.services import bias, common, comparisons
 from pages.services import rankings as svc
 
@@ -17,26 +17,13 @@ st.caption(
     "How the judge's pairwise answers become rankings, and how close those come to the humans'."
 )
 
-ds = state.active()
-attributes = comparisons.comparison_attributes(ds)
-ui.need(
-    bool(attributes),
-    f"**{state.active_name()}** has no pairwise comparisons to rank. Run a pairwise judge on "
-    "the **Judge** page, or load the demo, SummEval (ChatGPT verdicts), PandaLM or LLMFAO on "
-    "the **Data** page.",
+ds, attribute, judge = choices.attribute_and_judge(
+    "rank",
+    " to rank. Run a pairwise judge on the **Judge** page, or load the demo, SummEval (ChatGPT "
+    "verdicts), PandaLM or LLMFAO on the **Data** page.",
+    judge_help="The model (and template) whose comparisons are ranked; human annotators' "
+    "verdicts can be ranked too.",
 )
-
-left, right = st.columns(2)
-with left:
-    attribute = ui.select("Attribute", attributes, key="rank.attribute")
-with right:
-    judge = ui.select(
-        "Judge",
-        comparisons.judge_options(ds, attribute),
-        key="rank.judge",
-        help="The model (and template) whose comparisons are ranked; human annotators' "
-        "verdicts can be ranked too.",
-    )
 
 with ui.guard("Ranking the candidates"):
     pm = comparisons.pmatrix(ds, attribute, judge)

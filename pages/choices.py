@@ -1,0 +1,40 @@
+"""What a page on pairwise comparisons looks at: the active dataset, an attribute, a judge.
+
+The Rankings, Position bias and Comparison budgets pages all start the same way: stop with a
+note when the active dataset has no comparisons, else pick the attribute and the judge.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from data.schema import Dataset
+from pages import state, ui
+from pages.services import comparisons
+
+
+def with_comparisons(missing: str) -> tuple[Dataset, list[str]]:
+    """The active dataset and its attributes with comparisons; stops the page without any.
+
+    ``missing`` finishes the sentence "<dataset> has no pairwise comparisons..." with what
+    the page needs them for and where to get them.
+    """
+    ds = state.active()
+    attributes = comparisons.comparison_attributes(ds)
+    ui.need(bool(attributes), f"**{state.active_name()}** has no pairwise comparisons{missing}")
+    return ds, attributes
+
+
+def attribute_and_judge(
+    key: str, missing: str, judge_help: str | None = None
+) -> tuple[Dataset, str, str]:
+    """The active dataset and the attribute and judge picked side by side (keys ``key.*``)."""
+    ds, attributes = with_comparisons(missing)
+    left, right = st.columns(2)
+    with left:
+        attribute = ui.select("Attribute", attributes, key=f"{key}.attribute")
+    with right:
+        judge = ui.select(
+            "Judge", comparisons.judge_options(ds, attribute), key=f"{key}.judge", help=judge_help
+        )
+    return ds, attribute, judge
