@@ -169,3 +169,11 @@ def test_every_pairwise_page_opens_on_the_hole(summeval, page):
         assert (table["contexts_unparsed"] == 1).all() and (table["n_contexts"] == 99).all()
     if page in ("pages/position_bias.py", "pages/rankings.py"):
         assert any(doc in c.value and "could be parsed" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("page", ["pages/home.py", "pages/judge_run.py", "pages/report.py"])
+def test_every_other_page_opens_on_the_hole(summeval, page):
+    """The Data, Judge and Report pages show the dataset with the hole without an error."""
+    _, holes, _ = summeval
+    at = open_page(page, holes)
+    assert not at.exception and not at.error, [e.value for e in at.error]
