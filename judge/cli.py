@@ -44,7 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     src = common.add_argument_group("data")
     which = src.add_mutually_exclusive_group(required=True)
-    which.add_argument("--benchmark", help="built-in benchmark name (see data.list_benchmarks())")
+    which.add_argument(
+        "--benchmark",
+        help="built-in benchmark name (see data.list_benchmarks()), or demo: the offline demo",
+    )
     which.add_argument("--dataset", help="folder written by data.io.save_dataset")
     src.add_argument("--data-dir", help="benchmark data folder (default: JUDGESCOPE_DATA)")
     src.add_argument("--attribute", required=True, help="attribute to judge, e.g. coherence")
@@ -120,6 +123,10 @@ def _parser() -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------------------------------
 def _dataset(args):
+    if args.benchmark == "demo":  # the one dataset every user has, offline
+        from data import demo_dataset
+
+        return demo_dataset()
     if args.benchmark:
         from data import load_benchmark
 

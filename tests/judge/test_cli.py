@@ -300,6 +300,37 @@ def test_missing_required_option_is_usage_error(capsys):
     assert "--out" in capsys.readouterr().err
 
 
+def test_estimate_and_run_on_the_offline_demo(capsys, monkeypatch, tmp_path):
+    """--benchmark demo: the dataset every user has, with no data folder at all."""
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("JUDGESCOPE_DATA", str(tmp_path / "no-data-here"))
+    args = ["--benchmark", "demo", "--attribute", "consistency", "--template", "liusie-c1"]
+    code = main(["estimate", *args, "--model", "gpt-4o-mini", "--contexts", "2", "--json"])
+    got = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert got["n_prompts"] == 2 * 6 * 5 and got["n_cached"] == 0  # 6 candidates per context
+    with FakeOpenAI(models=("fake-judge",)) as fake:
+        out = tmp_path / "demo.csv"
+        code = main(
+            [
+                "run",
+                *args,
+                "--model",
+                "fake-judge",
+                "--base-url",
+                fake.base_url,
+                "--contexts",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        assert code == 0
+        table = pd.read_csv(out)
+        assert len(table) == 30 and len(fake.answered_prompts) == 30
+        assert set(table["context_id"]) == {"news01"}
+
+
 def test_estimate_real_summeval_when_present(capsys, monkeypatch, tmp_path):
     """The brief's example on the real SummEval data (runs whenever ../shared/data has it)."""
     if not any((d / "summeval_bartscore").is_dir() for d in data_dirs()):
