@@ -55,6 +55,23 @@ FAULT_KINDS = (
     "slow",  # the right answer after ``seconds``
 )
 
+#: fault kind -> the error code its request ends with (label requests, then generate requests)
+FAULT_CODES = {
+    "not-json": ("bad-response", "bad-response"),
+    "text-plain": ("bad-response", "bad-response"),
+    "bad-utf8": ("bad-response", "bad-response"),
+    "json-array": ("bad-response", "bad-response"),
+    "error-200": ("bad-response", "bad-response"),
+    "null-choices": ("bad-response", "bad-response"),
+    "empty-choices": ("no-choices", "no-choices"),
+    "null-message": ("bad-response", "bad-response"),
+    "bad-logprobs": ("bad-response", None),  # sampled answers do not read logprobs
+    "truncated": ("connection", "connection"),
+    "hang-up": ("connection", "connection"),
+    "status": ("http-500", "http-500"),
+    "slow": ("timeout", "timeout"),
+}
+
 
 def _unit(*parts) -> float:
     """A number in [0, 1) fixed by ``parts`` (stable across processes, unlike hash())."""

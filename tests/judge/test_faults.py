@@ -28,7 +28,7 @@ from judge.backends.openai_compat import OpenAIBackend
 from judge.runners import run_absolute, run_pairwise
 from judge.store import RunStore
 from judge.templates import builtin_templates
-from tests.judge.fake_openai import FAULT_KINDS, FakeOpenAI
+from tests.judge.fake_openai import FAULT_CODES, FAULT_KINDS, FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = builtin_templates()
@@ -109,30 +109,14 @@ def stored_count(path) -> int:
 # item 1 and 3: every fault kind is a failed result; the run finishes; the next run asks
 # exactly the failures again, once, and nothing else
 # ---------------------------------------------------------------------------------------
-# fault -> error code for (sampled answers, expected scores from label probabilities)
-EXPECTED_CODE = {
-    "not-json": ("bad-response", "bad-response"),
-    "text-plain": ("bad-response", "bad-response"),
-    "bad-utf8": ("bad-response", "bad-response"),
-    "json-array": ("bad-response", "bad-response"),
-    "error-200": ("bad-response", "bad-response"),
-    "null-choices": ("bad-response", "bad-response"),
-    "empty-choices": ("no-choices", "no-choices"),
-    "null-message": ("bad-response", "bad-response"),
-    "bad-logprobs": (None, "bad-response"),  # a sampled answer does not read logprobs
-    "truncated": ("connection", "connection"),
-    "hang-up": ("connection", "connection"),
-    "status": ("http-500", "http-500"),
-    "slow": ("timeout", "timeout"),
-}
 
 
 @pytest.mark.parametrize("mode", ["samples", "expected"])
 def test_every_fault_fails_its_call_only_and_is_asked_once_more_next_run(mode, tmp_path):
-    assert set(EXPECTED_CODE) == set(FAULT_KINDS)
+    assert set(FAULT_CODES) == set(FAULT_KINDS)
     ds = fault_dataset(FAULT_KINDS)
-    column = 0 if mode == "samples" else 1
-    want = {f"c{k + 1}": EXPECTED_CODE[kind][column] for k, kind in enumerate(FAULT_KINDS)}
+    column = 1 if mode == "samples" else 0  # generate / label requests
+    want = {f"c{k + 1}": FAULT_CODES[kind][column] for k, kind in enumerate(FAULT_KINDS)}
     want["c0"] = None
     kw = dict(
         attribute="coherence",
@@ -168,7 +152,7 @@ def test_every_fault_fails_its_call_only_and_is_asked_once_more_next_run(mode, t
     assert again_run.n_failed == 0 and again["raw"].str.startswith("[error]").sum() == 0
     assert again_run.n_called == len(failing)
     assert again_run.n_cached == len(ds.candidates) - len(failing)
-    markers = [f"F{k}X" for k, kind in enumerate(FAULT_KINDS) if EXPECTED_CODE[kind][column]]
+    markers = [f"F{k}X" for k, kind in enumerate(FAULT_KINDS) if FAULT_CODES[kind][column]]
     failing_prompts = {p for p in calls if any(m in p for m in markers)}
     assert len(failing_prompts) == len(failing)
     assert all(calls[p] == (2 if p in failing_prompts else 1) for p in calls)

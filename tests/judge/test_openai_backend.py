@@ -13,6 +13,7 @@ from judge.backends.base import BackendError, Decoding, GenerateRequest, LabelRe
 from judge.backends.openai_compat import OpenAIBackend
 from judge.store import status_of
 from tests.judge.fake_openai import (
+    FAULT_CODES,
     FAULT_KINDS,
     PROBE_MARK,
     FakeOpenAI,
@@ -231,22 +232,6 @@ def test_cancel_stops_sending(fake_openai):
 # ---------------------------------------------------------------------------------------
 # malformed replies: a failed result for that request, never an exception, never an answer
 # ---------------------------------------------------------------------------------------
-# fault kind -> the error code its request ends with (label requests, then generate requests)
-FAULT_CODES = {
-    "not-json": ("bad-response", "bad-response"),
-    "text-plain": ("bad-response", "bad-response"),
-    "bad-utf8": ("bad-response", "bad-response"),
-    "json-array": ("bad-response", "bad-response"),
-    "error-200": ("bad-response", "bad-response"),
-    "null-choices": ("bad-response", "bad-response"),
-    "empty-choices": ("no-choices", "no-choices"),
-    "null-message": ("bad-response", "bad-response"),
-    "bad-logprobs": ("bad-response", None),  # sampled answers do not read logprobs
-    "truncated": ("connection", "connection"),
-    "hang-up": ("connection", "connection"),
-    "status": ("http-500", "http-500"),
-    "slow": ("timeout", "timeout"),
-}
 
 
 def test_every_fault_kind_has_an_expected_outcome():

@@ -39,6 +39,26 @@ def need(name: str):
     return pytest.mark.skipif(not have(name), reason=f"files of {name!r} not in {data_dirs()[0]}")
 
 
+def summeval_with_a_hole() -> tuple[Dataset, Dataset, str]:
+    """(SummEval, the same with every verdict about one document unparsed, that document's id).
+
+    Real data with a hole (issue 9): a context whose comparisons are all NaN.
+    """
+    ds = data.load_benchmark("summeval")
+    comps = ds.comparisons.copy()
+    doc = sorted(comps["context_id"].astype(str).unique())[3]
+    comps.loc[comps["context_id"].astype(str) == doc, "p_first"] = np.nan
+    holes = Dataset(
+        name="summeval, one document unparsed",
+        contexts=ds.contexts,
+        candidates=ds.candidates,
+        human_scores=ds.human_scores,
+        comparisons=comps,
+        ratings=ds.ratings,
+    )
+    return ds, holes, doc
+
+
 def open_page(page: str, dataset: str | Dataset = "demo") -> AppTest:
     """Run the app with ``dataset`` active and switch to ``page`` (e.g. "pages/rankings.py").
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import data
 from data.agreement import pairwise_accuracy_table
 from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import Dataset
@@ -27,7 +26,7 @@ from ranking import (
     swap_consistency,
     win_ratio,
 )
-from tests.pages._analysis_apptest import array, figures, need, open_page
+from tests.pages._analysis_apptest import array, figures, need, open_page, summeval_with_a_hole
 
 JUDGE = "gpt-3.5-turbo-0301/ab-choice"
 ATTRIBUTES = ["coherence", "consistency", "fluency", "relevance"]
@@ -38,19 +37,7 @@ pytestmark = need("summeval")
 @pytest.fixture(scope="module")
 def summeval():
     """(SummEval, the same with one document's verdicts unparsed, that document's id)."""
-    ds = data.load_benchmark("summeval")
-    comps = ds.comparisons.copy()
-    doc = sorted(comps["context_id"].astype(str).unique())[3]
-    comps.loc[comps["context_id"].astype(str) == doc, "p_first"] = np.nan
-    holes = Dataset(
-        name="summeval, one document unparsed",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=comps,
-        ratings=ds.ratings,
-    )
-    return ds, holes, doc
+    return summeval_with_a_hole()
 
 
 def _laid_out(ds: Dataset, attribute: str):

@@ -13,7 +13,15 @@ import data
 from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from pages.services import rankings as rankings_svc
-from tests.pages._analysis_apptest import array, chart_titles, charts, figures, need, open_page
+from tests.pages._analysis_apptest import (
+    array,
+    chart_titles,
+    charts,
+    figures,
+    need,
+    open_page,
+    summeval_with_a_hole,
+)
 from tests.pages._known import (
     SHOWN,
     accuracy_of_comparisons,
@@ -234,17 +242,7 @@ def test_page_names_the_context_whose_answers_never_parsed():
 
 @need("summeval")
 def test_real_summeval_with_one_document_unparsed():
-    ds = data.load_benchmark("summeval")
-    comps = ds.comparisons.copy()
-    doc = sorted(comps["context_id"].astype(str).unique())[3]
-    comps.loc[comps["context_id"].astype(str) == doc, "p_first"] = np.nan
-    holes = Dataset(
-        name="summeval, one document unparsed",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=comps,
-    )
+    _, holes, doc = summeval_with_a_hole()
     at = open_page(PAGE, holes)
     assert not at.error
     assert any(doc in c.value and "could be parsed" in c.value for c in at.caption)
