@@ -1,9 +1,13 @@
 """Shared set-up of the runner tests: a tiny dataset, a backend for the fake server, the
-prompt a pairwise call shows, and a backend without streaming (called in chunks)."""
+prompt a pairwise call shows, a backend without streaming (called in chunks), and the
+command line of a run in a subprocess."""
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pandas as pd
 
@@ -11,6 +15,8 @@ from data.schema import Dataset
 from judge.backends.base import GenerateResult, LabelResult
 from judge.backends.openai_compat import OpenAIBackend
 from judge.templates import builtin_templates
+
+REPO = Path(__file__).resolve().parents[2]
 
 TEMPLATES = builtin_templates()
 C2 = TEMPLATES["liusie-c2"]
@@ -82,3 +88,43 @@ class ChunkedBackend:
     def generate(self, requests, progress=None):
         self.calls.append(len(requests))
         return [GenerateResult("Score: 4" if r.sample % 2 else "3 out of 5") for r in requests]
+
+
+def cli_args(folder, base_url, store, out, *extra) -> list[str]:
+    """``python -m judge run`` arguments: the tiny dataset folder against a fake server."""
+    return [
+        "run",
+        "--dataset",
+        str(folder),
+        "--attribute",
+        "coherence",
+        "--template",
+        "liusie-c2",
+        "--backend",
+        "openai",
+        "--model",
+        "fake-model",
+        "--base-url",
+        base_url,
+        "--concurrency",
+        "3",
+        "--store",
+        str(store),
+        "--out",
+        str(out),
+        "--quiet",
+        *extra,
+    ]
+
+
+def cli(args, env, **kw) -> subprocess.Popen:
+    """``python -m judge`` in a subprocess (a run to kill, or two to start together)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "judge", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kw,
+    )

@@ -29,6 +29,7 @@ from judge.runners import run_absolute, run_pairwise
 from judge.store import RunStore
 from judge.templates import builtin_templates
 from tests.judge.fake_openai import FAULT_CODES, FAULT_KINDS, FakeOpenAI
+from tests.judge.judge_runs import cli, cli_args
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = builtin_templates()
@@ -408,43 +409,6 @@ def _env(tmp_path) -> dict:
     return env
 
 
-def _cli_args(folder, base_url, store, out, *extra) -> list[str]:
-    return [
-        "run",
-        "--dataset",
-        str(folder),
-        "--attribute",
-        "coherence",
-        "--template",
-        "liusie-c2",
-        "--backend",
-        "openai",
-        "--model",
-        "fake-model",
-        "--base-url",
-        base_url,
-        "--concurrency",
-        "3",
-        "--store",
-        str(store),
-        "--out",
-        str(out),
-        "--quiet",
-        *extra,
-    ]
-
-
-def _cli(args, env) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "judge", *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 # A run whose main thread stops handing results on after the first one (a stuck progress
 # display, a long pause): the answers that keep arriving must reach the store all the same.
 STUCK_CONSUMER = """
@@ -491,7 +455,7 @@ def test_sigkill_loses_no_answer_that_arrived_and_resume_pays_nothing_twice(tmp_
         assert proc.returncode == -signal.SIGKILL
         before = Counter(fake.answered_prompts)
         out = tmp_path / "comparisons.csv"
-        rerun = _cli(_cli_args(folder, fake.base_url, path, out), env)
+        rerun = cli(cli_args(folder, fake.base_url, path, out), env)
         _, stderr = rerun.communicate(timeout=DEADLINE_S)
         assert rerun.returncode == 0, stderr
         answers = fake.answers_by_prompt
@@ -513,8 +477,8 @@ def test_two_runs_started_together_pay_once_and_both_get_the_full_table(tmp_path
     outs = [tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"]
     with FakeOpenAI(stall_after=0) as fake:  # hold every request until both runs are up
         fake.fault("BROKEN", "not-json")
-        args = [_cli_args(folder, fake.base_url, path, o, "--max-retries", "0") for o in outs]
-        procs = [_cli(args[0], env), _cli(args[1], env)]
+        args = [cli_args(folder, fake.base_url, path, o, "--max-retries", "0") for o in outs]
+        procs = [cli(args[0], env), cli(args[1], env)]
         wait_until(
             lambda: len(in_progress(path)) == 2 and fake.n_stalled >= 1,
             "both runs are registered and one is asking",
@@ -527,7 +491,7 @@ def test_two_runs_started_together_pay_once_and_both_get_the_full_table(tmp_path
         calls_together = fake.calls_by_prompt
         # the next run, with the server fixed: exactly the 8 failures are asked again
         fake.clear_faults()
-        third = _cli(args[2], env)
+        third = cli(args[2], env)
         _, stderr3 = third.communicate(timeout=DEADLINE_S)
         assert third.returncode == 0, stderr3
         calls = fake.calls_by_prompt
@@ -556,8 +520,8 @@ def test_sigterm_stops_the_run_and_releases_its_claims_at_once(tmp_path):
     folder = save_dataset(ds, tmp_path / "data")
     path = tmp_path / "runs.sqlite"
     with FakeOpenAI(stall_after=10) as fake:
-        args = _cli_args(folder, fake.base_url, path, tmp_path / "o.csv", "--timeout", "3")
-        proc = _cli(args, _env(tmp_path))
+        args = cli_args(folder, fake.base_url, path, tmp_path / "o.csv", "--timeout", "3")
+        proc = cli(args, _env(tmp_path))
         wait_until(
             lambda: fake.n_stalled >= 1 and stored_count(path) == 10, "the run is held", proc
         )

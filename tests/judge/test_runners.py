@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -40,6 +38,8 @@ from tests.judge.judge_runs import (
     ChunkedBackend,
     backend_for,
     c2_prompt,
+    cli,
+    cli_args,
     tiny_dataset,
 )
 
@@ -421,18 +421,6 @@ def test_api_key_never_written(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------------------
 # kill -9 mid-run, then resume: zero repeated calls, zero lost results
 # ---------------------------------------------------------------------------------------
-def _cli(args, env, **kw):
-    return subprocess.Popen(
-        [sys.executable, "-m", "judge", *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **kw,
-    )
-
-
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume(tmp_path):
     ds = tiny_dataset(3, 5)  # 3 x 20 = 60 ordered pairs
@@ -443,29 +431,8 @@ def test_sigkill_mid_run_then_resume(tmp_path):
     env.pop("OPENAI_API_KEY", None)
     n_before_kill = 23
     with FakeOpenAI(stall_after=n_before_kill) as fake:
-        args = [
-            "run",
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--template",
-            "liusie-c2",
-            "--backend",
-            "openai",
-            "--model",
-            "fake-model",
-            "--base-url",
-            fake.base_url,
-            "--concurrency",
-            "3",
-            "--store",
-            str(store_path),
-            "--out",
-            str(out),
-            "--quiet",
-        ]
-        proc = _cli(args, env)
+        args = cli_args(folder, fake.base_url, store_path, out)
+        proc = cli(args, env)
         deadline = time.monotonic() + 120
         with RunStore(store_path) as watcher:
             # wait until the server holds requests beyond the first 23 and the client has
@@ -483,7 +450,7 @@ def test_sigkill_mid_run_then_resume(tmp_path):
         assert len(fake.answered_prompts) == n_before_kill
         first_run = list(fake.answered_prompts)
 
-        proc = _cli(args, env)
+        proc = cli(args, env)
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 0, stderr
         second_run = fake.answered_prompts[n_before_kill:]
