@@ -29,6 +29,18 @@ PAGES = {
             url_path="rankings",
         ),
         st.Page(
+            "pages/leaderboard.py",
+            title="Leaderboard",
+            icon=":material/emoji_events:",
+            url_path="leaderboard",
+        ),
+        st.Page(
+            "pages/examples.py",
+            title="Examples",
+            icon=":material/manage_search:",
+            url_path="examples",
+        ),
+        st.Page(
             "pages/position_bias.py",
             title="Position bias",
             icon=":material/swap_horiz:",
@@ -61,5 +73,6 @@ PAGES = {
 }
 
 page = st.navigation(PAGES)
+state.sync()
 state.sidebar()
 page.run()

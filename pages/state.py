@@ -96,6 +96,34 @@ def active() -> Dataset:
     return datasets()[active_name()]
 
 
+#: Widget keys whose value outlives the page that shows the widget (see :func:`keep`).
+_KEPT = "app.kept"
+
+
+def keep(key: str) -> str:
+    """Give back ``key`` after restoring the widget's last value.
+
+    Streamlit forgets a widget's value when a run does not draw it (another page is open).
+    A page that wants a setting to survive a visit elsewhere names the widget with
+    ``key=state.keep("app.attribute")``: the value is restored before the widget is drawn
+    and saved again by :func:`sync` at the start of the next run. A key shared by several
+    pages (``app.attribute``, ``app.judge``, ``app.debias.*``) is one setting for all of them.
+    """
+    kept = st.session_state.setdefault(_KEPT, {})
+    if key not in st.session_state and key in kept:
+        st.session_state[key] = kept[key]
+    kept.setdefault(key, st.session_state.get(key))
+    return key
+
+
+def sync() -> None:
+    """Save the values of the kept widgets (call once per run, before the page runs)."""
+    kept = st.session_state.setdefault(_KEPT, {})
+    for key in list(kept):
+        if key in st.session_state:
+            kept[key] = st.session_state[key]
+
+
 def sidebar() -> None:
     """The dataset switcher shown on every page."""
     names = list(datasets())

@@ -23,6 +23,8 @@ PAGES = {
     "": "JudgeScope",  # the default page (Data) lives at the root
     "judge": "Judge",
     "rankings": "Rankings",
+    "leaderboard": "Leaderboard",
+    "examples": "Examples",
     "bias": "Position bias",
     "budgets": "Comparison budgets",
     "agreement": "Human agreement",
