@@ -36,6 +36,8 @@ __all__ = [
     "sha256_file",
     "download_file",
     "resolve_files",
+    "check_files",
+    "FileCheck",
     "downloads_enabled",
 ]
 
@@ -185,23 +187,123 @@ def _find_local(relpath: str, folders: Sequence[Path]) -> Path | None:
     return None
 
 
-def _missing_message(
-    what: str, missing: Sequence[RemoteFile], folders: Sequence[Path], reason: str
-) -> str:
+def _folder_of(relpath: str) -> str:
+    """The first two folders of a relpath (``"summeval_llm_eval/comp_res/"``)."""
+    parts = relpath.split("/")[:-1][:2]
+    return "/".join(parts) + "/" if parts else relpath
+
+
+def _missing_problems(missing: Sequence[RemoteFile]) -> list[str]:
+    """One problem per folder of missing files, with the count and the first few names."""
+    groups: dict[str, list[str]] = {}
+    for m in missing:
+        folder = _folder_of(m.relpath)
+        groups.setdefault(folder, []).append(
+            m.relpath[len(folder) :] if folder != m.relpath else m.relpath
+        )
+    out = []
+    for folder, names in groups.items():
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        out.append(f"'{folder}': {len(names)} file(s) missing ({shown})")
+    return out
+
+
+def _missing_error(
+    what: str, missing: Sequence[RemoteFile], folders: Sequence[Path], reason: str, names=()
+) -> DataError:
+    """The DataError for files found nowhere: how many, where searched, how to get them.
+
+    Its problems are one per folder of missing files, so a benchmark with 534 missing
+    annotation files in four folders is four problems that together count 534 files.
+    """
+    n_bytes = sum(m.n_bytes for m in missing)
+    target = " ".join(names) if names else ""
+    problems = _missing_problems(missing)
     first = missing[0]
-    where = folders[0] / first.relpath
     lines = [
-        f"{what} needs the file '{first.relpath}', which is not in any data folder searched:",
+        f"{what}: {len(missing)} file(s) ({n_bytes / 1e6:.1f} MB) are in no data folder "
+        "searched:",
         *(f"  - {folder}" for folder in folders),
-        f"and it could not be downloaded from {first.url} ({reason}).",
-        f"Put the file at {where}, or set the environment variable JUDGESCOPE_DATA to a folder "
-        f"that holds '{first.relpath}'. Downloads go to {user_cache_dir() / 'data'}.",
+        f"and they could not be downloaded ({reason}).",
+        f"Fetch them all with `{f'python -m data fetch {target}'.strip()}` when online (or check what is there with `python -m data check`), put them "
+        f"under {folders[0]} yourself (e.g. '{first.relpath}' from {first.url}), or set the "
+        "environment variable JUDGESCOPE_DATA to a folder that holds them. Downloads go to "
+        f"{user_cache_dir() / 'data'}.",
+        *problems,
     ]
-    if len(missing) > 1:
-        shown = ", ".join(f"'{m.relpath}'" for m in missing[1:6])
-        more = f" and {len(missing) - 6} more" if len(missing) > 6 else ""
-        lines.append(f"{len(missing) - 1} other file(s) are missing too: {shown}{more}.")
-    return "\n".join(lines)
+    return DataError("\n".join(lines), problems=problems)
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """Where the files of a set stand on this machine.
+
+    Attributes
+    ----------
+    found : dict of str to Path
+        relpath -> local file with the expected size (the SHA-256 too when checked).
+    missing : list of RemoteFile
+        Files in no data folder.
+    damaged : list of (RemoteFile, Path, str)
+        Files present with the wrong size or checksum, with what is wrong.
+    """
+
+    found: dict[str, Path]
+    missing: list[RemoteFile]
+    damaged: list[tuple[RemoteFile, Path, str]]
+
+    @property
+    def ok(self) -> bool:
+        """True when every file is present and intact."""
+        return not self.missing and not self.damaged
+
+
+def check_files(
+    remotes: Iterable[RemoteFile],
+    data_dir: str | os.PathLike | None = None,
+    *,
+    verify: bool = False,
+) -> FileCheck:
+    """Look for every file in the data folders without downloading anything.
+
+    Parameters
+    ----------
+    remotes : iterable of RemoteFile
+        The files to look for.
+    data_dir : path, optional
+        As for :func:`resolve_files`.
+    verify : bool
+        Also compare each file's SHA-256 (slower); the size is always compared.
+
+    Returns
+    -------
+    FileCheck
+    """
+    search = _search_folders(data_dir)
+    found: dict[str, Path] = {}
+    missing: list[RemoteFile] = []
+    damaged: list[tuple[RemoteFile, Path, str]] = []
+    for remote in remotes:
+        local = _find_local(remote.relpath, search)
+        if local is None:
+            missing.append(remote)
+            continue
+        size = local.stat().st_size
+        if size != remote.n_bytes:
+            damaged.append((remote, local, f"{size:,} bytes, expected {remote.n_bytes:,}"))
+        elif verify and sha256_file(local) != remote.sha256:
+            damaged.append((remote, local, "SHA-256 differs from the manifest"))
+        else:
+            found[remote.relpath] = local
+    return FileCheck(found, missing, damaged)
+
+
+def _search_folders(data_dir) -> list[Path]:
+    folders = data_dirs(data_dir)
+    cache = user_cache_dir() / "data"
+    # Downloads go to the cache folder; search it even when an explicit data_dir was given,
+    # so a file fetched once is found next time.
+    return folders if cache in folders else [*folders, cache]
 
 
 def resolve_files(
@@ -209,6 +311,7 @@ def resolve_files(
     data_dir: str | os.PathLike | None = None,
     *,
     what: str = "this benchmark",
+    names: Sequence[str] = (),
 ) -> dict[str, Path]:
     """Local paths of the given files, downloading the missing ones when possible.
 
@@ -220,6 +323,8 @@ def resolve_files(
         Passed to :func:`data.paths.data_dirs`; searched instead of ``JUDGESCOPE_DATA``.
     what : str
         Who needs the files, for the error message (``"benchmark 'hanna'"``).
+    names : sequence of str
+        The benchmarks they belong to, for the ``python -m data fetch NAME`` hint.
 
     Returns
     -------
@@ -234,11 +339,8 @@ def resolve_files(
         the folders searched and where to put it.
     """
     remotes = list(remotes)
-    folders = data_dirs(data_dir)
     cache = user_cache_dir() / "data"
-    # Downloads go to the cache folder; search it even when an explicit data_dir was given,
-    # so a file fetched once is found next time.
-    search = folders if cache in folders else [*folders, cache]
+    search = _search_folders(data_dir)
     found: dict[str, Path] = {}
     missing: list[RemoteFile] = []
     for remote in remotes:
@@ -249,17 +351,15 @@ def resolve_files(
             found[remote.relpath] = local
     if missing:
         if not downloads_enabled():
-            raise DataError(
-                _missing_message(
-                    what, missing, search, "downloads are off: JUDGESCOPE_OFFLINE is set"
-                )
+            raise _missing_error(
+                what, missing, search, "downloads are off: JUDGESCOPE_OFFLINE is set", names
             )
-        found.update(_download_all(missing, cache, what, search))
+        found.update(_download_all(missing, cache, what, search, names))
     return {r.relpath: found[r.relpath] for r in remotes}
 
 
 def _download_all(
-    missing: Sequence[RemoteFile], cache: Path, what: str, search: Sequence[Path]
+    missing: Sequence[RemoteFile], cache: Path, what: str, search: Sequence[Path], names=()
 ) -> dict[str, Path]:
     from tqdm.auto import tqdm
 
@@ -274,8 +374,8 @@ def _download_all(
             except (OSError, http.client.HTTPException) as exc:
                 # OSError covers URLError, HTTPError and timeouts; HTTPException a cut transfer.
                 reason = getattr(exc, "reason", None) or exc
-                raise DataError(
-                    _missing_message(what, missing[i:], search, f"{type(exc).__name__}: {reason}")
+                raise _missing_error(
+                    what, missing[i:], search, f"{type(exc).__name__}: {reason}", names
                 ) from exc
     return out
 

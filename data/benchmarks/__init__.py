@@ -251,11 +251,11 @@ def benchmark_files(name: str, data_dir: str | os.PathLike | None = None) -> dic
         ``JUDGESCOPE_OFFLINE`` set, network error) or whose download failed its checksum.
     """
     info = benchmark_info(name)
-    return _resolve(info.files, data_dir, f"benchmark '{name}'")
+    return _resolve(info.files, data_dir, f"benchmark '{name}'", names=[name])
 
 
-def _resolve(relpaths, data_dir, what: str) -> dict[str, Path]:
-    return resolve_files([remote_file(rel) for rel in relpaths], data_dir, what=what)
+def _resolve(relpaths, data_dir, what: str, names=()) -> dict[str, Path]:
+    return resolve_files([remote_file(rel) for rel in relpaths], data_dir, what=what, names=names)
 
 
 def _stamp(files: dict[str, Path]) -> tuple[tuple[str, str, int, int], ...]:

@@ -503,11 +503,17 @@ def test_missing_file_offline_names_file_folders_and_setting(tmp_path, monkeypat
     with pytest.raises(DataError) as err:
         load_benchmark("pandalm", data_dir=empty)
     msg = str(err.value)
-    assert "benchmark 'pandalm' needs the file 'pandalm_testset/data/testset-v1.json'" in msg
+    assert "benchmark 'pandalm': 3 file(s)" in msg and "in no data folder searched" in msg
     assert str(empty) in msg and str(cache) in msg
-    assert f"Put the file at {empty / 'pandalm_testset/data/testset-v1.json'}" in msg
+    assert f"put them under {empty} yourself" in msg
+    assert "'pandalm_testset/data/testset-v1.json'" in msg
+    assert "`python -m data fetch pandalm`" in msg
     assert "JUDGESCOPE_DATA" in msg and "JUDGESCOPE_OFFLINE" in msg
-    assert "2 other file(s) are missing too" in msg
+    # one problem per folder of missing files, which counts them
+    assert err.value.problems == [
+        "'pandalm_testset/data/': 3 file(s) missing (testset-v1.json, "
+        "gpt-3.5-turbo-testset-v1.json, pandalm-7b-testset-v1.json)"
+    ]
 
 
 def test_missing_file_when_download_fails(tmp_path, monkeypatch):
@@ -523,7 +529,8 @@ def test_missing_file_when_download_fails(tmp_path, monkeypatch):
         load_benchmark("newsroom", data_dir=tmp_path)
     msg = str(err.value)
     assert calls == ["newsroom_judgebench/data/newsroom/newsroom.json"]
-    assert "needs the file 'newsroom_judgebench/data/newsroom/newsroom.json'" in msg
+    assert "benchmark 'newsroom': 1 file(s)" in msg
+    assert "'newsroom_judgebench/data/newsroom/newsroom.json'" in msg
     assert (
         "https://raw.githubusercontent.com/dmg-illc/JUDGE-BENCH/5a0bf500325029efb5dc8adff2c1e991996f0e78/data/newsroom/newsroom.json"
         in msg
