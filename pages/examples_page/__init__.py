@@ -1,0 +1,1 @@
+"""Parts of the Examples page (pages/examples.py)."""
