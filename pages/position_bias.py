@@ -6,27 +6,24 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import choices, state, ui
+from pages import choices, debias, state, ui
 from pages.services import bias as svc
 from pages.services import common, comparisons
 
 PAGE = "Position bias"
-MODES = {
-    "manual": "Threshold slider",
-    "global": "Balance automatically (one threshold)",
-    "per_context": "Balance automatically (per context)",
-}
 
 st.title("Position bias")
 st.caption(
     "An unbiased judge shown every pair in both orders wins half of its comparisons in the "
-    "first position. A decision threshold tau (first wins when p > tau) can correct a bias."
+    "first position. A decision threshold tau (first wins when p > tau) can correct a bias; "
+    "the setting chosen here is the one the Rankings page ranks with."
 )
 
-ds, attributes = choices.with_comparisons(
-    ", so there is no presentation order to study. Run a pairwise judge on the **Judge** page, "
-    "or load the demo, SummEval (ChatGPT verdicts in both orders) or PandaLM on the **Data** "
-    "page.",
+ds, attribute, judge = choices.attribute_and_judge(
+    "bias",
+    ", so there is no presentation order to study. Run a pairwise judge on the **Judge** "
+    "page, or load the demo, SummEval (ChatGPT verdicts in both orders) or PandaLM on the "
+    "**Data** page.",
 )
 
 with ui.guard("Measuring position bias"):
@@ -48,19 +45,16 @@ with ui.guard("Measuring position bias"):
         annotation_text="no bias (0.5)",
         annotation_position="top left",
     )
-    bars.update_layout(yaxis_title="P(first position wins) at tau = 0.5", height=380)
+    bars.update_layout(
+        yaxis_title="P(first position wins) at tau = 0.5", yaxis_tickformat=".1f", height=380
+    )
     ui.figure(bars, "First-position win rate per judge and attribute", page=PAGE, data=table)
     with st.expander("Table: win rate, swap consistency and balanced threshold"):
         ui.table(
             table.round(4), "Position bias per judge and attribute", page=PAGE, hide_index=True
         )
 
-st.subheader("Re-rank with a threshold")
-left, right = st.columns(2)
-with left:
-    attribute = ui.select("Attribute", attributes, key="bias.attribute")
-with right:
-    judge = ui.select("Judge", comparisons.judge_options(ds, attribute), key="bias.judge")
+st.subheader("Debias: re-rank with a threshold")
 
 
 def delta(after, before, moved):
@@ -74,33 +68,21 @@ def delta(after, before, moved):
 def threshold_section(ds, attribute, judge):
     """Moving the slider reruns only this part: cached P and reference, a numba re-rank."""
     with ui.guard("Re-ranking at the threshold"):
-        mode = st.radio(
-            "Threshold", list(MODES), format_func=MODES.get, horizontal=True, key="bias.mode"
-        )
-        if mode == "manual":
-            tau = st.slider(
-                "tau: the first candidate wins when p_first > tau",
-                0.0,
-                1.0,
-                0.5,
-                0.01,
-                key="bias.tau",
-            )
-            shown_tau = common.fmt(tau, 2)
-        elif mode == "global":
-            tau = svc.balanced_tau(ds, attribute, judge)
-            shown_tau = common.fmt(tau)
-        else:
-            tau = svc.balanced_tau(ds, attribute, judge, per_context=True)
+        setting = debias.controls(ds, attribute, judge, key="bias")
+        mode = setting.mode
+        tau = setting.tau
+        if mode == "per_context":
             # NaN for a context without comparisons: it has no threshold and no say here
             shown_tau = f"{common.fmt(np.nanmin(tau), 2)}–{common.fmt(np.nanmax(tau), 2)}"
+        else:
+            shown_tau = common.fmt(tau, 2)
         ui.settings(
             PAGE,
             {
                 "dataset": state.active_name(),
                 "attribute": attribute,
                 "judge": judge,
-                "threshold": MODES[mode],
+                "debias": setting.label,
                 "tau": shown_tau,
             },
         )
@@ -109,11 +91,16 @@ def threshold_section(ds, attribute, judge):
         after = svc.threshold_update(ds, attribute, judge, tau)
         ref = comparisons.human_reference(ds, attribute, judge)
 
-        moved = mode != "manual" or tau != 0.5
+        moved = mode == "per_context" or (mode != "off" and tau != 0.5)
 
         cols = st.columns(5)
         with cols[0]:
-            ui.metric("tau", shown_tau, "threshold in use (0.5: no correction)")
+            ui.metric(
+                "tau",
+                shown_tau,
+                "threshold in use (0.5: no correction)"
+                + (f"; alpha = {common.fmt(setting.alpha)}" if setting.alpha else ""),
+            )
         with cols[1]:
             ui.metric(
                 "First-position win rate",
@@ -191,7 +178,12 @@ def threshold_section(ds, attribute, judge):
                 annotation_text=f"tau = {shown_tau}",
             )
         fig.update_layout(
-            xaxis_title="tau", yaxis_title="value", height=380, legend=dict(orientation="h", y=1.12)
+            xaxis_title="tau",
+            yaxis_title="value",
+            xaxis_tickformat=".1f",
+            yaxis_tickformat=".2f",
+            height=380,
+            legend=dict(orientation="h", y=1.12),
         )
         ui.figure(fig, "Accuracy against the threshold tau", page=PAGE, data=curve)
         with st.expander("Every context re-ranked"):

@@ -26,6 +26,13 @@ from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
 from ranking.correlations import CorrelationResult, correlation
 from ranking.decisions import decide
 from ranking.elo import EloResult, elo
+from ranking.leaderboard import (
+    RankChange,
+    WinMatrix,
+    competition_ranks,
+    rank_change,
+    win_matrix,
+)
 from ranking.metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
 from ranking.ml import MLResult, ml_ranking
 from ranking.pooled import PooledStat
@@ -70,6 +77,12 @@ __all__ = [
     "MLResult",
     "elo",
     "EloResult",
+    # leaderboards: battles, win rates, two orders compared
+    "win_matrix",
+    "WinMatrix",
+    "competition_ranks",
+    "rank_change",
+    "RankChange",
     # position bias
     "position_bias",
     "swap_consistency",

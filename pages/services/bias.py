@@ -26,7 +26,14 @@ from pages.services.comparisons import (
     pmatrix,
     select_comparisons,
 )
-from ranking.bias import balanced_threshold, position_bias, swap_consistency
+from ranking.bias import (
+    alpha_for_tau,
+    balanced_threshold,
+    debias,
+    position_bias,
+    swap_consistency,
+)
+from ranking.decisions import decide
 from ranking.metrics import pairwise_accuracy, spearman
 from ranking.scores import win_ratio
 
@@ -202,3 +209,156 @@ def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.nda
 def threshold_update(ds: Dataset, attribute: str, judge: str, tau) -> Rerank:
     """The slider's per-update work: cached P and reference, then :func:`rerank` at ``tau``."""
     return rerank(*_arrays(ds, attribute, judge), tau)
+
+
+# ---------------------------------------------------------------------------------------
+# The debias setting shared by the pages (app.debias.mode, app.debias.tau)
+# ---------------------------------------------------------------------------------------
+
+#: Debias modes, in display order, with their labels.
+DEBIAS_MODES = {
+    "off": "Off",
+    "tau": "Threshold tau",
+    "per_context": "Balanced tau per context",
+    "alpha": "Soft reweighting (alpha)",
+}
+
+
+@dataclass(frozen=True)
+class Debias:
+    """One debias setting resolved for an attribute and judge.
+
+    Attributes
+    ----------
+    mode : str
+        A key of :data:`DEBIAS_MODES`.
+    rule : tuple
+        Hashable rule for the cached services: ``("soft", None)`` (probabilities as they
+        are), ``("hard", tau)`` (decisions at one threshold), ``("per_context", None)``
+        (decisions at each context's balanced threshold) or ``("alpha", alpha)`` (soft
+        probabilities reweighted by ``ranking.debias``).
+    raw_rule : tuple
+        The same rule without correction: decisions at tau = 0.5 for the hard modes,
+        the probabilities as they are otherwise.
+    tau : float or ndarray
+        The threshold the decisions use (per context for "per_context"; 0.5 when off; the
+        equivalent threshold for alpha).
+    alpha : float or None
+        The reweighting of "alpha".
+    label, raw_label : str
+        One line each for the pages ("tau = 0.62 (hard decisions)", "tau = 0.5").
+    """
+
+    mode: str
+    rule: tuple
+    raw_rule: tuple
+    tau: float | np.ndarray
+    alpha: float | None
+    label: str
+    raw_label: str
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "off"
+
+
+def resolve_debias(ds: Dataset, attribute: str, judge: str, mode: str, tau: float) -> Debias:
+    """The debias setting (``mode``, the shared ``tau``) for one attribute and judge.
+
+    "tau": hard decisions at ``tau``; "per_context": hard decisions at each context's
+    balanced threshold (``ranking.balanced_threshold``); "alpha": soft probabilities
+    reweighted by alpha = ``ranking.alpha_for_tau(tau)``, so that a 0.5 threshold on them
+    takes the decisions of ``tau``; "off" (or an unknown mode): nothing changes.
+
+    Raises
+    ------
+    ValueError
+        "alpha" with tau not strictly between 0 and 1.
+    """
+    soft = ("soft", None)
+    if mode == "tau":
+        t = float(tau)
+        return Debias(
+            mode,
+            ("hard", t),
+            ("hard", 0.5),
+            t,
+            None,
+            f"tau = {t:.2f} (hard decisions)",
+            "tau = 0.5",
+        )
+    if mode == "per_context":
+        taus = balanced_tau(ds, attribute, judge, per_context=True)
+        shown = f"{np.nanmin(taus):.2f}–{np.nanmax(taus):.2f}" if np.isfinite(taus).any() else "n/a"
+        return Debias(
+            mode,
+            ("per_context", None),
+            ("hard", 0.5),
+            taus,
+            None,
+            f"balanced tau per context ({shown}, hard decisions)",
+            "tau = 0.5",
+        )
+    if mode == "alpha":
+        t = float(tau)
+        a = float(alpha_for_tau(t))
+        return Debias(
+            mode,
+            ("alpha", a),
+            soft,
+            t,
+            a,
+            f"alpha = {a:.3f} (soft reweighting, as tau = {t:.2f})",
+            "probabilities as they are",
+        )
+    return Debias("off", soft, soft, 0.5, None, "off", "probabilities as they are")
+
+
+def debiased_P(ds: Dataset, attribute: str, judge: str, rule: tuple) -> tuple[np.ndarray, object]:
+    """(P, tau) to rank with under ``rule`` (see :class:`Debias`).
+
+    tau is None for soft outcomes (rank the probabilities themselves), else the threshold
+    (one per context for "per_context") at which ``ranking`` decides.
+    """
+    P = pmatrix(ds, attribute, judge).P
+    kind, value = rule
+    if kind == "hard":
+        return P, float(value)
+    if kind == "per_context":
+        taus = np.asarray(balanced_tau(ds, attribute, judge, per_context=True), dtype=float)
+        return P, np.where(np.isfinite(taus), taus, 0.5)
+    if kind == "alpha":
+        return debias(P, value), None
+    return P, None
+
+
+def debiased_outcomes(
+    ds: Dataset, attribute: str, judge: str, rows: pd.DataFrame, rule: tuple
+) -> pd.DataFrame:
+    """``rows`` (comparison rows of the judge) with ``p_first`` turned into outcomes.
+
+    Hard rules: decisions 1 / 0 / 0.5 (``ranking.decide``) at the rule's threshold, or at
+    the balanced threshold of each row's context; "alpha": reweighted probabilities;
+    "soft": unchanged. Unparsed rows stay NaN.
+    """
+    kind, value = rule
+    if kind == "soft":
+        return rows
+    p = rows["p_first"].to_numpy(dtype=np.float64)
+    if kind == "alpha":
+        out = np.full(p.shape, np.nan)
+        ok = np.isfinite(p)
+        if ok.any():
+            out[ok] = debias(p[ok], value)
+        return rows.assign(p_first=out)
+    if kind == "per_context":
+        pm = pmatrix(ds, attribute, judge)
+        taus = balanced_tau(ds, attribute, judge, per_context=True)
+        lut = dict(zip(pm.context_ids, np.asarray(taus, dtype=float), strict=True))
+        row_tau = rows["context_id"].astype(str).map(lut).to_numpy(dtype=float)
+        row_tau = np.where(np.isfinite(row_tau), row_tau, 0.5)
+    else:
+        row_tau = np.full(len(p), float(value))
+    if not len(p):
+        return rows
+    return rows.assign(p_first=decide(p.reshape(-1, 1), row_tau).reshape(-1))

@@ -120,6 +120,20 @@ class Reference:
     same_as_judge: bool = False
 
 
+def score_source(annotators: list[str]) -> str:
+    """What a reference built from human scores is, for the pages.
+
+    One annotator whose name says it is a mean (SummEval's ``expert_mean``: the mean of 3
+    experts, stored pre-averaged) is not "1 annotator".
+    """
+    if len(annotators) == 1:
+        name = annotators[0]
+        if "mean" in name.lower() or "avg" in name.lower():
+            return f"human score {name!r} (already a mean over annotators)"
+        return f"human score of annotator {name!r}"
+    return f"mean human score over {len(annotators)} annotators"
+
+
 def reference_for(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
     """Human reference for the candidates of ``pm`` (any layout), or None when there is none.
 
@@ -131,9 +145,9 @@ def reference_for(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
     if len(hs) and attribute in set(hs["attribute"].astype(str)):
         scores = scores_to_matrix(hs, pm, attribute=attribute)
         if np.isfinite(scores).sum() >= 2:
-            n_ann = hs.loc[hs["attribute"].astype(str) == attribute, "annotator"].nunique()
+            names = hs.loc[hs["attribute"].astype(str) == attribute, "annotator"].astype(str)
             scores.setflags(write=False)
-            return Reference(scores, f"mean human score over {n_ann} annotator(s)")
+            return Reference(scores, score_source(sorted(names.unique())))
 
     comps = ds.comparisons
     if not len(comps):

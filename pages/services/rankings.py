@@ -14,23 +14,29 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from data.arrays import PMatrix, flat_comparisons
+from data.arrays import PMatrix
+from data.examples import natural_sorted
 from data.schema import Dataset
+from pages.services.bias import debiased_P
 from pages.services.common import cache_data, mean_finite
-from pages.services.comparisons import (
-    Reference,
-    human_reference,
-    pmatrix,
-    select_comparisons,
+from pages.services.comparisons import Reference, human_reference, pmatrix
+from pages.services.leaderboard import (  # noqa: F401  (the Rankings page's systems)
+    SystemRanking,
+    compare_systems,
+    system_ranking,
 )
 from ranking.bradley_terry import bradley_terry
-from ranking.elo import elo
 from ranking.metrics import order_matrix, pairwise_accuracy, spearman
 from ranking.ml import ml_ranking
 from ranking.scores import win_ratio
 
+#: The rule of :class:`pages.services.bias.Debias` that ranks the probabilities as they are.
+SOFT = ("soft", None)
+
 #: Ranking methods, in display order.
 METHODS = ("win-ratio", "maximum likelihood", "Bradley–Terry")
+#: The agreement row of the judge's single comparisons (decided at the threshold in use).
+JUDGE_ROW = "judge comparisons"
 
 
 @dataclass(frozen=True)
@@ -53,7 +59,36 @@ class Rankings:
     notes: list
 
 
-def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
+def _bt_notes(bt, context_ids: list[str]) -> list[str]:
+    """Bradley–Terry's flags per context, naming the contexts by id (not by index)."""
+
+    def where(mask) -> str:
+        ids = [context_ids[k] for k in np.flatnonzero(mask)]
+        shown = ", ".join(natural_sorted(ids)[:5])
+        return f"{len(ids)} context(s) ({shown}{' …' if len(ids) > 5 else ''})"
+
+    notes = []
+    multi = np.atleast_1d(bt.n_components) > 1
+    if multi.any():
+        notes.append(
+            f"Bradley–Terry: in {where(multi)} the comparisons fall into separate groups of "
+            "candidates; scores are comparable only within a group."
+        )
+    no_mle = ~np.atleast_1d(bt.finite_mle)
+    if no_mle.any():
+        notes.append(
+            f"Bradley–Terry: in {where(no_mle)} some candidates never lose or never win; "
+            "they were fitted with a small ridge prior so that their scores stay finite."
+        )
+    stuck = ~np.atleast_1d(bt.converged)
+    if stuck.any():
+        notes.append(f"Bradley–Terry: the fit did not converge in {where(stuck)}.")
+    return notes
+
+
+def compute_rankings(
+    pm: PMatrix, ref: Reference | None, P: np.ndarray | None = None, tau=None
+) -> Rankings:
     """Win-ratio, maximum-likelihood and Bradley–Terry scores per context, with agreement.
 
     A context of ``pm`` without any comparison gets NaN scores from every method (and no
@@ -61,18 +96,22 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
     (``ranking.ml``), so an uninformative judge has no correlation with the humans, as with
     win-ratio and Bradley–Terry.
 
-    Win-ratio counts hard wins at tau = 0.5; maximum likelihood and Bradley–Terry use the
-    probabilities themselves (soft outcomes, ``tau=None``). The page's cached
-    :func:`rankings` runs it on the judge's P; tests run it on hand-made ones.
+    ``P`` (default ``pm.P``, laid out like it) is what is ranked: the judge's P or a
+    debiased one (``pages.services.bias.debiased_P``). With ``tau=None`` win-ratio counts
+    hard wins at 0.5 and maximum likelihood and Bradley–Terry use the probabilities
+    themselves (soft outcomes); with a threshold (one per context allowed) every method
+    ranks the decisions at it. The page's cached :func:`rankings` runs it on the judge's P;
+    tests run it on hand-made ones.
     """
-    ml = ml_ranking(pm.P)
-    bt = bradley_terry(pm.P)
+    P = pm.P if P is None else P
+    ml = ml_ranking(P, tau=tau)
+    bt = bradley_terry(P, tau=tau)
     scores = {
-        "win-ratio": win_ratio(pm.P, tau=0.5),
+        "win-ratio": win_ratio(P, tau=0.5 if tau is None else tau),
         "maximum likelihood": ml.scores,
         "Bradley–Terry": bt.scores,
     }
-    notes = [f"Bradley–Terry: {n}" for n in bt.notes]
+    notes = _bt_notes(bt, pm.context_ids)
     n_heur = sum(m == "heuristic" for m in ml.method)
     if n_heur:
         notes.append(
@@ -101,9 +140,11 @@ def compute_rankings(pm: PMatrix, ref: Reference | None) -> Rankings:
             )
         rows.append(
             {
-                "method": "judge comparisons (tau = 0.5)",
+                "method": JUDGE_ROW,
                 "spearman": math.nan,
-                "pairwise_accuracy": float(pairwise_accuracy(pm.P, ref.scores, tau=0.5)),
+                "pairwise_accuracy": float(
+                    pairwise_accuracy(P, ref.scores, tau=0.5 if tau is None else tau)
+                ),
                 "n_contexts": len(pm.context_ids),
             }
         )
@@ -169,124 +210,10 @@ def matrix_view(pm: PMatrix, c: int):
 
 
 @cache_data(show_spinner="Ranking every context…", max_entries=32)
-def rankings(ds: Dataset, attribute: str, judge: str) -> Rankings:
-    """Every ranking method in every context of the judge's P, with agreement with the
-    human reference (see :func:`compute_rankings`)."""
-    return compute_rankings(pmatrix(ds, attribute, judge), human_reference(ds, attribute, judge))
-
-
-@dataclass(frozen=True)
-class SystemRanking:
-    """Systems ranked over the comparisons of every context pooled.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per system, best Bradley–Terry score first: ``system``, ``bt_score``,
-        ``lower``, ``upper`` (its interval), ``elo``, ``elo_lower``, ``elo_upper`` (the
-        band over game orderings), ``n_comparisons`` and, with a human reference,
-        ``human_mean`` (mean reference over the compared candidates of the system).
-    spearman_bt, spearman_elo : float
-        Spearman between the systems' Bradley–Terry scores (Elo ratings) and their human
-        means; NaN without a reference.
-    notes : list of str
-        Bradley–Terry's notes.
-    """
-
-    table: pd.DataFrame
-    spearman_bt: float
-    spearman_elo: float
-    notes: list
-
-
-def _system_human_means(ds: Dataset, pm: PMatrix, ref: Reference) -> pd.Series:
-    """Mean reference score per system over the candidates of ``pm``."""
-    flat = pd.DataFrame(
-        {
-            "context_id": [
-                ctx for ctx, cs in zip(pm.context_ids, pm.candidate_ids, strict=True) for _ in cs
-            ],
-            "candidate_id": [x for cs in pm.candidate_ids for x in cs],
-            "human": np.concatenate(
-                [ref.scores[c, : len(cs)] for c, cs in enumerate(pm.candidate_ids)]
-            ),
-        }
-    )
-    lut = (
-        ds.candidates[["context_id", "candidate_id", "system"]]
-        .astype({"context_id": str, "candidate_id": str})
-        .drop_duplicates(["context_id", "candidate_id"])
-    )
-    merged = flat.merge(lut, on=["context_id", "candidate_id"], how="left")
-    return merged.groupby(merged["system"].astype(str))["human"].mean()
-
-
-@cache_data(show_spinner="Ranking the systems (Bradley–Terry and Elo)…", max_entries=32)
-def system_ranking(
-    ds: Dataset,
-    attribute: str,
-    judge: str,
-    intervals: str = "fisher",
-    n_boot: int = 200,
-    random_state: int = 0,
-) -> SystemRanking | None:
-    """Bradley–Terry and Elo over systems, the comparisons of all contexts pooled.
-
-    Bradley–Terry (``ranking.bradley_terry``, soft outcomes) with Fisher or bootstrap
-    (``n_boot`` refits) intervals at 95 %. Elo (``ranking.elo``, soft outcomes, k = 4):
-    the games are played in one seeded random order (their stored order, by context, is
-    arbitrary), and the 95 % band comes from ``n_boot`` seeded shuffles of that order.
-
-    Returns None when candidates have no systems, or systems do not repeat across
-    contexts (as many systems as compared candidates).
-    """
-    cands = ds.candidates
-    if "system" not in cands.columns or not cands["system"].notna().any():
-        return None
+def rankings(ds: Dataset, attribute: str, judge: str, rule: tuple = SOFT) -> Rankings:
+    """Every ranking method in every context of the judge's P under the debias ``rule``
+    (``pages.services.bias.Debias.rule``; default the probabilities as they are), with
+    agreement with the human reference (see :func:`compute_rankings`)."""
+    P, tau = debiased_P(ds, attribute, judge, rule)
     pm = pmatrix(ds, attribute, judge)
-    rows = select_comparisons(ds, attribute, judge)
-    fc = flat_comparisons(rows, attribute=attribute, judge=judge, item="system", candidates=cands)
-    n_items = len(fc.items)
-    if n_items < 2 or n_items >= sum(len(c) for c in pm.candidate_ids):
-        return None
-    bt = bradley_terry(
-        first=fc.first,
-        second=fc.second,
-        outcome=fc.p,
-        n_items=n_items,
-        intervals=intervals,
-        n_boot=n_boot,
-        random_state=random_state,
-    )
-    rng = np.random.default_rng(random_state)
-    order = rng.permutation(len(fc.p))
-    el = elo(
-        fc.first[order],
-        fc.second[order],
-        fc.p[order],
-        n_items,
-        n_boot=n_boot,
-        random_state=rng,
-    )
-    table = pd.DataFrame(
-        {
-            "system": fc.items,
-            "bt_score": bt.scores,
-            "lower": bt.lower,
-            "upper": bt.upper,
-            "elo": el.scores,
-            "elo_lower": el.lower,
-            "elo_upper": el.upper,
-            "n_comparisons": np.bincount(fc.first, minlength=n_items)
-            + np.bincount(fc.second, minlength=n_items),
-        }
-    )
-    rho_bt = rho_elo = math.nan
-    ref = human_reference(ds, attribute, judge)
-    if ref is not None:
-        table["human_mean"] = table["system"].map(_system_human_means(ds, pm, ref))
-        human = table["human_mean"].to_numpy(float)
-        rho_bt = float(spearman(table["bt_score"].to_numpy(), human))
-        rho_elo = float(spearman(table["elo"].to_numpy(), human))
-    table = table.sort_values("bt_score", ascending=False, na_position="last")
-    return SystemRanking(table.reset_index(drop=True), rho_bt, rho_elo, list(bt.notes))
+    return compute_rankings(pm, human_reference(ds, attribute, judge), P, tau)

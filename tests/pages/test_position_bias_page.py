@@ -44,7 +44,9 @@ def test_demo_opens_with_the_bias_chart_metrics_and_orders():
 def test_moving_the_threshold_changes_the_numbers():
     at = open_page(PAGE)
     before = _values(at)
-    at.slider(key="bias.tau").set_value(0.7).run()
+    at.radio(key="app.debias.mode").set_value("tau").run()
+    assert _values(at) == before  # tau = 0.5 still: nothing moved
+    at.slider(key="app.debias.tau").set_value(0.7).run()
     assert not at.exception
     after = _values(at)
     assert after["tau"] == "0.70"
@@ -59,15 +61,31 @@ def test_moving_the_threshold_changes_the_numbers():
     assert float(after["Spearman"]) == pytest.approx(expected.spearman, abs=5e-4)
 
 
-@pytest.mark.parametrize("mode", ["global", "per_context"])
+def _balance(at, mode):
+    """Balance automatically: per context, or one tau set by the "balance" button."""
+    if mode == "per_context":
+        at.radio(key="app.debias.mode").set_value("per_context").run()
+    else:
+        at.radio(key="app.debias.mode").set_value(mode).run()
+        at.button(key="bias.balance").click().run()
+
+
+@pytest.mark.parametrize("mode", ["tau", "alpha", "per_context"])
 def test_balance_automatically_gives_half_first_position_wins(mode):
     at = open_page(PAGE)
-    at.radio(key="bias.mode").set_value(mode).run()
+    _balance(at, mode)
     assert not at.exception
     rate = float(metrics(at)["First-position win rate"])
     # balanced up to one comparison (plus the 3-decimal rounding of the metric)
     assert abs(rate - 0.5) <= 1 / DEMO_COMPARISONS + 5e-4
-    assert not at.slider  # the threshold comes from the data, not the slider
+    demo = data.demo_dataset()
+    P = comparisons.pmatrix(demo, "consistency", "demo-judge (simulated)").P
+    if mode == "per_context":
+        assert not at.slider  # the thresholds come from the data, not the slider
+    else:
+        # the button put the balanced threshold on the shared slider
+        assert at.slider(key="app.debias.tau").value == pytest.approx(balanced_threshold(P))
+        assert metrics(at)["tau"] == f"{balanced_threshold(P):.2f}"
 
 
 @need("summeval")
@@ -77,7 +95,7 @@ def test_real_summeval_verdicts_balance_towards_half():
     table = at.dataframe[0].value  # the bias table: one row per attribute for ChatGPT
     assert sorted(table["attribute"]) == ["coherence", "consistency", "fluency", "relevance"]
     before = float(metrics(at)["First-position win rate"])
-    at.radio(key="bias.mode").set_value("global").run()
+    _balance(at, "tau")
     after = float(metrics(at)["First-position win rate"])
     # hard A/B/C verdicts tie at the threshold, so exact balance may be impossible; it
     # must still come closer
@@ -111,11 +129,11 @@ def _one_context_unparsed():
     return ds, ctx
 
 
-@pytest.mark.parametrize("mode", ["manual", "per_context"])
+@pytest.mark.parametrize("mode", ["tau", "per_context"])
 def test_a_context_whose_answers_never_parsed_is_left_out_and_named(mode):
     ds, ctx = _one_context_unparsed()
     at = open_page(PAGE, ds)
-    at.radio(key="bias.mode").set_value(mode).run()
+    at.radio(key="app.debias.mode").set_value(mode).run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     assert (table["contexts_unparsed"] == 1).all() and (table["n_contexts"] == 11).all()

@@ -128,7 +128,7 @@ def test_reference_is_the_mean_human_score(demo):
         & (hs["candidate_id"] == pm.candidate_ids[3][2])
     ]
     assert ref.scores[3, 2] == pytest.approx(sel["score"].mean())
-    assert ref.source == "mean human score over 3 annotator(s)" and not ref.same_as_judge
+    assert ref.source == "mean human score over 3 annotators" and not ref.same_as_judge
 
 
 def test_reference_from_human_verdicts_leaves_out_the_judged_annotator():

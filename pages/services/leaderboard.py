@@ -1,0 +1,351 @@
+"""Systems ranked over every context pooled: the Rankings page's systems and the Leaderboard.
+
+What the items are (:func:`system_items`): the candidates' systems when they recur across
+contexts, else the candidate ids themselves when those recur (a pairwise-verdict upload whose
+candidate ids are model names), else nothing, with the reason. :func:`system_ranking` fits
+Bradley–Terry with intervals and Elo with a band over game orderings, under a debias rule
+(``pages.services.bias.Debias``); :func:`compare_systems` sets a raw and a debiased ranking
+side by side; :func:`leaderboard` ranks the systems by every judge of an attribute (model
+judges and the human pool) and :func:`win_rates` tallies one judge's battles
+(``ranking.leaderboard``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from data.arrays import PMatrix, flat_comparisons
+from data.examples import natural_key, natural_sorted
+from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
+from pages.services.bias import debiased_outcomes
+from pages.services.common import cache_data
+from pages.services.comparisons import (
+    Reference,
+    human_reference,
+    judge_options,
+    pmatrix,
+    select_comparisons,
+)
+from ranking.bradley_terry import bradley_terry
+from ranking.elo import elo
+from ranking.leaderboard import RankChange, competition_ranks, rank_change, win_matrix
+from ranking.metrics import spearman
+
+SOFT = ("soft", None)
+
+
+def _compared(pm: PMatrix) -> pd.DataFrame:
+    """(context_id, candidate_id) of every candidate of ``pm``."""
+    return pd.DataFrame(
+        {
+            "context_id": [
+                c for c, cs in zip(pm.context_ids, pm.candidate_ids, strict=True) for _ in cs
+            ],
+            "candidate_id": [x for cs in pm.candidate_ids for x in cs],
+        }
+    )
+
+
+def _system_lut(ds: Dataset) -> pd.DataFrame | None:
+    """(context_id, candidate_id, system) as strings; None without a system column."""
+    cands = ds.candidates
+    if "system" not in cands.columns or not cands["system"].notna().any():
+        return None
+    lut = cands[["context_id", "candidate_id", "system"]].drop_duplicates(
+        ["context_id", "candidate_id"]
+    )
+    return lut.astype({"context_id": str, "candidate_id": str})
+
+
+@cache_data(show_spinner=False, max_entries=64)
+def system_items(ds: Dataset, attribute: str, judge: str) -> tuple[str | None, str]:
+    """What to rank across contexts: ("system" | "candidate" | None, why).
+
+    "system" when every compared candidate has a system and fewer systems than compared
+    candidates exist; else "candidate" when candidate ids recur across contexts (they name
+    the systems, as in arena-style data); else None, with a sentence saying why.
+    """
+    pm = pmatrix(ds, attribute, judge)
+    compared = _compared(pm)
+    n = len(compared)
+    lut = _system_lut(ds)
+    why = "the candidates have no 'system' column"
+    if lut is not None:
+        merged = compared.merge(lut, on=["context_id", "candidate_id"], how="left")
+        missing = int(merged["system"].isna().sum())
+        n_sys = merged["system"].dropna().astype(str).nunique()
+        if not missing and 2 <= n_sys < n:
+            return "system", f"{n_sys} systems"
+        why = (
+            f"{missing} compared candidate(s) have no system"
+            if missing
+            else f"each of the {n_sys} systems appears in one context only"
+        )
+    n_ids = compared["candidate_id"].nunique()
+    if 2 <= n_ids < n:
+        return "candidate", f"{n_ids} candidate ids that recur across contexts ({why})"
+    return None, (
+        f"No system-level ranking: {why}, and no candidate id recurs across contexts, so "
+        "nothing is compared in more than one context. Map a system column (the model that "
+        "wrote each candidate) on the Data page."
+    )
+
+
+@dataclass(frozen=True)
+class SystemRanking:
+    """Systems ranked over the comparisons of every context pooled.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per system, best Bradley–Terry score first: ``system``, ``rank`` (1 = best,
+        ties share), ``bt_score``, ``lower``, ``upper`` (its interval), ``elo``,
+        ``elo_lower``, ``elo_upper`` (the band over game orderings), ``n_comparisons`` (the
+        battles: comparisons with a parsed answer between two different systems) and, with
+        a human reference, ``human_mean`` (mean reference over its compared candidates).
+    spearman_bt, spearman_elo : float
+        Spearman between the systems' Bradley–Terry scores (Elo ratings) and their human
+        means; NaN without a reference.
+    notes : list of str
+        Bradley–Terry's notes, and what the items are when they are candidate ids.
+    reference : str or None
+        What ``human_mean`` is (``Reference.source``).
+    """
+
+    table: pd.DataFrame
+    spearman_bt: float
+    spearman_elo: float
+    notes: list
+    reference: str | None = None
+
+
+def _item_human_means(ds: Dataset, pm: PMatrix, ref: Reference, item: str) -> pd.Series:
+    """Mean reference score per system (or candidate id) over the candidates of ``pm``."""
+    flat = _compared(pm)
+    flat["human"] = np.concatenate(
+        [ref.scores[c, : len(cs)] for c, cs in enumerate(pm.candidate_ids)]
+    )
+    if item == "candidate":
+        return flat.groupby("candidate_id")["human"].mean()
+    merged = flat.merge(_system_lut(ds), on=["context_id", "candidate_id"], how="left")
+    return merged.groupby(merged["system"].astype(str))["human"].mean()
+
+
+def _natural_best_first(table: pd.DataFrame, score: str) -> pd.DataFrame:
+    """Best score first; equal scores (and unranked systems, last) in natural order."""
+    keyed = table.assign(_k=table["system"].map(natural_key))
+    keyed = keyed.sort_values("_k").sort_values(
+        score, ascending=False, kind="stable", na_position="last"
+    )
+    return keyed.drop(columns="_k").reset_index(drop=True)
+
+
+@cache_data(show_spinner="Ranking the systems (Bradley–Terry and Elo)…", max_entries=64)
+def system_ranking(
+    ds: Dataset,
+    attribute: str,
+    judge: str,
+    intervals: str = "fisher",
+    n_boot: int = 200,
+    random_state: int = 0,
+    rule: tuple = SOFT,
+) -> SystemRanking | None:
+    """Bradley–Terry and Elo over systems, the comparisons of all contexts pooled.
+
+    Each comparison row's outcome follows the debias ``rule`` (``Debias.rule``; default
+    the probability as it is: soft outcomes). Bradley–Terry (``ranking.bradley_terry``) with
+    Fisher or bootstrap (``n_boot`` refits) intervals at 95 %. Elo (``ranking.elo``, k = 4):
+    the games are played in one seeded random order (their stored order, by context, is
+    arbitrary), and the 95 % band comes from ``n_boot`` seeded shuffles of that order.
+
+    Returns None when there is nothing to rank across contexts (:func:`system_items` says
+    why).
+    """
+    item, what = system_items(ds, attribute, judge)
+    if item is None:
+        return None
+    pm = pmatrix(ds, attribute, judge)
+    rows = debiased_outcomes(ds, attribute, judge, select_comparisons(ds, attribute, judge), rule)
+    fc = flat_comparisons(
+        rows, attribute=attribute, judge=judge, item=item, candidates=ds.candidates
+    )
+    n_items = len(fc.items)
+    if n_items < 2 or not len(fc.p):
+        return None
+    bt = bradley_terry(
+        first=fc.first,
+        second=fc.second,
+        outcome=fc.p,
+        n_items=n_items,
+        intervals=intervals,
+        n_boot=n_boot,
+        random_state=random_state,
+    )
+    rng = np.random.default_rng(random_state)
+    order = rng.permutation(len(fc.p))
+    el = elo(
+        fc.first[order], fc.second[order], fc.p[order], n_items, n_boot=n_boot, random_state=rng
+    )
+    table = pd.DataFrame(
+        {
+            "system": fc.items,
+            "rank": competition_ranks(bt.scores),
+            "bt_score": bt.scores,
+            "lower": bt.lower,
+            "upper": bt.upper,
+            "elo": el.scores,
+            "elo_lower": el.lower,
+            "elo_upper": el.upper,
+            "n_comparisons": np.bincount(fc.first, minlength=n_items)
+            + np.bincount(fc.second, minlength=n_items),
+        }
+    )
+    rho_bt = rho_elo = math.nan
+    ref = human_reference(ds, attribute, judge)
+    if ref is not None:
+        table["human_mean"] = table["system"].map(_item_human_means(ds, pm, ref, item))
+        human = table["human_mean"].to_numpy(float)
+        rho_bt = float(spearman(table["bt_score"].to_numpy(), human))
+        rho_elo = float(spearman(table["elo"].to_numpy(), human))
+    notes = [f"Bradley–Terry over the systems: {n}" for n in bt.notes]
+    if item == "candidate":
+        notes.insert(0, f"The systems are the {what}.")
+    return SystemRanking(
+        _natural_best_first(table, "bt_score"),
+        rho_bt,
+        rho_elo,
+        notes,
+        None if ref is None else ref.source,
+    )
+
+
+def compare_systems(raw: SystemRanking, debiased: SystemRanking) -> tuple[pd.DataFrame, RankChange]:
+    """The raw and debiased system rankings side by side, best debiased first.
+
+    Columns: ``system``, ``raw rank``, ``debiased rank``, ``change`` ("↑ 2", "↓ 1", "="),
+    ``raw score``, ``debiased score`` (Bradley–Terry) and ``human_mean`` when known; with the
+    :class:`ranking.leaderboard.RankChange` of the Bradley–Terry scores.
+    """
+    both = raw.table[["system", "bt_score"]].merge(
+        debiased.table[
+            ["system", "bt_score"] + (["human_mean"] if "human_mean" in debiased.table else [])
+        ],
+        on="system",
+        how="outer",
+        suffixes=(" raw", " debiased"),
+    )
+    change = rank_change(
+        both["bt_score raw"].to_numpy(float), both["bt_score debiased"].to_numpy(float)
+    )
+
+    def arrow(d: float) -> str:
+        if not np.isfinite(d):
+            return ""
+        return "=" if d == 0 else (f"↑ {int(d)}" if d > 0 else f"↓ {int(-d)}")
+
+    table = pd.DataFrame(
+        {
+            "system": both["system"],
+            "raw rank": change.before,
+            "debiased rank": change.after,
+            "change": [arrow(d) for d in change.change],
+            "raw score": both["bt_score raw"].round(4),
+            "debiased score": both["bt_score debiased"].round(4),
+        }
+    )
+    if "human_mean" in both:
+        table["human_mean"] = both["human_mean"].round(4)
+    table = table.assign(_k=table["system"].map(natural_key)).sort_values("_k")
+    table = table.sort_values("debiased rank", kind="stable", na_position="last")
+    return table.drop(columns="_k").reset_index(drop=True), change
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Systems ranked by every judge of one attribute.
+
+    Attributes
+    ----------
+    long : pandas.DataFrame
+        One row per judge and system: ``judge``, ``system``, ``rank``, ``bt_score``,
+        ``lower``, ``upper``, ``battles`` (and ``human_mean`` when known).
+    ranks : pandas.DataFrame
+        Systems x judges of ranks: rows best mean rank first (natural order on ties),
+        columns judges in natural order.
+    judges : list of str
+        The judges ranked, in natural order.
+    notes : list of str
+        Judges that could not rank the systems, and why.
+    """
+
+    long: pd.DataFrame
+    ranks: pd.DataFrame
+    judges: list
+    notes: list
+
+
+def leaderboard_judges(ds: Dataset, attribute: str) -> list[str]:
+    """Model judges and the human pool of ``attribute`` (not the annotators one by one)."""
+    opts = judge_options(ds, attribute)
+    return natural_sorted(j for j in opts if not j.startswith(HUMAN_JUDGE_PREFIX))
+
+
+@cache_data(show_spinner="Ranking the systems by every judge…", max_entries=32)
+def leaderboard(ds: Dataset, attribute: str, intervals: str = "fisher") -> Leaderboard:
+    """Bradley–Terry over systems (:func:`system_ranking`) for every judge of ``attribute``."""
+    frames, notes, judges = [], [], []
+    for judge in leaderboard_judges(ds, attribute):
+        try:
+            result = system_ranking(ds, attribute, judge, intervals)
+        except DataError as err:
+            notes.append(f"{judge}: {'; '.join(err.problems[:3])}")
+            continue
+        if result is None:
+            notes.append(f"{judge}: {system_items(ds, attribute, judge)[1]}")
+            continue
+        judges.append(judge)
+        cols = ["system", "rank", "bt_score", "lower", "upper", "n_comparisons"]
+        cols += ["human_mean"] if "human_mean" in result.table else []
+        frames.append(
+            result.table[cols].rename(columns={"n_comparisons": "battles"}).assign(judge=judge)
+        )
+    if not frames:
+        return Leaderboard(pd.DataFrame(), pd.DataFrame(), [], notes)
+    long = pd.concat(frames, ignore_index=True)
+    long = long[["judge"] + [c for c in long.columns if c != "judge"]]
+    ranks = long.pivot(index="system", columns="judge", values="rank")[judges]
+    mean_rank = ranks.mean(axis=1)
+    order = sorted(ranks.index, key=lambda s: (mean_rank[s], natural_key(s)))
+    ranks = ranks.loc[order]
+    ranks.columns.name = None
+    ranks.index.name = "system"
+    return Leaderboard(long, ranks, judges, notes)
+
+
+@cache_data(show_spinner=False, max_entries=32)
+def win_rates(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(share of battles won, number of battles): systems x opponents, one judge.
+
+    Rows and columns in the judge's Bradley–Terry order (best first); a battle is won when
+    the decision at tau = 0.5 goes to the system (a tie counts half), in either position.
+    Both tables are empty when there is nothing to rank across contexts.
+    """
+    item, _ = system_items(ds, attribute, judge)
+    if item is None:
+        return pd.DataFrame(), pd.DataFrame()
+    rows = select_comparisons(ds, attribute, judge)
+    fc = flat_comparisons(
+        rows, attribute=attribute, judge=judge, item=item, candidates=ds.candidates
+    )
+    if len(fc.items) < 2 or not len(fc.p):
+        return pd.DataFrame(), pd.DataFrame()
+    wm = win_matrix(fc.first, fc.second, fc.p, len(fc.items), tau=0.5)
+    rate = pd.DataFrame(wm.rate, index=fc.items, columns=fc.items)
+    battles = pd.DataFrame(wm.battles, index=fc.items, columns=fc.items)
+    ranked = system_ranking(ds, attribute, judge)
+    order = list(ranked.table["system"]) if ranked is not None else natural_sorted(fc.items)
+    return rate.loc[order, order], battles.loc[order, order]
