@@ -9,10 +9,9 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from data.examples import natural_sorted, pair_samples
+from data.examples import natural_sorted
 from pages import choices, example_link, state, ui
 from pages.examples_page.detail import show_pair
-from pages.services import comparisons
 from pages.services import examples as svc
 
 PAGE = "Examples"
@@ -208,10 +207,5 @@ with ui.guard("Listing the comparisons"):
 
 with ui.guard("Showing the comparison"):
     row = shown.iloc[keys.index(picked)]
-    samples = pair_samples(
-        comparisons.select_comparisons(ds, attribute, judge),
-        row["context_id"],
-        row["a"],
-        row["b"],
-    )
+    samples = svc.answers(ds, attribute, judge, row["context_id"], row["a"], row["b"])
     show_pair(ds, row, samples, human_source=got.human_source)

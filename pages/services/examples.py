@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from data.arrays import comparisons_to_P
-from data.examples import pair_table, search_pairs
+from data.examples import pair_samples, pair_table, search_pairs
 from data.schema import Dataset
 from pages.services import comparisons
 from pages.services.common import cache_data
@@ -68,6 +68,9 @@ def pairs(ds: Dataset, attribute: str, judge: str) -> Pairs:
     rows = comparisons.select_comparisons(ds, attribute, judge)
     reference, ref = _reference(ds, attribute, judge, rows)
     table = pair_table(rows, reference)
+    if ref is not None and ref.same_as_judge:
+        # the pooled humans judged against themselves: no disagreement to tell
+        table["disagrees"] = pd.array([pd.NA] * len(table), dtype="boolean")
     both = bool((table["p_a_first"].notna() & table["p_a_second"].notna()).any()) or bool(
         table["flips"].notna().any()
     )
@@ -126,3 +129,12 @@ def systems(ds: Dataset, context_id: str, candidate_ids) -> dict[str, str | None
         value = by_id.get(str(cid))
         out[str(cid)] = None if value is None or pd.isna(value) else str(value)
     return out
+
+
+def answers(ds: Dataset, attribute: str, judge: str, context_id: str, a: str, b: str):
+    """Every answer about one pair (``data.examples.pair_samples``); the pooled humans keep
+    each annotator's name."""
+    rows = comparisons.select_comparisons(ds, attribute, judge)
+    if judge == comparisons.HUMAN_POOL:
+        rows = ds.comparisons.loc[rows.index]  # the same rows, judge = the annotator
+    return pair_samples(rows, context_id, a, b)
