@@ -1,16 +1,19 @@
 """Rankings: the judge's probability matrix per context, rankings by win-ratio, maximum
 likelihood and Bradley–Terry beside the human ranking, and the systems ranked by Bradley–Terry
-and by Elo."""
+and by Elo — all under the debias setting shared with Position bias, raw and debiased side by
+side."""
 
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
-from pages import choices, state, ui
+from pages import choices, debias, state, ui
+from pages.example_link import open_example
+from pages.ranking_views import clickable_matrix, interval_figure, rank_slope
 from pages.services import bias, common, comparisons
 from pages.services import rankings as svc
 
 PAGE = "Rankings"
+OPEN_CONTEXT = "Open this context in Examples"
+OPEN_PAIR = "Open this pair in Examples"
 
 st.title("Rankings")
 st.caption(
@@ -24,11 +27,32 @@ ds, attribute, judge = choices.attribute_and_judge(
     judge_help="The model (and template) whose comparisons are ranked; human annotators' "
     "verdicts can be ranked too.",
 )
+setting = debias.compact(ds, attribute, judge, key="rank")
+if not setting.active:
+    st.info(
+        "Debiasing is off: the rankings use the judge's probabilities as they are. Choose a "
+        "threshold above, or tune one on the Position bias page."
+    )
+    st.page_link("pages/position_bias.py", label="Position bias", icon=":material/swap_horiz:")
+else:
+    st.caption(
+        f"Ranked with debiasing: **{setting.label}**; the raw rankings ({setting.raw_label}) "
+        "are beside them."
+    )
+
+
+def delta(after, before):
+    """The change from raw shown under a metric; none when off or undefined."""
+    if not setting.active or "n/a" in (common.fmt(after), common.fmt(before)):
+        return None
+    return f"{after - before:+.3f}"
+
 
 with ui.guard("Ranking the candidates"):
     pm = comparisons.pmatrix(ds, attribute, judge)
     ref = comparisons.human_reference(ds, attribute, judge)
-    rk = svc.rankings(ds, attribute, judge)
+    rk = svc.rankings(ds, attribute, judge, setting.rule)
+    raw_rk = svc.rankings(ds, attribute, judge, setting.raw_rule) if setting.active else rk
 
     st.subheader("Agreement with humans")
     if ref is None:
@@ -38,16 +62,20 @@ with ui.guard("Ranking the candidates"):
             "load a dataset with human scores (e.g. SummEval or the demo) to compare."
         )
     else:
-        st.caption(f"Reference: {ref.source}.")
+        st.caption(
+            f"Reference: {ref.source}."
+            + (" Deltas: change from the raw rankings." if setting.active else "")
+        )
         if ref.same_as_judge:
             st.warning(
                 "The judge is the human annotators themselves: agreement measures how well each "
                 "method recovers the win-ratio of the same verdicts, not an independent check."
             )
         agree = rk.agreement.set_index("method")
+        before = raw_rk.agreement.set_index("method")
         cols = st.columns(len(svc.METHODS) + 1)
         for col, method in zip(cols, svc.METHODS, strict=False):
-            row = agree.loc[method]
+            row, was = agree.loc[method], before.loc[method]
             with col:
                 st.markdown(f"**{method}**")
                 ui.metric(
@@ -55,21 +83,25 @@ with ui.guard("Ranking the candidates"):
                     common.fmt(row["spearman"]),
                     f"rank correlation with the humans per context, mean over "
                     f"{int(row['n_contexts'])} contexts",
+                    delta=delta(row["spearman"], was["spearman"]),
                 )
                 ui.metric(
                     "Pairwise accuracy",
                     common.fmt(row["pairwise_accuracy"]),
                     "share of candidate pairs with different human scores that this "
                     "ranking orders as the humans do",
+                    delta=delta(row["pairwise_accuracy"], was["pairwise_accuracy"]),
                 )
         with cols[-1]:
             st.markdown("**judge comparisons**")
-            raw = agree.loc["judge comparisons (tau = 0.5)", "pairwise_accuracy"]
+            acc = agree.loc[svc.JUDGE_ROW, "pairwise_accuracy"]
+            rule = "p > 0.5" if setting.mode in ("off", "alpha") else "p > tau"
             ui.metric(
                 "Pairwise accuracy",
-                common.fmt(raw),
-                "share of the judge's single comparisons (p > 0.5 = first wins) that "
-                "agree with the human order",
+                common.fmt(acc),
+                f"share of the judge's single comparisons ({rule} = first wins) that agree "
+                "with the human order",
+                delta=delta(acc, before.loc[svc.JUDGE_ROW, "pairwise_accuracy"]),
             )
     left_out = bias.unparsed_note(bias.unparsed(ds, attribute, judge))
     for note in ([left_out] if left_out else []) + rk.notes:
@@ -90,97 +122,73 @@ with ui.guard("Ranking the candidates"):
             "Ranking method",
             list(svc.METHODS),
             key="rank.method",
-            help="Win-ratio: share of comparisons won (p > 0.5). Maximum likelihood: the order "
-            "that best explains all comparisons. Bradley–Terry: fitted strengths.",
+            help="Win-ratio: share of comparisons won. Maximum likelihood: the order that best "
+            "explains all comparisons. Bradley–Terry: fitted strengths.",
         )
+    context_id = pm.context_ids[c]
     ui.settings(
         PAGE,
         {
             "dataset": state.active_name(),
             "attribute": attribute,
             "judge": judge,
-            "context": pm.context_ids[c],
+            "debias": setting.label,
+            "context": context_id,
             "ranking method": method,
         },
     )
+    example = dict(
+        dataset=state.active_name(), attribute=attribute, judge=judge, context_id=context_id
+    )
 
     ids, block, counts, long = svc.matrix_view(pm, c)
-    heat = go.Figure(
-        go.Heatmap(
-            z=block,
-            x=ids,
-            y=ids,
-            customdata=counts,
-            zmin=0.0,
-            zmax=1.0,
-            zmid=0.5,
-            colorscale=ui.DIVERGING,
-            colorbar=dict(title="p(first wins)"),
-            hovertemplate="shown first: %{y}<br>shown second: %{x}<br>"
-            "p(first wins) = %{z:.3f}<br>samples: %{customdata}<extra></extra>",
-        )
-    )
-    heat.update_layout(
-        xaxis_title="shown second",
-        yaxis_title="shown first",
-        yaxis_autorange="reversed",
-        height=480,
-    )
     frame = svc.context_frame(ds, pm, rk, ref, c, method)
     bump = svc.bump_frame(frame)
     order = (["human"] if ref is not None else []) + list(svc.METHODS)
-    slope = px.line(
-        bump,
-        x="method",
-        y="rank",
-        color="candidate",
-        markers=True,
-        category_orders={"method": order},
-    )
-    slope.update_layout(
-        yaxis_autorange="reversed", yaxis_dtick=1, height=480, yaxis_title="rank (1 = best)"
-    )
+    slope = rank_slope(bump, "method", order, "ranking method")
     h_left, h_right = st.columns(2)
     with h_left:
-        ui.figure(heat, f"Probability matrix, context {pm.context_ids[c]}", page=PAGE, data=long)
+        clickable_matrix(
+            ids,
+            block,
+            counts,
+            long,
+            title=f"Probability matrix, context {context_id}",
+            page=PAGE,
+            key=f"rank.heat.{context_id}",
+            example=example,
+        )
+        st.caption("Click a cell to open that pair, both orders and every answer, in Examples.")
     with h_right:
-        ui.figure(slope, f"Ranks by method, context {pm.context_ids[c]}", page=PAGE, data=bump)
-    ui.table(frame, f"Ranking by {method}, context {pm.context_ids[c]}", page=PAGE, hide_index=True)
+        ui.figure(slope, f"Ranks by method, context {context_id}", page=PAGE, data=bump)
 
-
-def interval_figure(table, column, lower, upper, name, colour, y_title):
-    """Systems with their scores and intervals, with the human mean on a second axis."""
-    fig = go.Figure(
-        go.Scatter(
-            x=table["system"],
-            y=table[column],
-            mode="markers",
-            name=name,
-            marker=dict(size=10, color=colour),
-            error_y=dict(
-                type="data",
-                symmetric=False,
-                array=table[upper] - table[column],
-                arrayminus=table[column] - table[lower],
-            ),
-        )
+    title = f"Ranking by {method}, context {context_id}"
+    picked = st.dataframe(
+        frame,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=f"rank.table.{context_id}",
     )
-    if "human_mean" in table:
-        fig.add_trace(
-            go.Scatter(
-                x=table["system"],
-                y=table["human_mean"],
-                mode="markers",
-                name="human mean (right axis)",
-                yaxis="y2",
-                marker=dict(symbol="diamond", size=9, color=ui.PALETTE[1]),
-            )
-        )
-        fig.update_layout(
-            yaxis2=dict(title="human mean", overlaying="y", side="right", showgrid=False)
-        )
-    fig.update_layout(yaxis_title=y_title, height=420, legend=dict(orientation="h", y=1.1))
-    return fig
+    ui.table(frame, title, page=PAGE, show=False)
+    ui.remember(PAGE, title, data=frame)
+    rows = list(getattr(getattr(picked, "selection", None), "rows", None) or [])
+    o_left, o_mid, o_right = st.columns([2, 2, 1], vertical_alignment="bottom")
+    with o_left:
+        first = ui.select("First candidate", ids, key="rank.open.first")
+    with o_mid:
+        second = ui.select("Second candidate", ids, key="rank.open.second", index=1)
+    with o_right:
+        if st.button(OPEN_PAIR, key="rank.open.pair", disabled=first == second):
+            open_example(**example, first_id=first, second_id=second)
+    if st.button(OPEN_CONTEXT, key="rank.open.context", help="Select a row to open its pairs."):
+        open_example(**example)
+    if rows:
+        # a ranking row: that candidate against the next one down (or up) in this ranking
+        cand = list(frame["candidate"])
+        k = rows[0]
+        other = cand[k + 1] if k + 1 < len(cand) else (cand[k - 1] if k else None)
+        open_example(**example, first_id=cand[k], second_id=other)
 
 
 with ui.guard("Ranking the systems"):
@@ -192,13 +200,52 @@ with ui.guard("Ranking the systems"):
         "(slow on large sets); off: intervals from the Fisher information. Elo always shows "
         "its band over 200 shuffled orders of the games.",
     )
-    result = svc.system_ranking(ds, attribute, judge, "bootstrap" if boot else "fisher")
+    interval = "bootstrap" if boot else "fisher"
+    result = svc.system_ranking(ds, attribute, judge, interval, rule=setting.rule)
     if result is None:
-        st.caption(
-            "No system-level ranking: the candidates have no systems that recur across contexts."
-        )
+        st.caption(svc.system_items(ds, attribute, judge)[1])
     else:
         table = result.table
+        if setting.active:
+            raw = svc.system_ranking(ds, attribute, judge, interval, rule=setting.raw_rule)
+            side, change = svc.compare_systems(raw, result)
+            st.markdown(f"**Raw ({setting.raw_label}) and debiased ({setting.label})**")
+            m = st.columns(4)
+            with m[0]:
+                ui.metric("Systems moved", change.n_moved, f"of {len(side)} changed rank")
+            with m[1]:
+                ui.metric(
+                    "Spearman raw vs debiased",
+                    common.fmt(change.spearman),
+                    "rank correlation of the Bradley–Terry scores before and after",
+                )
+            with m[2]:
+                ui.metric(
+                    "Kendall raw vs debiased",
+                    common.fmt(change.kendall),
+                    "Kendall's tau-b of the two orders",
+                )
+            with m[3]:
+                ui.metric(
+                    "System-level Spearman with humans",
+                    common.fmt(result.spearman_bt),
+                    "debiased Bradley–Terry scores vs the systems' human reference",
+                    delta=delta(result.spearman_bt, raw.spearman_bt),
+                )
+            d_left, d_right = st.columns([3, 2])
+            with d_left:
+                ui.table(side, "Systems: raw and debiased ranks", page=PAGE, hide_index=True)
+            with d_right:
+                moves = side.melt(
+                    id_vars="system",
+                    value_vars=["raw rank", "debiased rank"],
+                    var_name="ranking",
+                    value_name="rank",
+                ).rename(columns={"system": "candidate"})
+                moves["ranking"] = moves["ranking"].str.removesuffix(" rank")
+                fig = rank_slope(moves, "ranking", ["raw", "debiased"], "")
+                fig.update_layout(legend_title_text="system")
+                ui.figure(fig, "Systems: raw and debiased ranks", page=PAGE, data=moves)
         bt_fig = interval_figure(
             table,
             "bt_score",
@@ -207,42 +254,48 @@ with ui.guard("Ranking the systems"):
             "Bradley–Terry",
             ui.PALETTE[0],
             "Bradley–Terry score (log-strength)",
+            result.reference,
         )
         elo_fig = interval_figure(
-            table, "elo", "elo_lower", "elo_upper", "Elo", ui.PALETTE[2], "Elo rating"
+            table,
+            "elo",
+            "elo_lower",
+            "elo_upper",
+            "Elo",
+            ui.PALETTE[2],
+            "Elo rating",
+            result.reference,
         )
-        interval = "bootstrap" if boot else "Fisher"
+        shown = "bootstrap" if boot else "Fisher"
         s_left, s_right = st.columns([3, 1])
         with s_left:
             ui.figure(
                 bt_fig,
-                f"Systems by Bradley–Terry with 95% {interval} intervals",
+                f"Systems by Bradley–Terry with 95% {shown} intervals",
                 page=PAGE,
                 data=table,
             )
             ui.figure(
-                elo_fig,
-                "Systems by Elo with 95% bands over game orderings",
-                page=PAGE,
-                data=table,
+                elo_fig, "Systems by Elo with 95% bands over game orderings", page=PAGE, data=table
             )
         with s_right:
             ui.metric(
                 "System-level Spearman",
                 common.fmt(result.spearman_bt),
                 "rank correlation between the systems' Bradley–Terry scores and their "
-                "mean human reference",
+                f"human reference ({result.reference or 'none'})",
             )
             ui.metric(
                 "System-level Spearman (Elo)",
                 common.fmt(result.spearman_elo),
-                "rank correlation between the systems' Elo ratings and their mean human reference",
+                "rank correlation between the systems' Elo ratings and their human reference",
             )
             ui.metric("Systems", len(table), "systems compared across all contexts")
         st.caption(
             "Elo (k = 4, start 1000) plays every comparison once as a game, in one seeded "
             "random order; its band spans 200 seeded shuffles of that order, since Elo depends "
             "on the order of games, which is arbitrary here."
+            + (" Both use the debiased outcomes." if setting.active else "")
         )
         for note in result.notes:
             st.caption(f"ℹ️ {note}")

@@ -23,6 +23,7 @@ from pages.services.comparisons import Reference, human_reference, pmatrix
 from pages.services.leaderboard import (  # noqa: F401  (the Rankings page's systems)
     SystemRanking,
     compare_systems,
+    system_items,
     system_ranking,
 )
 from ranking.bradley_terry import bradley_terry
@@ -59,7 +60,7 @@ class Rankings:
     notes: list
 
 
-def _bt_notes(bt, context_ids: list[str]) -> list[str]:
+def _bt_notes(bt, context_ids: list[str], P: np.ndarray) -> list[str]:
     """Bradley–Terry's flags per context, naming the contexts by id (not by index)."""
 
     def where(mask) -> str:
@@ -68,19 +69,26 @@ def _bt_notes(bt, context_ids: list[str]) -> list[str]:
         return f"{len(ids)} context(s) ({shown}{' …' if len(ids) > 5 else ''})"
 
     notes = []
-    multi = np.atleast_1d(bt.n_components) > 1
+    empty = ~np.isfinite(P).any(axis=(1, 2))
+    if empty.any():
+        notes.append(
+            f"{where(empty)} have no comparison at all, so every method leaves their "
+            "candidates unranked."
+        )
+        # BT flags an empty context as not finite as well
+    multi = (np.atleast_1d(bt.n_components) > 1) & ~empty
     if multi.any():
         notes.append(
             f"Bradley–Terry: in {where(multi)} the comparisons fall into separate groups of "
             "candidates; scores are comparable only within a group."
         )
-    no_mle = ~np.atleast_1d(bt.finite_mle)
+    no_mle = ~np.atleast_1d(bt.finite_mle) & ~empty
     if no_mle.any():
         notes.append(
             f"Bradley–Terry: in {where(no_mle)} some candidates never lose or never win; "
             "they were fitted with a small ridge prior so that their scores stay finite."
         )
-    stuck = ~np.atleast_1d(bt.converged)
+    stuck = ~np.atleast_1d(bt.converged) & ~empty
     if stuck.any():
         notes.append(f"Bradley–Terry: the fit did not converge in {where(stuck)}.")
     return notes
@@ -111,7 +119,7 @@ def compute_rankings(
         "maximum likelihood": ml.scores,
         "Bradley–Terry": bt.scores,
     }
-    notes = _bt_notes(bt, pm.context_ids)
+    notes = _bt_notes(bt, pm.context_ids, P)
     n_heur = sum(m == "heuristic" for m in ml.method)
     if n_heur:
         notes.append(

@@ -222,7 +222,7 @@ def test_compute_rankings_gives_nan_for_a_context_without_comparisons():
     for method in rankings_svc.METHODS:
         want = accuracy_of_scores(scores[method], ref_kept)
         assert agree.loc[method, "pairwise_accuracy"] == pytest.approx(want), method
-    raw = agree.loc["judge comparisons (tau = 0.5)", "pairwise_accuracy"]
+    raw = agree.loc[rankings_svc.JUDGE_ROW, "pairwise_accuracy"]
     assert raw == pytest.approx(accuracy_of_comparisons(pm.P, ref.scores))
     assert any("no comparison at all" in n for n in rk.notes)
 
