@@ -18,8 +18,9 @@ data set has several groups the reference must be chosen with ``annotators=``.
 The package, one module per seam (every name below is reached as ``data.agreement.<name>``):
 ``reference`` (annotator groups, the human reference, judge scores, both aligned),
 ``correlations`` (judge-human correlations, Williams' tests), ``humans`` (inter-annotator
-agreement, the human baseline), ``judges`` (self-consistency, pairwise accuracy, verdict
-agreement) and ``cli`` (the command line).
+agreement, the human baseline), ``judges`` (self-consistency, pairwise accuracy),
+``verdicts`` (verdicts against human verdicts, per pair of raters and per annotator against
+the others) and ``cli`` (the command line).
 """
 
 from __future__ import annotations
@@ -28,11 +29,7 @@ from data.agreement._tables import ITEM
 from data.agreement.cli import main
 from data.agreement.correlations import correlation_table, williams_matrix_frame, williams_table
 from data.agreement.humans import human_baseline_table, iaa_table, rating_matrix
-from data.agreement.judges import (
-    pairwise_accuracy_table,
-    self_consistency_table,
-    verdict_agreement_table,
-)
+from data.agreement.judges import pairwise_accuracy_table, self_consistency_table
 from data.agreement.reference import (
     aligned_scores,
     annotator_groups,
@@ -40,6 +37,7 @@ from data.agreement.reference import (
     judge_scores,
     reference_annotators,
 )
+from data.agreement.verdicts import annotator_summary_table, verdict_agreement_table
 
 __all__ = [
     "ITEM",
@@ -57,5 +55,6 @@ __all__ = [
     "self_consistency_table",
     "pairwise_accuracy_table",
     "verdict_agreement_table",
+    "annotator_summary_table",
     "main",
 ]
