@@ -141,8 +141,8 @@ def pair_table(
         order. ``flips`` (nullable boolean) is True where the two decisions differ, missing
         unless both orders have a decision. ``judge_pick`` uses the mean of the two
         probabilities (of the one available); ``human_pick`` the larger reference score;
-        ``disagrees`` is True where the humans prefer one candidate and the judge does not
-        pick it, missing where either pick is unknown or the humans tie. ``n_unparsed``
+        ``disagrees`` is True where the judge picks one candidate and the humans prefer the
+        other, False where both pick the same, missing where either ties or is unknown. ``n_unparsed``
         counts answers with p_first NaN, ``n_samples`` all answers of the pair.
     """
     if not len(rows):
@@ -194,7 +194,7 @@ def pair_table(
         h_a = ref.reindex(pd.MultiIndex.from_arrays([g["context_id"], g["a"]])).to_numpy()
         h_b = ref.reindex(pd.MultiIndex.from_arrays([g["context_id"], g["b"]])).to_numpy()
     human_pick = _pick(h_a, h_b, a, b)
-    known = pd.notna(human_pick) & (human_pick != TIE) & pd.notna(judge_pick)
+    known = pd.notna(human_pick) & (human_pick != TIE) & pd.notna(judge_pick) & (judge_pick != TIE)
     disagrees = pd.array(np.where(known, judge_pick != human_pick, False), dtype="boolean")
     disagrees[~known] = pd.NA
 

@@ -94,6 +94,7 @@ if example is not None and (example.get("attribute"), example.get("judge")) != (
         f"**{attribute}** by **{judge}** instead."
     )
 
+picked = None  # the pair to show, once the table is there
 with ui.guard("Listing the comparisons"):
     got = svc.pairs(ds, attribute, judge)
     table = got.table
@@ -106,12 +107,14 @@ with ui.guard("Listing the comparisons"):
     left, right = st.columns([1, 2])
     with left:
         context = ui.select(
-            "Context", [ALL, *natural_sorted(table["context_id"])], key="examples.context"
+            "Context",
+            [ALL, *natural_sorted(table["context_id"])],
+            key=state.keep("examples.context"),
         )
     with right:
         query = st.text_input(
             "Search the texts and raw answers",
-            key="examples.search",
+            key=state.keep("examples.search"),
             placeholder="a word from the context, a candidate or a raw answer; an id",
         )
     scope = pd.Series(True, index=table.index)
@@ -147,7 +150,7 @@ with ui.guard("Listing the comparisons"):
             st.metric(label, "n/a" if why_not[name] else f"{count:,}")
             on = st.checkbox(
                 label,
-                key=key,
+                key=state.keep(key),
                 disabled=why_not[name] is not None,
                 help=why_not[name] or f"Show only the pairs that {label.lower()}.",
             )
@@ -156,7 +159,8 @@ with ui.guard("Listing the comparisons"):
     shown = table[scope & chosen]
     st.caption(
         f"{len(shown):,} of {len(table):,} pair(s) shown. Decisions at tau = 0.5: the shown-first "
-        "candidate wins when p > 0.5. "
+        "candidate wins when p > 0.5. The judge's pick averages both orders; it disagrees with "
+        "the humans when it picks one candidate and they prefer the other. "
         + (
             f"Human preference: {got.human_source}."
             if got.human_source
@@ -200,12 +204,13 @@ with ui.guard("Listing the comparisons"):
     picked = ui.select(
         "Comparison",
         keys,
-        key="examples.pair",
+        key=state.keep("examples.pair"),
         format_func=pair_label,
         help="Or click a row of the table.",
     )
 
-with ui.guard("Showing the comparison"):
-    row = shown.iloc[keys.index(picked)]
-    samples = svc.answers(ds, attribute, judge, row["context_id"], row["a"], row["b"])
-    show_pair(ds, row, samples, human_source=got.human_source)
+if picked is not None:
+    with ui.guard("Showing the comparison"):
+        row = shown.iloc[keys.index(picked)]
+        samples = svc.answers(ds, attribute, judge, row["context_id"], row["a"], row["b"])
+        show_pair(ds, row, samples, human_source=got.human_source)

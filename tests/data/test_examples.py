@@ -104,6 +104,11 @@ def test_pair_table_by_hand():
     assert hole.unparsed and hole.n_unparsed == 1 and hole.n_samples == 2
     assert hole.human_pick == "M10" and not hole.disagrees
 
+    # a judge tie against a human preference is no disagreement (nor an agreement)
+    c2 = pd.DataFrame({"context_id": ["c2", "c2"], "candidate_id": ["X", "Y"], "score": [1, 2]})
+    tied = pair_table(_rows(), pd.concat([_reference(), c2])).set_index(["a", "b"])
+    assert tied.loc[("X", "Y"), "human_pick"] == "Y" and tied.loc[("X", "Y"), "judge_pick"] == "tie"
+    assert pd.isna(tied.loc[("X", "Y"), "disagrees"])
     tie = by["X", "Y"]
     assert (tie.decision_a_first, tie.decision_a_second, tie.judge_pick) == ("tie",) * 3
     assert not tie.flips
@@ -222,7 +227,7 @@ def test_real_summeval_flips_and_disagreements_counted_pair_by_pair():
         px = (np.mean(xy) + 1 - np.mean(yx)) / 2
         pick = x if px > 0.5 else y if px < 0.5 else "tie"
         hx, hy = human[c, x], human[c, y]
-        if hx != hy:
+        if hx != hy and pick != "tie":
             disagree += pick != (x if hx > hy else y)
     assert unparsed == 11 and int(t["unparsed"].sum()) == 11
     assert int(t["flips"].sum()) == flips > 0

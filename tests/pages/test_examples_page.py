@@ -291,3 +291,17 @@ def test_llmfao_pooled_crowd_verdicts_without_texts():
     answers = [d.value for d in at.dataframe if "parsed" in d.value.columns]
     assert answers and all("judge" in f.columns for f in answers if len(f) > 1)
     assert "no text in this dataset" in " ".join(x.value for x in at.caption)
+
+
+def test_the_view_survives_a_visit_to_another_page():
+    at = open_page(PAGE)
+    at.selectbox(key="examples.context").set_value("news05").run()
+    at.checkbox(key="examples.flips").check().run()
+    picked = at.selectbox(key="examples.pair").value
+    at.switch_page("pages/rankings.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="examples.context").value == "news05"
+    assert at.checkbox(key="examples.flips").value
+    assert at.selectbox(key="examples.pair").value == picked
+    assert set(_table(at)["context"]) == {"news05"} and _table(at)["flips"].all()
