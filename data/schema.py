@@ -141,6 +141,9 @@ class Dataset:
         Attribute -> its (low, high) human score range.
     description, source : str
         Shown to the user.
+    sources : dict of str to list of str
+        Table name -> the files its rows came from, in the order they were added (filled by
+        uploads and ``data.merge``; empty for benchmarks, whose ``source`` says it all).
     """
 
     name: str
@@ -152,6 +155,7 @@ class Dataset:
     scales: dict[str, tuple[float, float]] = field(default_factory=dict)
     description: str = ""
     source: str = ""
+    sources: dict[str, list[str]] = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
         """The table called ``name`` (one of :data:`TABLE_NAMES`)."""

@@ -21,12 +21,16 @@ canonical table in every format.
 The package, one module per seam (the names below are all reached as ``data.io.<name>``):
 
 - ``formats``: :func:`file_format`, :func:`read_frame`, :func:`write_table`, ``FORMATS``;
-- ``wide``: :class:`WideMapping`, :func:`guess_wide_mapping`, :func:`wide_to_dataset`;
+- ``wide``: :class:`WideMapping`, :func:`wide_to_dataset`;
+- ``guess``: :func:`guess_wide`, :func:`guess_wide_mapping`, :func:`describe_wide` (columns
+  guessed from names, then from values: recurring values are systems);
 - ``pairwise``: :class:`PairwiseMapping`, :func:`guess_pairwise_mapping`,
   :func:`pairwise_to_comparisons`, ``VERDICT_SPELLINGS``;
 - ``columns``: the column roles, aliases and cell reading that wide and pairwise share;
-- ``upload``: :func:`layouts`, :func:`detect_kind`, :func:`read_table`, :func:`read_upload`,
-  ``UPLOAD_KINDS``;
+- ``upload``: :func:`layouts`, :func:`detect_kind`, :func:`read_table`, ``UPLOAD_KINDS``;
+- ``result``: :func:`read_upload`, :func:`read_upload_result` (a :class:`ReadResult`: the
+  dataset and notes), :func:`preview_upload` (an :class:`UploadPreview`, before loading);
+- ``notes``: row ranges and grouped messages for the notes;
 - ``folders``: :func:`save_dataset`, :func:`load_dataset`, ``DATASET_META``.
 """
 
@@ -34,14 +38,22 @@ from __future__ import annotations
 
 from data.io.folders import DATASET_META, load_dataset, save_dataset
 from data.io.formats import FORMATS, file_format, read_frame, write_table
+from data.io.guess import describe_wide, guess_wide, guess_wide_mapping
 from data.io.pairwise import (
     VERDICT_SPELLINGS,
     PairwiseMapping,
     guess_pairwise_mapping,
     pairwise_to_comparisons,
 )
-from data.io.upload import UPLOAD_KINDS, detect_kind, layouts, read_table, read_upload
-from data.io.wide import WideMapping, guess_wide_mapping, wide_to_dataset
+from data.io.result import (
+    ReadResult,
+    UploadPreview,
+    preview_upload,
+    read_upload,
+    read_upload_result,
+)
+from data.io.upload import UPLOAD_KINDS, detect_kind, layouts, read_table
+from data.io.wide import WideMapping, wide_to_dataset
 
 __all__ = [
     "FORMATS",
@@ -60,6 +72,12 @@ __all__ = [
     "detect_kind",
     "read_table",
     "read_upload",
+    "read_upload_result",
+    "ReadResult",
+    "preview_upload",
+    "UploadPreview",
+    "guess_wide",
+    "describe_wide",
     "DATASET_META",
     "save_dataset",
     "load_dataset",

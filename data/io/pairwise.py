@@ -11,6 +11,7 @@ import pandas as pd
 
 from data.coerce import coerce_int, outside, to_str_series
 from data.io.columns import alias_conflicts, find_alias, id_column, number_column, resolve_columns
+from data.io.notes import grouped, named
 from data.problems import Problems, row_label
 from data.schema import VERDICT_P_FIRST, DataError
 from data.validate import validate_table
@@ -27,7 +28,18 @@ _SECOND_ALIASES = (
 )
 _VERDICT_ALIASES = ("verdict", "winner", "label", "choice", "preference")
 _PROB_ALIASES = ("p_first", "probability", "prob", "p", "p_a", "prob_a")
-_PAIR_CONTEXT_ALIASES = ("context_id", "context", "question_id", "doc_id", "item_id")
+_PAIR_CONTEXT_ALIASES = (
+    "context_id",
+    "context",
+    "question_id",
+    "prompt_id",
+    "doc_id",
+    "document_id",
+    "item_id",
+    "story_id",
+    "instance_id",
+    "example_id",
+)
 
 #: Verdict spellings of the pairwise-verdict format (compared case-insensitively).
 VERDICT_SPELLINGS = {
@@ -135,6 +147,7 @@ def pairwise_to_comparisons(
     mapping: PairwiseMapping | None = None,
     *,
     source: str = "pairwise table",
+    notes: list[str] | None = None,
 ) -> pd.DataFrame:
     """Turn a pairwise-verdict table into the canonical comparisons table.
 
@@ -147,20 +160,28 @@ def pairwise_to_comparisons(
         when omitted, after refusing two headers that could play the same role.
     source : str
         The file, for messages.
+    notes : list of str, optional
+        Given, a verdict that is not understood does not refuse the file: its row becomes
+        an unparsed comparison (p_first NaN, verdict missing, the text kept in ``raw``) and
+        the list gets what the user should know (data.io.notes): how many verdicts were not
+        understood, one line per distinct verdict with its rows ("verdict 'garbage' not
+        understood: rows 19–24"), and the contexts left with no usable verdict. Without
+        it (the strict reading), such a verdict is a problem that refuses the file.
 
     Returns
     -------
     pandas.DataFrame
         The canonical comparisons table (validated). Rows map one to one, in order, so
         messages name the rows of ``frame``. ``verdict`` is canonical (A/B/tie, NaN when
-        empty); ``p_first`` is the probability column, or 1 / 0 / 0.5 from the verdict.
+        empty); ``p_first`` is the probability column, or 1 / 0 / 0.5 from the verdict;
+        ``raw`` is the raw column, or the verdict as written when there is none.
 
     Raises
     ------
     DataError
-        No usable columns, empty ids, a verdict not understood, a probability that is not a
-        number or outside [0, 1], a sample that is not a whole number, a candidate compared
-        with itself.
+        No usable columns, empty ids, a verdict not understood (without ``notes``), a
+        probability that is not a number or outside [0, 1], a sample that is not a whole
+        number, a candidate compared with itself.
     """
     frame = frame.reset_index(drop=True)
     if mapping is None:
@@ -202,19 +223,36 @@ def pairwise_to_comparisons(
     )
 
     verdict = pd.Series([np.nan] * n, dtype="str")
+    unparsed = np.zeros(n, dtype=bool)
+    verdict_text = None
     if "verdict" in cols:
-        text = to_str_series(frame[cols["verdict"]]).str.strip()
+        verdict_text = to_str_series(frame[cols["verdict"]])
+        text = verdict_text.str.strip()
         missing = (text.isna() | (text == "")).to_numpy()
         verdict = text.str.lower().map(VERDICT_SPELLINGS).astype("str")
-        bad = np.flatnonzero(verdict.isna().to_numpy() & ~missing)
-        problems.add_rows(
-            bad,
-            lambda p: (
-                f"{source}, {row_label(p)}, column '{cols['verdict']}': verdict "
-                f"{frame[cols['verdict']].iloc[p]!r} is not understood; write A / B / tie "
-                "(or 1 / 2 / 0, or first / second / tie) or leave the cell empty"
-            ),
-        )
+        unparsed = verdict.isna().to_numpy() & ~missing
+        if notes is not None and unparsed.any():
+            bad = np.flatnonzero(unparsed)
+            notes.append(
+                f"{source}: {len(bad)} of {n} verdict(s) in column '{cols['verdict']}' not "
+                "understood; kept as unparsed comparisons (no p_first, the text in 'raw'). "
+                "Verdicts are A / B / tie, 1 / 2 / 0 or first / second / tie"
+            )
+            notes.extend(
+                grouped(
+                    [f"verdict {text.iloc[p]!r} not understood" for p in bad],
+                    bad,
+                )
+            )
+        elif notes is None:
+            problems.add_rows(
+                np.flatnonzero(unparsed),
+                lambda p: (
+                    f"{source}, {row_label(p)}, column '{cols['verdict']}': verdict "
+                    f"{frame[cols['verdict']].iloc[p]!r} is not understood; write A / B / tie "
+                    "(or 1 / 2 / 0, or first / second / tie) or leave the cell empty"
+                ),
+            )
     if "probability" in cols:
         p_first = number_column(
             frame,
@@ -248,7 +286,12 @@ def pairwise_to_comparisons(
     if "sample" not in cols:
         keys = pd.DataFrame({"c": context, "a": attribute, "j": judge, "f": first, "s": second})
         sample = keys.groupby(list(keys.columns), sort=False).cumcount().to_numpy()
-    raw = to_str_series(frame[cols["raw"]]).fillna("") if "raw" in cols else ""
+    if "raw" in cols:
+        raw = to_str_series(frame[cols["raw"]]).fillna("")
+    elif verdict_text is not None:
+        raw = verdict_text.fillna("")  # the verdict as written: an unparsed one stays readable
+    else:
+        raw = ""
     out = pd.DataFrame(
         {
             "context_id": context,
@@ -262,4 +305,13 @@ def pairwise_to_comparisons(
             "raw": raw,
         }
     )
-    return validate_table(out, "comparisons", source)
+    out = validate_table(out, "comparisons", source)
+    if notes is not None:
+        usable = out["p_first"].notna().groupby(out["context_id"], sort=False).any()
+        empty = usable.index[~usable.to_numpy()]
+        if len(empty):
+            notes.append(
+                f"{source}: {len(empty)} of {len(usable)} context(s) have no usable verdict "
+                f"and cannot be ranked: {named(empty, 'contexts')}"
+            )
+    return out

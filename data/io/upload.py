@@ -16,12 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from data.coerce import normalise_column
-from data.io.columns import alias_conflicts
 from data.io.formats import read_frame
-from data.io.pairwise import PairwiseMapping, guess_pairwise_mapping, pairwise_to_comparisons
-from data.io.wide import WIDE_ROLES, WideMapping, guess_wide_mapping, wide_to_dataset
-from data.schema import TABLE_NAMES, TABLES, DataError, Dataset
-from data.validate import validate_dataset, validate_table
+from data.io.guess import guess_wide_mapping
+from data.io.pairwise import guess_pairwise_mapping
+from data.schema import TABLE_NAMES, TABLES, DataError
+from data.validate import validate_table
 
 #: Layouts :func:`read_upload` understands besides the canonical table names.
 UPLOAD_KINDS = (*TABLE_NAMES, "long", "wide", "pairwise")
@@ -218,110 +217,3 @@ def read_table(
             if name is None:
                 raise _unknown_layout(source, frame.columns)
     return validate_table(frame, name, source, scale)
-
-
-def read_upload(
-    name: str,
-    data: bytes,
-    kind: str | None = None,
-    mapping: WideMapping | PairwiseMapping | None = None,
-    *,
-    scales: Mapping[str, tuple[float, float]] | None = None,
-    max_bytes: float | None = None,
-) -> Dataset:
-    """Read an uploaded file into a validated Dataset (what the app calls).
-
-    Parameters
-    ----------
-    name : str
-        The file name as uploaded; its extension picks the format.
-    data : bytes
-        The file content.
-    kind : str, optional
-        One of ``UPLOAD_KINDS``: a canonical table name, ``"long"`` (some canonical table,
-        told by the columns), ``"wide"`` or ``"pairwise"``; detected from the columns (and
-        from ``mapping``'s type) when omitted, and asked for (a DataError naming the layouts
-        the columns fit) when the columns fit more than one layout.
-    mapping : WideMapping or PairwiseMapping, optional
-        Column mapping for the wide and pairwise layouts; guessed from the headers when
-        omitted.
-    scales : mapping of attribute to (low, high), optional
-        Human score ranges, checked and stored in the Dataset.
-    max_bytes : float, optional
-        Size limit; default ``data.validate.MAX_UPLOAD_BYTES``.
-
-    Returns
-    -------
-    Dataset
-        Named after the file; only the tables the file fills are non-empty.
-
-    Raises
-    ------
-    DataError
-        Every problem found, naming the file, row and column: too large, empty, not UTF-8,
-        unparseable (see :func:`data.io.read_frame`), unknown or ambiguous layout, two
-        columns that a guessed mapping would read as the same field, plus everything
-        :func:`data.validate.validate_dataset` checks.
-    ValueError
-        ``kind`` is not one of ``UPLOAD_KINDS``.
-    TypeError
-        ``mapping`` does not fit ``kind``.
-    """
-    source = Path(name).name
-    if kind is not None and kind not in UPLOAD_KINDS:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(UPLOAD_KINDS)}")
-    frame = read_frame(name, data, max_bytes=max_bytes)
-    if len(frame) == 0:
-        raise DataError(
-            f"{source}: the file has no data rows"
-            + (
-                f" (only the header: {', '.join(map(str, frame.columns))})"
-                if len(frame.columns)
-                else ""
-            )
-            + "; choose the file that holds the table"
-        )
-    if kind == "long":
-        # some canonical table; which one is told by the columns
-        near = _near_complete(frame.columns)
-        order = ("comparisons", "ratings", "human_scores", "candidates", "contexts")
-        kind = next((n for n in order if n in near), None) or _closest_table(frame.columns)
-        if kind is None:
-            raise _unknown_layout(source, frame.columns)
-    if kind is None:
-        if isinstance(mapping, WideMapping):
-            kind = "wide"
-        elif isinstance(mapping, PairwiseMapping):
-            kind = "pairwise"
-        else:
-            found = layouts(frame.columns, frame)
-            if len(found) > 1:
-                raise _ambiguous_layout(source, frame.columns, found)
-            kind = found[0][0] if found else _closest_table(frame.columns)
-            if kind is None:
-                raise _unknown_layout(source, frame.columns)
-    scales = {str(k): tuple(v) for k, v in (scales or {}).items()}
-    stem = Path(source).stem
-    sources = {t: source for t in TABLE_NAMES}
-    if kind == "wide":
-        if mapping is None:
-            alias_conflicts(frame.columns, WIDE_ROLES, source)
-            mapping = guess_wide_mapping(frame.columns, frame)
-            if mapping is None:
-                raise DataError(
-                    f"{source}: cannot read this as a wide table; it needs a context id and a "
-                    "candidate id column (context_id, candidate_id) and one score column per "
-                    "attribute, or give a WideMapping naming the columns"
-                )
-        if not isinstance(mapping, WideMapping):
-            raise TypeError("kind='wide' needs a WideMapping")
-        return wide_to_dataset(frame, mapping, name=stem, source=source, scales=scales)
-    if kind == "pairwise":
-        if mapping is not None and not isinstance(mapping, PairwiseMapping):
-            raise TypeError("kind='pairwise' needs a PairwiseMapping")
-        comparisons = pairwise_to_comparisons(frame, mapping, source=source)
-        ds = Dataset(name=stem, comparisons=comparisons, scales=scales, source=source)
-        return validate_dataset(ds, sources=sources)
-    ds = Dataset(name=stem, scales=scales, source=source)
-    setattr(ds, kind, frame)
-    return validate_dataset(ds, sources=sources)

@@ -9,15 +9,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from data.coerce import coerce_float, normalise_column, outside, to_str_series
-from data.io.columns import find_alias, id_column, number_column, resolve_column, resolve_columns
+from data.coerce import outside, to_str_series
+from data.io.columns import id_column, number_column, resolve_column, resolve_columns
 from data.problems import Problems, row_label
 from data.schema import TABLE_NAMES, Dataset, empty_table
 from data.validate import report_duplicates, validate_dataset
 
-_CONTEXT_ALIASES = ("context_id", "context", "doc_id", "document_id", "item_id")
+_CONTEXT_ALIASES = (
+    "context_id",
+    "context",
+    "doc_id",
+    "document_id",
+    "item_id",
+    "prompt_id",
+    "story_id",
+    "question_id",
+    "instance_id",
+    "example_id",
+    "doc",
+)
 _CANDIDATE_ALIASES = ("candidate_id", "candidate", "response_id", "output_id")
-_SYSTEM_ALIASES = ("system", "system_id", "model", "model_id")
+_SYSTEM_ALIASES = ("system", "system_id", "model", "model_id", "model_name", "sys")
 _CONTEXT_TEXT_ALIASES = ("context_text", "source_text", "document_text", "source", "document")
 _CANDIDATE_TEXT_ALIASES = ("candidate_text", "text", "output", "response", "summary")
 _ANNOTATOR_ALIASES = ("annotator", "annotator_id", "rater", "worker", "worker_id")
@@ -62,46 +74,6 @@ WIDE_ROLES = {
     "candidate_text": _CANDIDATE_TEXT_ALIASES,
     "annotator": _ANNOTATOR_ALIASES,
 }
-
-
-def guess_wide_mapping(columns, frame: pd.DataFrame | None = None) -> WideMapping | None:
-    """A :class:`WideMapping` guessed from the headers, or None.
-
-    Parameters
-    ----------
-    columns : iterable
-        The file's headers.
-    frame : pandas.DataFrame, optional
-        The file's cells. With it, a column none of whose cells is a number (e.g. free-text
-        notes) is left out rather than taken as an attribute.
-
-    Returns
-    -------
-    WideMapping or None
-        Context id and candidate id columns (``context_id``/``context``/``doc_id``...,
-        ``candidate_id``/``candidate``...), system, text and annotator columns recognised by
-        name, every other column an attribute named after its normalised header; None
-        without a context id or a candidate id column, or without an attribute column.
-    """
-    cols = list(columns)
-    roles: dict = {}
-    for role, aliases in WIDE_ROLES.items():
-        roles[role] = find_alias(cols, aliases, taken=list(roles.values()))
-        if roles[role] is None and role in ("context_id", "candidate_id"):
-            return None
-    taken = [c for c in roles.values() if c is not None]
-    attributes = {}
-    for col in cols:
-        if col in taken:
-            continue
-        if frame is not None:
-            num, _bad = coerce_float(frame[col])
-            if num.notna().sum() == 0:
-                continue
-        attributes[col] = normalise_column(col)
-    if not attributes:
-        return None
-    return WideMapping(attributes=attributes, **roles)
 
 
 def wide_to_dataset(

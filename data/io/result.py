@@ -1,0 +1,389 @@
+"""Reading an upload into a Dataset with what the reader guessed and kept aside.
+
+:func:`read_upload_result` is the reader the app calls: a :class:`ReadResult` holds the
+dataset and the notes (the layout and columns guessed, verdicts not understood and kept as
+unparsed comparisons, contexts left without a usable verdict). :func:`read_upload` gives the
+dataset alone. :func:`preview_upload` reads a file the way it would be loaded, before the
+user commits, and never raises for bad data: the error is part of the preview.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from data.io.columns import alias_conflicts
+from data.io.formats import read_frame
+from data.io.guess import describe_wide, guess_wide
+from data.io.pairwise import (
+    PAIR_ROLES,
+    PairwiseMapping,
+    guess_pairwise_mapping,
+    pairwise_to_comparisons,
+)
+from data.io.upload import (
+    UPLOAD_KINDS,
+    _ambiguous_layout,
+    _closest_table,
+    _near_complete,
+    _unknown_layout,
+    layouts,
+)
+from data.io.wide import WIDE_ROLES, WideMapping, wide_to_dataset
+from data.overview import table_summary
+from data.schema import TABLE_NAMES, DataError, Dataset
+from data.validate import validate_dataset
+
+_LONG_ORDER = ("comparisons", "ratings", "human_scores", "candidates", "contexts")
+
+
+@dataclass
+class ReadResult:
+    """A file read into a Dataset, with what the user should know about the reading.
+
+    Attributes
+    ----------
+    dataset : Dataset
+        Validated; ``sources`` names the file for each table it fills.
+    kind : str
+        The layout read: a canonical table name, ``"wide"`` or ``"pairwise"``.
+    mapping : WideMapping or PairwiseMapping or None
+        The columns read (given or guessed), for the wide and pairwise layouts.
+    notes : list of str
+        Sentences for the user: the layout and columns guessed, the verdicts not understood
+        (kept as unparsed comparisons, grouped by message with their rows), the contexts
+        left without a usable verdict.
+    guessed : bool
+        The layout was guessed from the columns (the caller did not say).
+    alternatives : list of (str, str)
+        Other layouts the columns fit, as (kind, description): offer them to the user.
+    """
+
+    dataset: Dataset
+    kind: str
+    mapping: WideMapping | PairwiseMapping | None = None
+    notes: list[str] = field(default_factory=list)
+    guessed: bool = False
+    alternatives: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _describe_pairwise(m: PairwiseMapping) -> str:
+    parts = [f"first = '{m.first}'", f"second = '{m.second}'"]
+    for role in ("verdict", "probability", "context_id", "attribute", "judge", "sample", "raw"):
+        if getattr(m, role) is not None:
+            parts.append(f"{role.replace('_', ' ')} = '{getattr(m, role)}'")
+    for role in ("context", "attribute", "judge"):
+        if role != "context" and getattr(m, role) is None:
+            parts.append(f"{role} '{getattr(m, f'default_{role}')}' for every row")
+    return "read as a pairwise-verdict table: " + ", ".join(parts)
+
+
+def _pick_kind(frame, source, kind, mapping, strict):
+    """(kind, how it was guessed, alternatives) for reading ``frame``.
+
+    How: "" (told), "only" (the one layout the columns fit), "first" (the best of several),
+    "closest" (no layout fits; the closest canonical table).
+    """
+    if kind == "long":
+        near = _near_complete(frame.columns)
+        kind = next((n for n in _LONG_ORDER if n in near), None) or _closest_table(frame.columns)
+        if kind is None:
+            raise _unknown_layout(source, frame.columns)
+        return kind, "", []
+    if kind is not None:
+        return kind, "", []
+    if isinstance(mapping, WideMapping):
+        return "wide", "", []
+    if isinstance(mapping, PairwiseMapping):
+        return "pairwise", "", []
+    found = layouts(frame.columns, frame)
+    if len(found) > 1 and strict:
+        raise _ambiguous_layout(source, frame.columns, found)
+    if found:
+        return found[0][0], "first" if len(found) > 1 else "only", list(found[1:])
+    closest = _closest_table(frame.columns)
+    if closest is None:
+        raise _unknown_layout(source, frame.columns)
+    return closest, "closest", []
+
+
+def _guessed_failed(source: str, columns, kind: str, alternatives, err: DataError) -> DataError:
+    shown = ", ".join(repr(str(c)) for c in columns)
+    what = {"wide": "a wide table", "pairwise": "a pairwise-verdict table"}.get(
+        kind, f"a {kind} table"
+    )
+    others = [k for k in ("wide", "pairwise", "long") if k != kind] if not alternatives else []
+    alt = "; ".join(desc for _k, desc in alternatives) or " or ".join(others)
+    head = (
+        f"{source}: read as {what}, the layout guessed from its columns ({shown}), and that "
+        f"failed. The columns could also be {alt}: choose the format on the Data page (in "
+        "code: read_upload(..., kind=...)). What went wrong when read as "
+        f"{what}:"
+    )
+    return DataError(head + "\n" + str(err), problems=[head, *err.problems])
+
+
+def read_upload_result(
+    name: str,
+    data: bytes,
+    kind: str | None = None,
+    mapping: WideMapping | PairwiseMapping | None = None,
+    *,
+    scales: Mapping[str, tuple[float, float]] | None = None,
+    max_bytes: float | None = None,
+    strict_layout: bool = True,
+    frame: pd.DataFrame | None = None,
+) -> ReadResult:
+    """Read an uploaded file into a validated Dataset, with notes (what the app calls).
+
+    Parameters
+    ----------
+    name : str
+        The file name as uploaded; its extension picks the format.
+    data : bytes
+        The file content.
+    kind : str, optional
+        One of ``UPLOAD_KINDS``: a canonical table name, ``"long"`` (some canonical table,
+        told by the columns), ``"wide"`` or ``"pairwise"``; detected from the columns (and
+        from ``mapping``'s type) when omitted.
+    mapping : WideMapping or PairwiseMapping, optional
+        Column mapping for the wide and pairwise layouts; guessed when omitted.
+    scales : mapping of attribute to (low, high), optional
+        Human score ranges, checked and stored in the Dataset.
+    max_bytes : float, optional
+        Size limit; default ``data.validate.MAX_UPLOAD_BYTES``.
+    strict_layout : bool
+        When the columns fit more than one layout and ``kind`` is omitted: True refuses the
+        file naming them; False reads the first and lists the others in ``alternatives``.
+    frame : pandas.DataFrame, optional
+        The file as already read by :func:`data.io.read_frame` (not read again).
+
+    Returns
+    -------
+    ReadResult
+        The dataset (named after the file) and notes. A verdict that is not understood
+        does not refuse a pairwise file: it becomes an unparsed comparison (see
+        :func:`data.io.pairwise_to_comparisons`).
+
+    Raises
+    ------
+    DataError
+        Every problem found, naming the file, row and column (see
+        :func:`data.io.read_upload`). When the layout was guessed, the message first says
+        which one and what else the columns could be.
+    ValueError
+        ``kind`` is not one of ``UPLOAD_KINDS``.
+    TypeError
+        ``mapping`` does not fit ``kind``.
+    """
+    source = Path(name).name
+    if kind is not None and kind not in UPLOAD_KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(UPLOAD_KINDS)}")
+    if frame is None:
+        frame = read_frame(name, data, max_bytes=max_bytes)
+    if len(frame) == 0:
+        raise DataError(
+            f"{source}: the file has no data rows"
+            + (
+                f" (only the header: {', '.join(map(str, frame.columns))})"
+                if len(frame.columns)
+                else ""
+            )
+            + "; choose the file that holds the table"
+        )
+    kind, guessed, alternatives = _pick_kind(frame, source, kind, mapping, strict_layout)
+    try:
+        result = _read(frame, source, kind, mapping, scales)
+    except DataError as err:
+        if guessed in ("first", "closest"):
+            raise _guessed_failed(source, frame.columns, kind, alternatives, err) from err
+        raise
+    result.guessed, result.alternatives = bool(guessed), alternatives
+    result.dataset.sources = {t: [source] for t in TABLE_NAMES if len(result.dataset.table(t))}
+    return result
+
+
+def _read(frame, source, kind, mapping, scales) -> ReadResult:
+    scales = {str(k): tuple(v) for k, v in (scales or {}).items()}
+    stem = Path(source).stem
+    sources = {t: source for t in TABLE_NAMES}
+    notes: list[str] = []
+    if kind == "wide":
+        if mapping is None:
+            alias_conflicts(frame.columns, WIDE_ROLES, source)
+            mapping, notes = guess_wide(frame.reset_index(drop=True))
+            if mapping is None:
+                raise DataError(
+                    f"{source}: cannot read this as a wide table; it needs a context id and a "
+                    "candidate id column (context_id, candidate_id) and one score column per "
+                    "attribute, or give a WideMapping naming the columns"
+                )
+        if not isinstance(mapping, WideMapping):
+            raise TypeError("kind='wide' needs a WideMapping")
+        ds = wide_to_dataset(frame, mapping, name=stem, source=source, scales=scales)
+        if not notes:
+            notes = [describe_wide(mapping)]
+        return ReadResult(ds, kind, mapping, notes)
+    if kind == "pairwise":
+        if mapping is not None and not isinstance(mapping, PairwiseMapping):
+            raise TypeError("kind='pairwise' needs a PairwiseMapping")
+        if mapping is None:
+            alias_conflicts(frame.columns, PAIR_ROLES, source)
+            mapping = guess_pairwise_mapping(frame.columns)
+        read_notes: list[str] = []
+        comparisons = pairwise_to_comparisons(frame, mapping, source=source, notes=read_notes)
+        ds = Dataset(name=stem, comparisons=comparisons, scales=scales, source=source)
+        ds = validate_dataset(ds, sources=sources)
+        head = [_describe_pairwise(mapping)] if mapping is not None else []
+        return ReadResult(ds, kind, mapping, head + read_notes)
+    ds = Dataset(name=stem, scales=scales, source=source)
+    setattr(ds, kind, frame)
+    return ReadResult(
+        validate_dataset(ds, sources=sources), kind, None, [f"read as a {kind} table"]
+    )
+
+
+def read_upload(
+    name: str,
+    data: bytes,
+    kind: str | None = None,
+    mapping: WideMapping | PairwiseMapping | None = None,
+    *,
+    scales: Mapping[str, tuple[float, float]] | None = None,
+    max_bytes: float | None = None,
+) -> Dataset:
+    """Read an uploaded file into a validated Dataset.
+
+    The dataset of :func:`read_upload_result` (same parameters), which also gives the notes.
+
+    Parameters
+    ----------
+    name : str
+        The file name as uploaded; its extension picks the format.
+    data : bytes
+        The file content.
+    kind : str, optional
+        One of ``UPLOAD_KINDS``: a canonical table name, ``"long"`` (some canonical table,
+        told by the columns), ``"wide"`` or ``"pairwise"``; detected from the columns (and
+        from ``mapping``'s type) when omitted, and asked for (a DataError naming the layouts
+        the columns fit) when the columns fit more than one layout.
+    mapping : WideMapping or PairwiseMapping, optional
+        Column mapping for the wide and pairwise layouts; guessed from the headers (and
+        cells) when omitted.
+    scales : mapping of attribute to (low, high), optional
+        Human score ranges, checked and stored in the Dataset.
+    max_bytes : float, optional
+        Size limit; default ``data.validate.MAX_UPLOAD_BYTES``.
+
+    Returns
+    -------
+    Dataset
+        Named after the file; only the tables the file fills are non-empty. Verdicts that
+        are not understood are unparsed comparisons (p_first NaN, text in ``raw``).
+
+    Raises
+    ------
+    DataError
+        Every problem found, naming the file, row and column: too large, empty, not UTF-8,
+        unparseable (see :func:`data.io.read_frame`), unknown or ambiguous layout, two
+        columns that a guessed mapping would read as the same field, plus everything
+        :func:`data.validate.validate_dataset` checks.
+    ValueError
+        ``kind`` is not one of ``UPLOAD_KINDS``.
+    TypeError
+        ``mapping`` does not fit ``kind``.
+    """
+    return read_upload_result(name, data, kind, mapping, scales=scales, max_bytes=max_bytes).dataset
+
+
+@dataclass
+class UploadPreview:
+    """A file read the way it would be loaded, before the user commits.
+
+    Attributes
+    ----------
+    columns : list of str
+        The file's headers (empty when the file could not be read at all).
+    n_rows : int
+        Data rows in the file.
+    kind : str or None
+        The layout read (or tried); None when the file could not be read.
+    layouts : list of (str, str)
+        Every layout the columns fit, best first (see :func:`data.io.layouts`).
+    result : ReadResult or None
+        The reading, when it worked.
+    error : DataError or None
+        Why it did not.
+    mapping : WideMapping or PairwiseMapping or None
+        The mapping used or guessed (wide and pairwise layouts), to pre-fill a form.
+    """
+
+    columns: list[str]
+    n_rows: int
+    kind: str | None
+    layouts: list[tuple[str, str]]
+    result: ReadResult | None = None
+    error: DataError | None = None
+    mapping: WideMapping | PairwiseMapping | None = None
+
+    def heads(self, n: int = 5) -> dict[str, pd.DataFrame]:
+        """The first ``n`` rows of each table the file fills, by table name."""
+        if self.result is None:
+            return {}
+        ds = self.result.dataset
+        return {t: ds.table(t).head(n) for t in TABLE_NAMES if len(ds.table(t))}
+
+    def summary(self) -> pd.DataFrame:
+        """What each table the file fills holds (:func:`data.overview.table_summary`)."""
+        return table_summary(self.result.dataset) if self.result is not None else pd.DataFrame()
+
+
+def preview_upload(
+    name: str,
+    data: bytes,
+    kind: str | None = None,
+    mapping: WideMapping | PairwiseMapping | None = None,
+    *,
+    scales: Mapping[str, tuple[float, float]] | None = None,
+    max_bytes: float | None = None,
+) -> UploadPreview:
+    """Read a file as :func:`read_upload_result` would, keeping an error instead of raising.
+
+    Parameters
+    ----------
+    name, data, kind, mapping, scales, max_bytes
+        As for :func:`read_upload_result`; ``kind`` may also be ``"auto"`` (the same as
+        None). When the columns fit several layouts, the first is read and the others are
+        offered (``result.alternatives``) rather than refused.
+
+    Returns
+    -------
+    UploadPreview
+        Never raises a DataError: a file that cannot be read has ``error`` set.
+    """
+    kind = None if kind == "auto" else kind
+    try:
+        frame = read_frame(name, data, max_bytes=max_bytes)
+    except DataError as err:
+        return UploadPreview([], 0, None, [], error=err)
+    columns = [str(c) for c in frame.columns]
+    found = layouts(frame.columns, frame) if len(frame.columns) else []
+    preview = UploadPreview(columns, len(frame), kind, found, mapping=mapping)
+    try:
+        result = read_upload_result(
+            name, data, kind, mapping, scales=scales, strict_layout=False, frame=frame
+        )
+    except DataError as err:
+        preview.error = err
+        if preview.kind is None and found:
+            preview.kind = found[0][0]
+        if preview.mapping is None and preview.kind == "wide":
+            preview.mapping = guess_wide(frame.reset_index(drop=True))[0]
+        if preview.mapping is None and preview.kind == "pairwise":
+            preview.mapping = guess_pairwise_mapping(frame.columns)
+        return preview
+    preview.result, preview.kind, preview.mapping = result, result.kind, result.mapping
+    return preview

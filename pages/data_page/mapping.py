@@ -1,0 +1,126 @@
+"""The column mapping forms of the Data page: every field of a wide or pairwise mapping,
+pre-filled by the guess; the user's changes give the mapping the preview reads."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from data import io as dio
+from data.examples import natural_sorted
+
+PAGE = "data"
+WIDE_KEYS = ("ctx", "cand", "system", "ctx_text", "text", "annotator", "attrs", "default_ann")
+PAIR_KEYS = ("first", "second", "verdict", "prob", "ctx", "attr_col", "attr", "judge_col", "judge")
+
+
+def reset(prefix: str, keys) -> None:
+    """Forget the form's widget values (a new file was uploaded)."""
+    for k in keys:
+        st.session_state.pop(f"{PAGE}.{prefix}.{k}", None)
+
+
+def _column(col, label: str, columns: list, guess, key: str, *, optional: bool = True):
+    options = ([None] if optional else []) + columns
+    index = options.index(guess) if guess in options else 0
+    return col.selectbox(
+        label,
+        options,
+        index=index,
+        key=f"{PAGE}.{key}",
+        format_func=lambda c: "(none)" if c is None else str(c),
+    )
+
+
+def wide_form(columns: list[str], guess: dio.WideMapping | None) -> dio.WideMapping:
+    """Every WideMapping field as a widget, defaults from ``guess``; the mapping chosen."""
+    g = guess or dio.WideMapping(
+        context_id=columns[0], candidate_id=columns[min(1, len(columns) - 1)]
+    )
+    c1, c2, c3 = st.columns(3)
+    ctx = _column(c1, "Context id column", columns, g.context_id, "map.ctx", optional=False)
+    cand = _column(c2, "Candidate id column", columns, g.candidate_id, "map.cand", optional=False)
+    system = _column(c3, "System column", columns, g.system, "map.system")
+    c4, c5, c6 = st.columns(3)
+    ctx_text = _column(c4, "Context text column", columns, g.context_text, "map.ctx_text")
+    text = _column(c5, "Candidate text column", columns, g.candidate_text, "map.text")
+    annotator = _column(c6, "Annotator column", columns, g.annotator, "map.annotator")
+    roles = {ctx, cand, system, ctx_text, text, annotator}
+    free = [c for c in columns if c not in roles]
+    default = [c for c in (g.attributes or {}) if c in free]
+    if f"{PAGE}.map.attrs" in st.session_state:  # keep the choice valid as roles change
+        kept = [c for c in st.session_state[f"{PAGE}.map.attrs"] if c in free]
+        st.session_state[f"{PAGE}.map.attrs"] = kept
+    attrs = st.multiselect(
+        "Attribute (score) columns",
+        free,
+        default=None if f"{PAGE}.map.attrs" in st.session_state else default,
+        key=f"{PAGE}.map.attrs",
+        help="One column per attribute scored by the humans; each becomes an attribute.",
+    )
+    default_ann = st.text_input(
+        "Default annotator",
+        g.default_annotator,
+        key=f"{PAGE}.map.default_ann",
+        help="The annotator of every score when no annotator column is chosen.",
+        disabled=annotator is not None,
+    )
+    return dio.WideMapping(
+        context_id=ctx,
+        candidate_id=cand,
+        system=system,
+        context_text=ctx_text,
+        candidate_text=text,
+        annotator=annotator,
+        attributes={a: (g.attributes or {}).get(a, a) for a in attrs},
+        default_annotator=default_ann.strip() or "human",
+    )
+
+
+def pairwise_form(
+    columns: list[str], guess: dio.PairwiseMapping | None, attributes: list[str]
+) -> dio.PairwiseMapping:
+    """Every PairwiseMapping column, and attribute / judge as a column or one value."""
+    g = guess or dio.PairwiseMapping(first=columns[0], second=columns[min(1, len(columns) - 1)])
+    c1, c2, c3 = st.columns(3)
+    first = _column(c1, "First candidate column", columns, g.first, "pair.first", optional=False)
+    second = _column(
+        c2, "Second candidate column", columns, g.second, "pair.second", optional=False
+    )
+    ctx = _column(c3, "Context column", columns, g.context_id, "pair.ctx")
+    c4, c5 = st.columns(2)
+    verdict = _column(c4, "Verdict column", columns, g.verdict, "pair.verdict")
+    prob = _column(c5, "Probability column", columns, g.probability, "pair.prob")
+    c6, c7, c8, c9 = st.columns(4)
+    attr_col = _column(c6, "Attribute column", columns, g.attribute, "pair.attr_col")
+    options = natural_sorted([*attributes, "overall"])
+    attr = c7.selectbox(
+        "Attribute (for every row)",
+        options,
+        index=options.index(attributes[0] if attributes else "overall"),
+        key=f"{PAGE}.pair.attr",
+        accept_new_options=True,
+        disabled=attr_col is not None,
+        help="Pick an attribute of the active dataset so the verdicts meet its human "
+        "scores, or type a new one.",
+    )
+    judge_col = _column(c8, "Judge column", columns, g.judge, "pair.judge_col")
+    judge = c9.text_input(
+        "Judge (for every row)",
+        "uploaded",
+        key=f"{PAGE}.pair.judge",
+        disabled=judge_col is not None,
+        help="Who gave the verdicts: a model name, or human:<name> for human annotators.",
+    )
+    return dio.PairwiseMapping(
+        first=first,
+        second=second,
+        verdict=verdict,
+        probability=prob,
+        context_id=ctx,
+        attribute=attr_col,
+        judge=judge_col,
+        sample=g.sample if g.sample in columns else None,
+        raw=g.raw if g.raw in columns else None,
+        default_attribute=str(attr or "overall").strip() or "overall",
+        default_judge=judge.strip() or "uploaded",
+    )
