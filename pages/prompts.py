@@ -158,7 +158,7 @@ if len(ds.ratings):
                         y=g["shift"],
                         mode="markers",
                         name=str(attr),
-                        marker=dict(size=10, color=ui.PALETTE[n % len(ui.PALETTE)]),
+                        marker=dict(size=10, color=ui.PALETTE_LONG[n % len(ui.PALETTE_LONG)]),
                         error_y=dict(
                             type="data",
                             symmetric=False,
@@ -217,18 +217,23 @@ if len(ds.ratings):
 
         st.subheader("Parse failures per template")
         if not fails["n_failed"].any():
-            st.caption(f"Every answer of {model} could be read: no unparsed ratings.")
-        fig = px.bar(
-            fails,
-            x="variant",
-            y="failure_rate",
-            color="attribute",
-            barmode="group",
-            labels={"variant": "template", "failure_rate": "share unparsed"},
-            hover_data=["n_failed", "n_outputs"],
-        )
-        fig.update_yaxes(tickformat=".0%", rangemode="tozero")
-        ui.figure(fig, f"{model}: unparsed answers per template", page=PAGE, data=fails)
+            # an empty bar chart says nothing: one line does
+            st.caption(
+                f"No unparsed answers: every one of the {int(fails['n_outputs'].sum()):,} "
+                f"answers of {model} could be read."
+            )
+        else:
+            fig = px.bar(
+                fails,
+                x="variant",
+                y="failure_rate",
+                color="attribute",
+                barmode="group",
+                labels={"variant": "template", "failure_rate": "share unparsed"},
+                hover_data=["n_failed", "n_outputs"],
+            )
+            fig.update_yaxes(tickformat=".0%", rangemode="tozero")
+            ui.figure(fig, f"{model}: unparsed answers per template", page=PAGE, data=fails)
 
 # ------------------------------------------------------------------------------ pairwise
 if has_pairwise:
