@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from data import agreement as dag
+from data.examples import natural_key
 from data.group_comparison import group_comparison_table
 from data.schema import Dataset
 from pages.services.common import cache_data, fmt, variant_label
@@ -212,6 +213,36 @@ def pairwise_accuracy(ds: Dataset, annotators: tuple | None) -> pd.DataFrame:
 def verdicts(ds: Dataset) -> pd.DataFrame:
     """``data.agreement.verdict_agreement_table``: judges against the human verdicts."""
     return dag.verdict_agreement_table(ds)
+
+
+#: Above this many human annotators the verdict agreement is summarised per annotator
+#: (distribution, top and bottom) instead of an annotator x annotator heatmap.
+MAX_HEATMAP_ANNOTATORS = 20
+
+
+@cache_data(show_spinner="Each annotator against the others…", max_entries=16)
+def annotator_summary(ds: Dataset) -> pd.DataFrame:
+    """``data.agreement.annotator_summary_table``: each human annotator against the majority
+    of the others, with a short ``name`` (the ``human:`` prefix dropped)."""
+    table = dag.annotator_summary_table(ds)
+    return table.assign(name=table["annotator"].astype(str).str.removeprefix("human:"))
+
+
+def natural_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with rows and columns in natural order (worker2 before worker10), the
+    "human majority" column last."""
+    cols = sorted(frame.columns, key=lambda c: (c == dag.verdicts.MAJORITY, natural_key(c)))
+    return frame.reindex(index=sorted(frame.index, key=natural_key), columns=cols)
+
+
+def top_bottom(table: pd.DataFrame, column: str, n: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(highest, lowest) ``n`` rows of ``table`` by ``column`` (NaN left out); ties by
+    annotator in natural order."""
+    rows = table[table[column].notna()]
+    keyed = rows.assign(_k=rows["annotator"].map(natural_key))
+    high = keyed.sort_values([column, "_k"], ascending=[False, True], kind="stable").head(n)
+    low = keyed.sort_values([column, "_k"], ascending=[True, True], kind="stable").head(n)
+    return high.drop(columns="_k"), low.drop(columns="_k")
 
 
 # ---------------------------------------------------------------------------------------
