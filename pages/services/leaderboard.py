@@ -279,7 +279,8 @@ class Leaderboard:
     judges : list of str
         The judges ranked, in natural order.
     notes : list of str
-        Judges that could not rank the systems, and why.
+        Judges that could not rank the systems, and why; what the systems are when they
+        are candidate ids; Bradley–Terry's flags.
     """
 
     long: pd.DataFrame
@@ -308,6 +309,7 @@ def leaderboard(ds: Dataset, attribute: str, intervals: str = "fisher") -> Leade
             notes.append(f"{judge}: {system_items(ds, attribute, judge)[1]}")
             continue
         judges.append(judge)
+        notes += [n for n in result.notes if n not in notes]
         cols = ["system", "rank", "bt_score", "lower", "upper", "n_comparisons"]
         cols += ["human_mean"] if "human_mean" in result.table else []
         frames.append(
