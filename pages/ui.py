@@ -8,7 +8,6 @@ import contextlib
 import logging
 import re
 import sys
-import textwrap
 import uuid
 import weakref
 
@@ -48,7 +47,7 @@ SEQUENTIAL = "Cividis"
 # Room above the title for plotly's mode bar (its buttons sit in the top 30 px).
 _MODEBAR_ROOM = 34
 _TITLE_LINE = 20
-_TITLE_WIDTH = 60  # characters per title line: a half-width chart's title ends before the bar
+_TITLE_WIDTH = 60  # characters that fit a half-width chart at 15 px; longer titles get 13 px
 
 _AXIS = dict(hoverformat=".4~g", automargin=True)
 pio.templates["judgescope"] = go.layout.Template(
@@ -93,24 +92,17 @@ def natural_key(text) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p)
 
 
-def wrap_title(title: str, width: int = _TITLE_WIDTH) -> str:
-    """The title broken into lines of at most ``width`` characters (plotly's ``<br>``)."""
-    return "<br>".join(textwrap.wrap(title, width, break_long_words=False)) or title
-
-
 def polish(fig: go.Figure, title: str) -> go.Figure:
     """The house style every page's figure gets (in place; returned for chaining).
 
-    The title sits left, below plotly's mode bar (which covered the titles of half-width
-    charts), wrapped so it never runs under the bar; an axis whose title names ranks gets
-    integer ticks.
+    The title sits left, on its own line below plotly's mode bar (which covered the titles
+    of half-width charts); a long one gets a smaller font. Its text is left as given (tests
+    and the report find figures by it). An axis whose title names ranks gets integer ticks.
     """
-    wrapped = wrap_title(title)
-    lines = wrapped.count("<br>") + 1
     top = fig.layout.margin.t if fig.layout.margin.t is not None else 0
     fig.update_layout(
         title=dict(
-            text=wrapped,
+            text=title,
             x=0,
             xanchor="left",
             xref="container",
@@ -118,8 +110,9 @@ def polish(fig: go.Figure, title: str) -> go.Figure:
             yanchor="top",
             yref="container",
             pad=dict(t=_MODEBAR_ROOM, l=8),
+            font=dict(size=15 if len(title) <= _TITLE_WIDTH else 13),
         ),
-        margin=dict(t=max(top, _MODEBAR_ROOM + _TITLE_LINE * lines + 16)),
+        margin=dict(t=max(top, _MODEBAR_ROOM + _TITLE_LINE + 20)),
     )
     for axis in ("xaxis", "yaxis"):
         ax = fig.layout[axis]
