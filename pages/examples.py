@@ -12,6 +12,7 @@ import streamlit as st
 from data.examples import natural_sorted
 from pages import choices, example_link, state, ui
 from pages.examples_page.detail import show_pair
+from pages.services import comparisons
 from pages.services import examples as svc
 
 PAGE = "Examples"
@@ -72,6 +73,27 @@ def apply_focus(focus: dict, table: pd.DataFrame) -> str | None:
     return None
 
 
+def pick_unparsed_only():
+    """The attribute and judge when no answer of the dataset was parsed at all (the shared
+    pickers offer only attributes with a parsed answer): the raw answers are still there."""
+    st.warning(
+        f"No answer of **{state.active_name()}** could be parsed (p_first is missing in every "
+        "comparison): every pair is listed as unparsed, with its raw answers."
+    )
+    left, right = st.columns(2)
+    with left:
+        attribute = ui.select(
+            "Attribute",
+            natural_sorted(ds.comparisons["attribute"]),
+            key=state.keep("app.attribute"),
+        )
+    with right:
+        judge = ui.select(
+            "Judge", comparisons.judge_options(ds, attribute), key=state.keep("app.judge")
+        )
+    return ds, attribute, judge
+
+
 st.title("Examples")
 st.caption(
     "Every comparison of one attribute and judge, one row per pair of candidates: what the "
@@ -81,12 +103,16 @@ st.caption(
 )
 
 example = example_link.arrive("app.attribute", "app.judge")
-ds, attribute, judge = choices.attribute_and_judge(
-    "app",
-    ", so there is no comparison to look at. Run a pairwise judge on the **Judge** page, "
-    "upload pairwise verdicts on the **Data** page, or load the demo, SummEval, PandaLM or "
-    "LLMFAO there.",
-)
+ds = state.active()
+if len(ds.comparisons) and not comparisons.comparison_attributes(ds):
+    ds, attribute, judge = pick_unparsed_only()
+else:
+    ds, attribute, judge = choices.attribute_and_judge(
+        "app",
+        ", so there is no comparison to look at. Run a pairwise judge on the **Judge** page, "
+        "upload pairwise verdicts on the **Data** page, or load the demo, SummEval, PandaLM or "
+        "LLMFAO there.",
+    )
 if example is not None and (example.get("attribute"), example.get("judge")) != (attribute, judge):
     st.warning(
         f"The example asked for attribute **{example.get('attribute')}** and judge "

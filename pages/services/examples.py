@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from data.arrays import comparisons_to_P
-from data.examples import pair_samples, pair_table, search_pairs
+from data.examples import oriented, pair_samples, pair_table, search_pairs
 from data.schema import Dataset
 from pages.services import comparisons
 from pages.services.common import cache_data
@@ -71,8 +71,9 @@ def pairs(ds: Dataset, attribute: str, judge: str) -> Pairs:
     if ref is not None and ref.same_as_judge:
         # the pooled humans judged against themselves: no disagreement to tell
         table["disagrees"] = pd.array([pd.NA] * len(table), dtype="boolean")
-    both = bool((table["p_a_first"].notna() & table["p_a_second"].notna()).any()) or bool(
-        table["flips"].notna().any()
+    o = oriented(rows)
+    both = bool(len(o)) and bool(
+        o.groupby(["context_id", "a", "b"], sort=False)["a_first"].nunique().max() > 1
     )
     return Pairs(
         table=table,

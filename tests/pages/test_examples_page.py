@@ -305,3 +305,25 @@ def test_the_view_survives_a_visit_to_another_page():
     assert at.checkbox(key="examples.flips").value
     assert at.selectbox(key="examples.pair").value == picked
     assert set(_table(at)["context"]) == {"news05"} and _table(at)["flips"].all()
+
+
+def test_a_judge_whose_every_answer_is_unparsed_still_shows_its_raw_answers():
+    demo = data.demo_dataset()
+    comps = demo.comparisons[demo.comparisons.attribute == "fluency"].assign(
+        p_first=np.nan, raw="I cannot decide."
+    )
+    broken = Dataset(
+        name="all unparsed",
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        human_scores=demo.human_scores,
+        comparisons=comps,
+    )
+    at = open_page(PAGE, broken)
+    assert any("could be parsed" in w.value for w in at.warning)
+    assert at.selectbox(key="app.attribute").value == "fluency"
+    m = metrics(at)
+    assert (m["Pairs"], m[UNPARSED], m[FLIPS], m[DISAGREES]) == ("180", "180", "0", "0")
+    answers = [d.value for d in at.dataframe if "parsed" in d.value.columns]
+    assert [list(f["parsed"]) for f in answers] == [["UNPARSED"], ["UNPARSED"]]
+    assert list(answers[0]["raw"]) == ["I cannot decide."]
