@@ -8,8 +8,10 @@ itself, which every module needs). The simulator function ``simulate`` is reache
 - Benchmarks: :func:`list_benchmarks`, :func:`load_benchmark`, :class:`BenchmarkInfo`,
   :func:`llmfao_golden` (``data.benchmarks``).
 - Validation: :func:`validate_dataset`, :func:`validate_table` (``data.validate``).
-- Uploads: :func:`read_upload`, :func:`read_table`, :func:`write_table`,
-  :func:`load_dataset`, :func:`save_dataset`, ... (``data.io``).
+- Uploads: :func:`read_upload`, :func:`read_upload_result`, :func:`preview_upload`,
+  :func:`read_table`, :func:`write_table`, :func:`load_dataset`, :func:`save_dataset`, ...
+  (``data.io``); joining a file to a dataset: :func:`add_to_dataset` (``data.merge``);
+  what each table holds: :func:`table_summary` (``data.overview``).
 - Arrays for ranking: :func:`comparisons_to_P`, :class:`PMatrix`, ... (``data.arrays``).
 - Parsing judge answers: :func:`parse_verdict`, :func:`parse_likert`, ... (``data.parsing``).
 - Synthetic data: :func:`simulate_with_truth` (``data.simulate``), :func:`demo_dataset`.
@@ -34,13 +36,17 @@ from data.io import (
     guess_wide_mapping,
     load_dataset,
     pairwise_to_comparisons,
+    preview_upload,
     read_frame,
     read_table,
     read_upload,
+    read_upload_result,
     save_dataset,
     wide_to_dataset,
     write_table,
 )
+from data.merge import add_to_dataset
+from data.overview import table_summary
 from data.parsing import Parsed, parse_choice_letter, parse_likert, parse_verdict
 from data.paths import data_dirs, user_cache_dir
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
@@ -58,6 +64,10 @@ __all__ = [
     "validate_dataset",
     "validate_table",
     "read_upload",
+    "read_upload_result",
+    "preview_upload",
+    "add_to_dataset",
+    "table_summary",
     "read_table",
     "read_frame",
     "write_table",

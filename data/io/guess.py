@@ -53,14 +53,14 @@ def recurs_across_contexts(values: pd.Series, contexts: pd.Series) -> bool:
     -------
     bool
         True when there are at least two contexts and the median value is found in at least
-        :data:`RECUR_SHARE` of them.
+        two of them and in at least :data:`RECUR_SHARE` of them.
     """
     pairs = pd.DataFrame({"c": contexts.to_numpy(), "v": values.to_numpy()}).dropna()
     n_contexts = pairs["c"].nunique()
     if n_contexts < 2 or pairs["v"].nunique() < 2:
         return False
-    share = pairs.drop_duplicates().groupby("v")["c"].size() / n_contexts
-    return bool(share.median() >= RECUR_SHARE)
+    found_in = pairs.drop_duplicates().groupby("v")["c"].size()
+    return bool(found_in.median() >= max(2, RECUR_SHARE * n_contexts))
 
 
 def _mean_length(col: pd.Series) -> float:

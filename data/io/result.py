@@ -378,8 +378,8 @@ def preview_upload(
         )
     except DataError as err:
         preview.error = err
-        if preview.kind is None and found:
-            preview.kind = found[0][0]
+        if preview.kind is None:
+            preview.kind = found[0][0] if found else _closest_table(frame.columns)
         if preview.mapping is None and preview.kind == "wide":
             preview.mapping = guess_wide(frame.reset_index(drop=True))[0]
         if preview.mapping is None and preview.kind == "pairwise":

@@ -6,10 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import data
-from data.schema import Dataset
+from data.schema import DataError, Dataset
 from pages import state, ui
 from pages.judge_page import PAGE
-from pages.services import judge_outputs
 
 _KINDS = {
     "pairwise": "pairwise verdicts (context, first, second, verdict or probability)",
@@ -37,7 +36,11 @@ def render(ds: Dataset, name: str) -> None:
             )
         )
     st.subheader("Upload judge outputs")
-    st.caption("Merged into a copy of the active dataset; its candidates must exist there.")
+    st.caption(
+        "Merged into a copy of the active dataset, which keeps its name (the file is listed "
+        "in its sources); its candidates must exist there; outputs of the same judge and "
+        "attribute are replaced. Other tables are added on the Data page."
+    )
     kind = st.radio(
         "The file holds",
         list(_KINDS),
@@ -49,19 +52,21 @@ def render(ds: Dataset, name: str) -> None:
         "Judge outputs", type=["csv", "tsv", "json", "jsonl", "parquet"], key=f"{PAGE}.import_file"
     )
     if file is not None and st.button(f"Merge into {name}", key=f"{PAGE}.import", type="primary"):
+        table = "comparisons" if kind == "pairwise" else "ratings"
         try:
-            merged, table = judge_outputs.import_outputs(
-                ds, file.name, file.getvalue(), kind, name=f"{name} + {file.name}"
-            )
+            up = data.read_upload(file.name, file.getvalue(), kind=kind)
+            if not len(up.table(table)):
+                raise DataError(f"{file.name}: no {table} rows found in the file")
+            merged, notes = data.add_to_dataset(ds, up, replace_outputs=True)
         except Exception as err:  # DataError lists rows and columns; never a stack trace
             ui.show_error(err, what=f"Could not import {file.name}")
         else:
-            state.add(merged.name, merged)
+            state.add(name, merged)
             st.session_state[f"{PAGE}.imported"] = (
-                merged.name,
+                name,
                 (
                     f"{len(merged.table(table)) - len(ds.table(table)):+,} {table} rows from "
-                    f"{file.name}: **{merged.name}** is now active."
+                    f"{file.name}: **{name}** is now active ({'; '.join(notes)})."
                 ),
             )
             st.rerun()

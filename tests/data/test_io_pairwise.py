@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data.io import PairwiseMapping, pairwise_to_comparisons, read_upload
+from data.io import PairwiseMapping, pairwise_to_comparisons, read_upload, read_upload_result
 from data.schema import DataError
 
 
@@ -55,6 +55,64 @@ def test_pairwise_errors_name_rows_and_columns():
     with pytest.raises(DataError) as err:
         read_upload("pairs.csv", data)
     msg = str(err.value)
-    assert "pairs.csv, row 1, column 'verdict': verdict 'maybe' is not understood" in msg
+    assert "verdict 'maybe'" not in msg  # not understood is not a refusal (see below)
     assert "pairs.csv, row 2, column 'second': candidate 'a' is compared with itself" in msg
     assert "pairs.csv, row 3, column 'p': 1.5 is outside [0, 1]" in msg
+    # the strict reading (no notes) still refuses a verdict it does not understand
+    frame = pd.DataFrame({"first": ["a"], "second": ["b"], "verdict": ["maybe"]})
+    with pytest.raises(DataError, match=r"row 1, column 'verdict': verdict 'maybe' is not"):
+        pairwise_to_comparisons(frame)
+
+
+def _garbage_csv() -> bytes:
+    """30 verdicts over contexts c1..c10 (3 each); rows 19-24 say 'garbage', which leaves
+    c7 and c8 with no usable verdict; row 27 says 'dunno'."""
+    lines = ["context,first,second,winner"]
+    for i in range(30):
+        verdict = "garbage" if 18 <= i <= 23 else "dunno" if i == 26 else "AB"[i % 2]
+        lines.append(f"c{i // 3 + 1},m{i % 3},m{(i + 1) % 3},{verdict}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_unparsed_verdicts_are_kept_counted_and_grouped():
+    result = read_upload_result("votes.csv", _garbage_csv())
+    c = result.dataset.comparisons
+    assert len(c) == 30  # nothing dropped, nothing refused
+    bad = c.index[c["p_first"].isna()].tolist()
+    assert bad == [18, 19, 20, 21, 22, 23, 26]
+    assert c.loc[bad, "verdict"].isna().all()
+    assert c.loc[18, "raw"] == "garbage" and c.loc[26, "raw"] == "dunno"
+    assert c.loc[0, "raw"] == "A" and c.loc[0, "p_first"] == 1.0
+    notes = result.notes
+    assert notes[0].startswith("read as a pairwise-verdict table: first = 'first'")
+    assert "votes.csv: 7 of 30 verdict(s) in column 'winner' not understood" in notes[1]
+    assert notes[2] == "verdict 'garbage' not understood: rows 19–24"
+    assert notes[3] == "verdict 'dunno' not understood: row 27"
+    assert notes[4] == (
+        "votes.csv: 2 of 10 context(s) have no usable verdict and cannot be ranked: 'c7', 'c8'"
+    )
+
+
+def test_pairwise_attribute_and_judge_set_for_every_row():
+    mapping = PairwiseMapping(
+        first="first",
+        second="second",
+        verdict="winner",
+        context_id="context",
+        default_attribute="coherence",
+        default_judge="human:crowd",
+    )
+    ds = read_upload("votes.csv", _garbage_csv(), mapping=mapping)
+    assert ds.comparisons["attribute"].unique().tolist() == ["coherence"]
+    assert ds.comparisons["judge"].unique().tolist() == ["human:crowd"]
+
+
+def test_structural_problems_still_refuse_the_file():
+    with pytest.raises(DataError, match=r"p.csv, column 'winner'.*no such column"):
+        read_upload(
+            "p.csv",
+            b"context,first,second,verdict\nc1,a,b,A\n",
+            mapping=PairwiseMapping(first="first", second="second", verdict="winner"),
+        )
+    with pytest.raises(DataError, match=r"p.csv, row 1, column 'first'"):
+        read_upload("p.csv", b"context,first,second,verdict\nc1,,b,A\n", kind="pairwise")
