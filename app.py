@@ -6,9 +6,10 @@ and all maths in ``judge/``, ``ranking/`` and ``data/``.
 
 import streamlit as st
 
-from pages import state
+from pages import state, warmup
 
 st.set_page_config(page_title="JudgeScope", page_icon=":material/balance:", layout="wide")
+warmup.start()  # compile numba kernels in background processes, once per server
 
 PAGES = {
     "Data": [
@@ -73,6 +74,9 @@ PAGES = {
 }
 
 page = st.navigation(PAGES)
-state.sync()
+state.sync()  # kept settings saved; on a new session, the URL's dataset and settings opened
 state.sidebar()
-page.run()
+try:
+    page.run()
+finally:  # also after st.stop / st.rerun: the URL follows the settings the page drew
+    state.write_url()

@@ -28,13 +28,21 @@ def with_comparisons(missing: str) -> tuple[Dataset, list[str]]:
 def attribute_and_judge(
     key: str, missing: str, judge_help: str | None = None
 ) -> tuple[Dataset, str, str]:
-    """The active dataset and the attribute and judge picked side by side (keys ``key.*``)."""
+    """The active dataset and the attribute and judge picked side by side.
+
+    The pickers are the shared settings ``app.attribute`` and ``app.judge``
+    (:func:`pages.state.keep`): one choice for every page, kept across page visits and in
+    the URL. ``key`` is the page's prefix, kept for callers (the widgets no longer use it).
+    """
     ds, attributes = with_comparisons(missing)
     left, right = st.columns(2)
     with left:
-        attribute = ui.select("Attribute", attributes, key=f"{key}.attribute")
+        attribute = ui.select("Attribute", attributes, key=state.keep("app.attribute"))
     with right:
         judge = ui.select(
-            "Judge", comparisons.judge_options(ds, attribute), key=f"{key}.judge", help=judge_help
+            "Judge",
+            comparisons.judge_options(ds, attribute),
+            key=state.keep("app.judge"),
+            help=judge_help,
         )
     return ds, attribute, judge

@@ -6,11 +6,15 @@ Benchmarks are loaded once per server (``st.cache_resource``) and treated as rea
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 import weakref
+from collections.abc import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state import get_session_state
 
 import data
 from data.schema import Dataset
@@ -28,17 +32,37 @@ _tokens: dict[int, list] = {}
 _tokens_lock = threading.Lock()
 
 
+# Datasets shared by every session of this server (the cached benchmarks and the demo), by
+# id: [weak reference, source name]. The workspace file names them instead of copying them.
+_shared: dict[int, tuple[weakref.ref, str]] = {}
+
+
+def _mark_shared(ds: Dataset, source: str) -> Dataset:
+    with _tokens_lock:
+        _shared[id(ds)] = (weakref.ref(ds), source)
+    return ds
+
+
+def shared_source(ds: Dataset) -> str | None:
+    """ "demo" or the benchmark name when ``ds`` is the server's unchanged copy; else None."""
+    with _tokens_lock:
+        entry = _shared.get(id(ds))
+    return entry[1] if entry is not None and entry[0]() is ds else None
+
+
 @st.cache_resource(show_spinner="Loading benchmark…")
 def load_benchmark(name: str) -> Dataset:
-    return data.load_benchmark(name)
+    return _mark_shared(data.load_benchmark(name), name)
 
 
 @st.cache_resource(show_spinner=False)
 def demo() -> Dataset:
-    return data.demo_dataset()
+    return _mark_shared(data.demo_dataset(), DEMO)
 
 
 def datasets() -> dict[str, Dataset]:
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        sync()  # every page asks for the datasets: the run's kept settings are saved first
     if DATASETS not in st.session_state:
         st.session_state[DATASETS] = {DEMO: demo()}
         st.session_state[ACTIVE] = DEMO
@@ -48,16 +72,19 @@ def datasets() -> dict[str, Dataset]:
 def add(name: str, ds: Dataset, *, activate: bool = True) -> None:
     """Register ``ds`` under ``name`` (replacing an older one of that name)."""
     datasets()[name] = ds
-    changed(name)
     if activate:
         st.session_state[ACTIVE] = name
+    changed(name)
 
 
 def changed(name: str) -> None:
     """Say that the dataset ``name`` was modified in place, so cached results are dropped."""
+    from pages import workspace
+
     ds = datasets()[name]
     with _tokens_lock:
         _entry(ds)[2] += 1
+    workspace.autosave()  # an upload or a judge run survives a refresh
 
 
 def _entry(ds: Dataset) -> list:
@@ -96,32 +123,247 @@ def active() -> Dataset:
     return datasets()[active_name()]
 
 
-#: Widget keys whose value outlives the page that shows the widget (see :func:`keep`).
+# ------------------------------------------------------------------ kept settings
+#: key -> last value of every kept setting (:func:`keep`), the truth between pages.
 _KEPT = "app.kept"
+_DRAWN, _DRAWN_LAST = "app.kept.drawn", "app.kept.drawn_last"
+_RESTORED, _RESTORED_LAST = "app.kept.restored", "app.kept.restored_last"
+_RUN = "app.kept.run"  # the run sync() last ran in
+_PAGE = "app.kept.page"  # the page of the last run
+_SEED = "app.url.seed"  # query parameters of the session's first run, not yet used
+_NOTES = "app.url.notes"  # what the link asked for and could not be done
+
+#: Settings shared by every page, and their query parameter.
+SHARED_URL = {
+    "app.attribute": "attribute",
+    "app.judge": "judge",
+    "app.debias.mode": "debias",
+    "app.debias.tau": "tau",
+}
+DEBIAS_MODES = ("off", "tau", "per_context", "alpha")
+#: Page keys mirrored to the URL (``keep(key, url=...)``): key -> (parameter, parser).
+_url_keys: dict[str, tuple[str, Callable[[str], object]]] = {}
 
 
-def keep(key: str) -> str:
-    """Give back ``key`` after restoring the widget's last value.
+def _parse_tau(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value < 1.0:
+        raise ValueError("not between 0 and 1")
+    return value
+
+
+def _parse_mode(text: str) -> str:
+    if text not in DEBIAS_MODES:
+        raise ValueError(f"not one of {', '.join(DEBIAS_MODES)}")
+    return text
+
+
+_SHARED_PARSE: dict[str, Callable[[str], object]] = {
+    "app.attribute": str,
+    "app.judge": str,
+    "app.debias.mode": _parse_mode,
+    "app.debias.tau": _parse_tau,
+}
+
+
+def _run_token() -> object:
+    """An object that lives exactly as long as the current script run."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return None if ctx is None else ctx.parallel_coordinator
+
+
+def _page() -> str:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return "" if ctx is None else str(ctx.page_script_hash)
+
+
+def _set_by_page(key: str) -> bool:
+    """Whether code of this run (or a callback before it) wrote ``key`` to session state."""
+    try:
+        return get_session_state().is_new_state_value(key)
+    except Exception:  # no runtime (plain python): nothing was written
+        return False
+
+
+def keep(key: str, url: str | None = None, parse: Callable[[str], object] = str) -> str:
+    """Give back ``key`` after making sure its widget shows the setting's last value.
 
     Streamlit forgets a widget's value when a run does not draw it (another page is open).
-    A page that wants a setting to survive a visit elsewhere names the widget with
-    ``key=state.keep("app.attribute")``: the value is restored before the widget is drawn
-    and saved again by :func:`sync` at the start of the next run. A key shared by several
-    pages (``app.attribute``, ``app.judge``, ``app.debias.*``) is one setting for all of them.
+    A page names the widget ``key=state.keep("app.attribute")`` and the value survives
+    visits elsewhere; a key used by several pages (``app.attribute``, ``app.judge``,
+    ``app.debias.*``) is one setting for all of them. ``url`` mirrors the setting to that
+    query parameter (a refresh or a shared link brings it back; ``parse`` turns the text
+    back into a value and raises ValueError on a bad one).
+
+    When the widget was not drawn in the previous run, the kept values are written to
+    session state and the page reruns at once: the widget then reads its value from the
+    previous run's state, so Streamlit never sees a default *and* a value set through the
+    Session State API ("was created with a default value" stays silent).
     """
-    kept = st.session_state.setdefault(_KEPT, {})
-    if key not in st.session_state and key in kept:
-        st.session_state[key] = kept[key]
-    kept.setdefault(key, st.session_state.get(key))
+    if url is not None:
+        _url_keys[key] = (url, parse)
+    sync()
+    ss = st.session_state
+    kept = ss.setdefault(_KEPT, {})
+    _seed_key(key, kept)
+    drawn = ss.setdefault(_DRAWN, set())
+    if _set_by_page(key):  # the page (or a link to it) chose the value this run
+        kept[key] = ss[key]
+    elif (
+        key in kept
+        and key not in drawn
+        and key not in ss.get(_DRAWN_LAST, set())
+        and key not in ss.get(_RESTORED_LAST, set())
+    ):
+        last = ss.get(_DRAWN_LAST, set())
+        todo = [k for k in kept if k not in drawn and k not in last and not _set_by_page(k)]
+        for k in todo:
+            ss[k] = kept[k]
+        ss[_RESTORED] = set(todo)
+        st.rerun()
+    drawn.add(key)
     return key
 
 
+def put(key: str, value) -> None:
+    """Set a kept setting from code (a button, a loaded workspace), drawn or not this run."""
+    ss = st.session_state
+    ss.setdefault(_KEPT, {})[key] = value
+    for name in (_DRAWN, _DRAWN_LAST, _RESTORED_LAST):
+        ss.setdefault(name, set()).discard(key)  # the widget takes it when next drawn
+
+
+def kept() -> dict:
+    """A copy of every kept setting (for the workspace file), current values first."""
+    ss = st.session_state
+    out = dict(ss.get(_KEPT, {}))
+    for key in ss.get(_DRAWN, set()):
+        if key in ss:
+            out[key] = ss[key]
+    return out
+
+
 def sync() -> None:
-    """Save the values of the kept widgets (call once per run, before the page runs)."""
-    kept = st.session_state.setdefault(_KEPT, {})
-    for key in list(kept):
-        if key in st.session_state:
-            kept[key] = st.session_state[key]
+    """Save the values of the kept widgets drawn in the last run; once per run.
+
+    app.py calls it first thing; :func:`keep` calls it too, for runs that start at a page
+    (AppTest's page runs).
+    """
+    ss = st.session_state
+    run = _run_token()
+    if run is not None and ss.get(_RUN) is run:
+        return
+    ss[_RUN] = run
+    if _SEED not in ss:
+        _first_run()
+    kept_values = ss.setdefault(_KEPT, {})
+    for key in ss.get(_DRAWN, set()) | set(kept_values):
+        if key in ss and (key in ss.get(_DRAWN, set()) or _set_by_page(key)):
+            kept_values[key] = ss[key]
+    ss[_DRAWN_LAST], ss[_DRAWN] = ss.get(_DRAWN, set()), set()
+    page = _page()
+    if ss.get(_PAGE) != page:  # another page: its widgets are new ones (ids hash the page)
+        ss[_PAGE], ss[_DRAWN_LAST] = page, set()
+    ss[_RESTORED_LAST], ss[_RESTORED] = ss.get(_RESTORED, set()), set()
+    write_url()
+
+
+# ------------------------------------------------------------------ the URL
+def _url_name(key: str) -> tuple[str, Callable[[str], object]] | None:
+    if key in SHARED_URL:
+        return SHARED_URL[key], _SHARED_PARSE[key]
+    return _url_keys.get(key)
+
+
+def note(text: str) -> None:
+    """A short note shown once in the sidebar (what a link asked for and could not get)."""
+    st.session_state.setdefault(_NOTES, []).append(text)
+
+
+def _seed_key(key: str, kept_values: dict) -> None:
+    """Take ``key``'s value from the first run's query parameters, once."""
+    seed = st.session_state.get(_SEED)
+    named = _url_name(key)
+    if not seed or named is None or named[0] not in seed:
+        return
+    name, parse = named
+    text = seed.pop(name)
+    try:
+        kept_values[key] = parse(text)
+    except (TypeError, ValueError) as err:
+        note(f"Link: {name}={text!r} ignored ({err}).")
+
+
+def _first_run() -> None:
+    """A new session: open what the query parameters name (dataset, workspace, settings)."""
+    from pages import workspace  # the workspace module builds on this one
+
+    seed = {k: st.query_params.get(k) for k in st.query_params}
+    st.session_state[_SEED] = seed
+    workspace.restore_from_url(seed)
+    name = seed.pop("dataset", None)
+    if name:
+        _open_from_url(name)
+    ds = active()
+    attrs, judges = set(ds.attributes), set(ds.judges)
+    for key, valid in (("app.attribute", attrs), ("app.judge", judges)):
+        text = seed.get(SHARED_URL[key])
+        if text is not None and text not in valid:
+            seed.pop(SHARED_URL[key])
+            note(f"Link: {SHARED_URL[key]} {text!r} is not in **{active_name()}**; ignored.")
+    kept_values = st.session_state.setdefault(_KEPT, {})
+    for key in SHARED_URL:
+        _seed_key(key, kept_values)
+
+
+def _open_from_url(name: str) -> None:
+    if name in datasets():
+        st.session_state[ACTIVE] = name
+        return
+    import data
+
+    if name in {b.name for b in data.list_benchmarks()}:
+        try:
+            add(name, load_benchmark(name))
+        except Exception as err:  # missing files offline: say so, keep the demo
+            note(f"Link: benchmark **{name}** could not be loaded ({err}); showing the demo.")
+        return
+    note(
+        f"Link: dataset **{name}** was an upload of another session and cannot come back "
+        "from the link alone; open its workspace file (sidebar, Workspace)."
+    )
+
+
+def url_params() -> dict[str, str]:
+    """The query parameters of the current state: dataset, ws and the kept settings."""
+    from pages import workspace
+
+    ss = st.session_state
+    params = {"dataset": active_name()}
+    ws = workspace.workspace_id()
+    if ws:
+        params["ws"] = ws
+    values = kept()
+    for key in list(SHARED_URL) + sorted(_url_keys):
+        named = _url_name(key)
+        if key in values and values[key] is not None and named is not None:
+            value = values[key]
+            params[named[0]] = f"{value:g}" if isinstance(value, float) else str(value)
+    seed = ss.get(_SEED) or {}
+    for name, text in seed.items():  # a page not visited yet keeps its parameters
+        params.setdefault(name, text)
+    return params
+
+
+def write_url() -> None:
+    """Mirror the state to the query parameters (only the ones that changed)."""
+    try:
+        wanted = url_params()
+        for name, text in wanted.items():
+            if st.query_params.get(name) != text:
+                st.query_params[name] = text
+    except Exception as err:  # the URL is a convenience: never break a page for it
+        logging.getLogger("judgescope").warning("query parameters not written: %s", err)
 
 
 def sidebar() -> None:
@@ -148,3 +390,8 @@ def sidebar() -> None:
             f"{c['human_scores']} human scores · {c['comparisons']} comparisons · "
             f"{c['ratings']} judge ratings"
         )
+        for text in st.session_state.pop(_NOTES, []):
+            st.info(text, icon=":material/link:")
+    from pages import workspace
+
+    workspace.sidebar_section()

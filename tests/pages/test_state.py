@@ -1,0 +1,104 @@
+"""Shared settings (issue 11 item 6): the attribute, judge and debias threshold outlive a page
+change, are one setting for every page, follow the URL's query parameters, and Streamlit
+never warns about a widget with a default value set through the Session State API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.elements.lib import policies
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 300
+
+
+@pytest.fixture
+def warnings(monkeypatch, tmp_path) -> list[str]:
+    """Streamlit's 'created with a default value' warnings, every time (not once a process)."""
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    seen: list[str] = []
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+
+    def record(msg, *args, **kwargs):
+        seen.append(msg % args)
+        policies._shown_default_value_warning = False
+
+    monkeypatch.setattr(policies._LOGGER, "warning", record)
+    return seen
+
+
+def _ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _app(**query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for name, value in query.items():
+        at.query_params[name] = value
+    return _ok(at.run())
+
+
+def test_debias_and_picks_survive_page_changes(warnings):
+    at = _app()
+    _ok(at.switch_page("pages/position_bias.py").run())
+    at.radio(key="app.debias.mode").set_value("tau")
+    _ok(at.run())
+    at.slider(key="app.debias.tau").set_value(0.66)
+    _ok(at.run())
+    attributes = at.selectbox(key="app.attribute").options
+    other = attributes[-1]
+    at.selectbox(key="app.attribute").set_value(other)
+    _ok(at.run())
+    judge = at.selectbox(key="app.judge").value
+    # Rankings: the same attribute and judge (one setting for all pages)
+    _ok(at.switch_page("pages/rankings.py").run())
+    assert at.selectbox(key="app.attribute").value == other
+    assert at.selectbox(key="app.judge").value == judge
+    # away to a page without these widgets and back: nothing reset
+    _ok(at.switch_page("pages/home.py").run())
+    _ok(at.switch_page("pages/position_bias.py").run())
+    assert at.radio(key="app.debias.mode").value == "tau"
+    assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)
+    assert at.selectbox(key="app.attribute").value == other
+    _ok(at.run())  # and a plain rerun keeps them too
+    assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)
+    assert not [w for w in warnings if "default value" in w], warnings
+    # the URL mirrors the shared settings
+    assert at.query_params["tau"] == ["0.66"] or at.query_params["tau"] == "0.66"
+
+
+def _param(at: AppTest, name: str) -> str:
+    value = at.query_params[name]
+    return value[0] if isinstance(value, list) else value
+
+
+def test_query_params_seed_the_state(warnings):
+    at = _app(attribute="fluency", debias="tau", tau="0.7")
+    _ok(at.switch_page("pages/position_bias.py").run())
+    assert at.selectbox(key="app.attribute").value == "fluency"
+    assert at.radio(key="app.debias.mode").value == "tau"
+    assert at.slider(key="app.debias.tau").value == pytest.approx(0.7)
+    assert not [w for w in warnings if "default value" in w], warnings
+    assert _param(at, "dataset") == "demo"
+
+
+def test_bad_query_params_are_ignored_with_a_note(warnings):
+    at = _app(dataset="no-such-set", attribute="colour", tau="abc", debias="sideways")
+    notes = " ".join(i.value for i in at.sidebar.info)
+    assert "no-such-set" in notes and "colour" in notes
+    assert "tau='abc' ignored" in notes and "debias='sideways' ignored" in notes
+    _ok(at.switch_page("pages/position_bias.py").run())
+    assert at.radio(key="app.debias.mode").value == "off"
+    assert at.selectbox(key="app.attribute").value != "colour"
+
+
+def test_a_link_opens_a_benchmark(warnings):
+    from tests.pages._analysis_apptest import need
+
+    if need("pandalm").args[0]:
+        pytest.skip("pandalm files not here")
+    at = _app(dataset="pandalm")
+    assert at.session_state["app.active"] == "pandalm"
