@@ -72,7 +72,9 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
 
             def on_end(self, ev):
                 fn = ev.data["dispatcher"].py_func
-                compiled.append((f"{fn.__module__}.{fn.__qualname__}", time.perf_counter() - self._t))
+                compiled.append(
+                    (f"{fn.__module__}.{fn.__qualname__}", time.perf_counter() - self._t)
+                )
 
         event.register("numba:compile", _Listener())
 
@@ -105,10 +107,15 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
     t4 = time.perf_counter()
     at.switch_page(PAGES[page]).run()
     t_second = time.perf_counter() - t4
+    from pages import warmup
+
+    warm_status = warmup.status()
+    warmup.stop()  # its workers write into this run's cache folder: end them with the run
     return {
         "page": page,
         "benchmark": benchmark,
         "kind": kind,
+        "warmup_done": warm_status["done"],
         "import": t_import,
         "load": t_load,
         "open": t_open,
