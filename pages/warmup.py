@@ -82,13 +82,15 @@ def stop() -> None:
 
 
 def status() -> dict:
-    """{"started": bool, "done": {page: seconds}, "failed": {page: message}, "running": int}."""
+    """{"started": bool, "done": {page: seconds}, "failed": {page: message},
+    "procs_started": int, "running": int} (workers launched, workers still running)."""
     with _lock:
         running = sum(p.poll() is None for p in _state["procs"])
         return {
             "started": _state["started"],
             "done": dict(_state["done"]),
             "failed": dict(_state["failed"]),
+            "procs_started": len(_state["procs"]),
             "running": running,
         }
 

@@ -1,0 +1,71 @@
+"""pages/warmup.py: the background compilation started with the app (correctness, no timing)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from pages import warmup
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """A clean warm-up state, allowed to start under pytest; workers ended afterwards."""
+    monkeypatch.setattr(warmup, "_state", {"started": False, "done": {}, "failed": {}, "procs": []})
+    monkeypatch.setenv(warmup.SWITCH_ENV, "1")
+    monkeypatch.delenv(warmup.WORKER_ENV, raising=False)
+    yield warmup
+    warmup.stop()
+
+
+def test_every_worker_page_is_a_page_of_the_app():
+    app = (warmup.ROOT / "app.py").read_text()
+    pages = [p for group in warmup.WORKERS for p in group]
+    assert len(pages) == len(set(pages))
+    for page in pages:
+        assert f'"{page}"' in app, page
+        assert (warmup.ROOT / page).is_file()
+
+
+def test_visit_runs_the_pages_kernels_without_error(capsys):
+    out = warmup.visit(["pages/position_bias.py", "pages/budgets.py"])
+    assert set(out) == {"pages/position_bias.py", "pages/budgets.py"}
+    assert all(isinstance(v, float) for v in out.values()), out
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in printed if line.startswith("done")] == [
+        ["done", "pages/position_bias.py"],
+        ["done", "pages/budgets.py"],
+    ]
+
+
+def test_visit_reports_a_broken_page_instead_of_raising(capsys):
+    out = warmup.visit(["pages/no_such_page.py"])
+    assert isinstance(out["pages/no_such_page.py"], str)
+    assert capsys.readouterr().out.startswith("failed pages/no_such_page.py")
+
+
+def test_start_is_idempotent_and_workers_report(fresh):
+    assert fresh.start(workers=(("pages/position_bias.py",),)) is True
+    assert fresh.start(workers=(("pages/position_bias.py",),)) is False  # once per process
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        st = fresh.status()
+        if st["done"] or st["failed"] or (st["procs_started"] and not st["running"]):
+            break
+        time.sleep(0.5)
+    st = fresh.status()
+    assert st["started"]
+    assert st["failed"] == {}
+    assert list(st["done"]) == ["pages/position_bias.py"]
+
+
+def test_nothing_starts_inside_a_worker_or_when_switched_off(fresh, monkeypatch):
+    monkeypatch.setenv(warmup.WORKER_ENV, "1")
+    assert not fresh.enabled() and fresh.start() is False
+    monkeypatch.delenv(warmup.WORKER_ENV)
+    monkeypatch.setenv(warmup.SWITCH_ENV, "0")
+    assert not fresh.enabled() and fresh.start() is False
+    monkeypatch.delenv(warmup.SWITCH_ENV)
+    assert not fresh.enabled()  # under pytest, off unless asked for
+    assert fresh.status()["started"] is False
