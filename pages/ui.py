@@ -68,17 +68,33 @@ SETTINGS = REPORT + ".settings"
 
 
 def metric(
-    label: str, value, help_line: str, *, delta=None, delta_color="normal", page: str | None = None
+    label: str,
+    value,
+    help_line: str,
+    *,
+    delta=None,
+    delta_color="normal",
+    page: str | None = None,
+    report_label: str | None = None,
 ) -> None:
     """A metric with one line underneath saying what it means; kept as a report headline.
 
     ``page`` defaults to the calling module's ``PAGE`` (every page module defines one).
+    ``report_label`` names the card in the report when ``label`` alone is ambiguous there
+    (three columns of "Spearman", one per ranking method); a label drawn twice in one run
+    without it is numbered ("Spearman (2)").
     """
     st.metric(label, value, delta=delta, delta_color=delta_color)
     st.caption(help_line)
     page = page or sys._getframe(1).f_globals.get("PAGE")
     if page and page != "report":
-        _section(page)["metrics"][label] = {"value": str(value), "help": help_line}
+        cards = _section(page)["metrics"]
+        name = report_label or label
+        n = 2
+        while name in cards:
+            name = f"{report_label or label} ({n})"
+            n += 1
+        cards[name] = {"value": str(value), "help": help_line}
 
 
 def slug(text: str) -> str:

@@ -79,6 +79,9 @@ def _script():
     st.session_state["app.active"] = st.session_state.get("use", "demo")
     tau = st.session_state.get("tau", 0.5)
     ui.metric("tau", f"{tau:.2f}", "threshold")
+    ui.metric("Spearman", "0.1", "win-ratio")
+    ui.metric("Spearman", "0.2", "Bradley–Terry")
+    ui.metric("Spearman", "0.3", "per method", report_label="Elo Spearman")
     ui.figure(go.Figure(), f"Figure at {tau}", page="probe")  # drawn before its settings
     if st.session_state.get("with_table", True):
         ui.table(__import__("pandas").DataFrame({"a": [1]}), "Table", page="probe")
@@ -97,7 +100,12 @@ def test_each_view_keeps_the_settings_and_dataset_it_was_drawn_with():
     assert views["Figure at 0.66"]["settings"] == {"tau": 0.66}
     assert views["After the settings"]["settings"] == {"tau": 0.66}
     assert views["Table"]["settings"] == {"tau": 0.66}
-    assert sec["metrics"] == {"tau": {"value": "0.66", "help": "threshold"}}
+    assert sec["metrics"] == {  # this run's cards only, none lost to a repeated label
+        "tau": {"value": "0.66", "help": "threshold"},
+        "Spearman": {"value": "0.1", "help": "win-ratio"},
+        "Spearman (2)": {"value": "0.2", "help": "Bradley–Terry"},
+        "Elo Spearman": {"value": "0.3", "help": "per method"},
+    }
     assert at.session_state["app.report.settings"]["probe"] == {"tau": 0.66}  # flat copy
 
     # another dataset active: its views go under its own name, the demo's stay as they were
