@@ -12,7 +12,8 @@ from pages.data_page import mapping as forms
 
 PAGE = "data"
 KINDS = ["auto", "long", "wide", "pairwise"]
-TARGETS = ["new", "active"]
+NEW, ADD = "Load as a new dataset", "Add to the active dataset"
+TARGETS = [NEW, ADD]
 _DONE = f"{PAGE}.loaded_notes"
 _TYPES = ["csv", "tsv", "json", "jsonl", "parquet"]
 
@@ -72,7 +73,7 @@ def _load(preview: dio.UploadPreview, file_name: str, target: str) -> None:
         return
     new = preview.result.dataset
     try:
-        if target == "active":
+        if target == ADD:
             name = state.active_name()
             merged, notes = add_to_dataset(state.active(), new)
             state.add(name, merged)
@@ -140,11 +141,11 @@ def render() -> None:
         TARGETS,
         horizontal=True,
         key=f"{PAGE}.target",
-        format_func=lambda t: (
-            "as a new dataset" if t == "new" else f"into the active dataset ({state.active_name()})"
-        ),
-        help="Into the active dataset: its tables (human scores, candidate texts, contexts, "
-        "judge outputs) join the active dataset's, with the same checks as a fresh upload.",
+        help="Add to the active dataset: the file's tables (human scores, candidate texts, "
+        "contexts, judge outputs) join the active dataset's, with the same checks as a fresh "
+        "upload; the dataset keeps its name and lists the file in its sources.",
     )
+    if target == ADD:
+        st.caption(f"The active dataset is **{state.active_name()}**.")
     if st.button("Add to JudgeScope", key=f"{PAGE}.add", type="primary"):
         _load(preview, file.name, target)
