@@ -327,3 +327,16 @@ def test_a_judge_whose_every_answer_is_unparsed_still_shows_its_raw_answers():
     answers = [d.value for d in at.dataframe if "parsed" in d.value.columns]
     assert [list(f["parsed"]) for f in answers] == [["UNPARSED"], ["UNPARSED"]]
     assert list(answers[0]["raw"]) == ["I cannot decide."]
+
+
+def test_open_this_pair_on_rankings_lands_on_that_pair():
+    at = open_page("pages/rankings.py")
+    first = at.selectbox(key="rank.open.first").value
+    second = at.selectbox(key="rank.open.second").value
+    at.button(key="rank.open.pair").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [t.value for t in at.title] == ["Examples"]
+    ctx, a, b = _pair(at)
+    assert {a, b} == {first, second}
+    assert at.selectbox(key="examples.context").value == ctx
+    assert f"**{first} first**" in _markdown(at) and f"**{second} first**" in _markdown(at)
