@@ -158,17 +158,35 @@ def _few_integers(fig: go.Figure, letter: str) -> bool:
     return 0 < len(seen) <= 30
 
 
-def figure(fig: go.Figure, title: str, *, page: str, data: pd.DataFrame | None = None) -> None:
-    """Show a plotly figure with PNG download (mode bar) and a CSV of its data; keep it for the report."""
-    polish(fig, title)
-    config = {
+def plot_config(title: str) -> dict:
+    """The plotly config of every chart: PNG download named after the title, no logo."""
+    return {
         "toImageButtonOptions": {"format": "png", "filename": slug(title), "scale": 2},
         "displaylogo": False,
     }
-    st.plotly_chart(fig, config=config, key=f"{page}.fig.{slug(title)}")
+
+
+def figure(
+    fig: go.Figure,
+    title: str,
+    *,
+    page: str,
+    data: pd.DataFrame | None = None,
+    key: str | None = None,
+    **chart_kwargs,
+):
+    """Show a plotly figure with PNG download (mode bar) and a CSV of its data; keep it for
+    the report. ``key`` and ``chart_kwargs`` (``on_select``, ``selection_mode``) go to
+    ``st.plotly_chart``, whose value (the selection event of a clickable chart) is returned.
+    """
+    polish(fig, title)
+    event = st.plotly_chart(
+        fig, config=plot_config(title), key=key or f"{page}.fig.{slug(title)}", **chart_kwargs
+    )
     if data is not None:
         table(data, title, page=page, show=False)
     remember(page, title, fig=fig, data=data)
+    return event
 
 
 def heatmap(

@@ -118,3 +118,19 @@ def test_each_view_keeps_the_settings_and_dataset_it_was_drawn_with():
     assert set(registry) == {"demo", "other"}
     assert set(registry["other"]["probe"]["views"]) == {"Figure at 0.7", "After the settings"}
     assert registry["demo"]["probe"]["metrics"]["tau"]["value"] == "0.66"
+
+
+def test_figure_passes_selection_options_through_and_returns_the_event(monkeypatch):
+    got = {}
+
+    def chart(fig, **kw):
+        got.update(kw, fig=fig)
+        return "event"
+
+    monkeypatch.setattr(ui.st, "plotly_chart", chart)
+    monkeypatch.setattr(ui, "remember", lambda *a, **k: None)
+    fig = go.Figure()
+    out = ui.figure(fig, "Clickable", page="p", key="k", on_select="rerun")
+    assert out == "event" and got["key"] == "k" and got["on_select"] == "rerun"
+    assert got["config"]["toImageButtonOptions"]["filename"] == "clickable"
+    assert got["fig"].layout.title.pad.t >= 30  # polished like every figure
