@@ -239,4 +239,4 @@ if picked is not None:
     with ui.guard("Showing the comparison"):
         row = shown.iloc[keys.index(picked)]
         samples = svc.answers(ds, attribute, judge, row["context_id"], row["a"], row["b"])
-        show_pair(ds, row, samples, human_source=got.human_source)
+        show_pair(ds, attribute, row, samples, human_source=got.human_source)

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from data.examples import human_scores_of
-from data.schema import Dataset
+from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services import examples as svc
 
 #: Full texts of at most this many answers per order are printed under the table.
@@ -72,7 +72,9 @@ def _answers(samples: pd.DataFrame, order: str) -> None:
             st.caption(f"… and {len(part) - MAX_FULL_ANSWERS} more (all are in the table).")
 
 
-def show_pair(ds: Dataset, row: pd.Series, samples: pd.DataFrame, *, human_source) -> None:
+def show_pair(
+    ds: Dataset, attribute: str, row: pd.Series, samples: pd.DataFrame, *, human_source
+) -> None:
     """Everything about one row of the pair table (``data.examples.pair_table``)."""
     ctx, a, b = str(row["context_id"]), str(row["a"]), str(row["b"])
     st.subheader(f"Context {ctx}: {a} vs {b}")
@@ -107,6 +109,16 @@ def show_pair(ds: Dataset, row: pd.Series, samples: pd.DataFrame, *, human_sourc
     with right:
         _answers(samples, f"{b} first")
 
+    verdicts = svc.human_verdicts(ds, attribute, ctx, a, b)
+    if len(verdicts) and not str(samples["judge"].iloc[0] if len(samples) else "").startswith(
+        HUMAN_JUDGE_PREFIX
+    ):
+        st.markdown("**Human verdicts on this pair**")
+        st.dataframe(
+            verdicts[["order", "judge", "p_first", "verdict", "raw"]],
+            hide_index=True,
+            column_config={"p_first": st.column_config.NumberColumn(format="%.2f")},
+        )
     st.markdown("**Human scores**")
     scores = human_scores_of(ds.human_scores, ctx, [a, b])
     if len(scores):

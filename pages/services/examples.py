@@ -15,7 +15,7 @@ import pandas as pd
 
 from data.arrays import comparisons_to_P
 from data.examples import oriented, pair_samples, pair_table, search_pairs
-from data.schema import Dataset
+from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services import comparisons
 from pages.services.common import cache_data
 
@@ -138,4 +138,16 @@ def answers(ds: Dataset, attribute: str, judge: str, context_id: str, a: str, b:
     rows = comparisons.select_comparisons(ds, attribute, judge)
     if judge == comparisons.HUMAN_POOL:
         rows = ds.comparisons.loc[rows.index]  # the same rows, judge = the annotator
+    return pair_samples(rows, context_id, a, b)
+
+
+def human_verdicts(ds: Dataset, attribute: str, context_id: str, a: str, b: str):
+    """The human annotators' own verdicts on one pair (judges ``human:...``), every order."""
+    comps = ds.comparisons
+    if not len(comps):
+        return pair_samples(comps, context_id, a, b)
+    names = comps["judge"].astype(str)
+    rows = comps[
+        (comps["attribute"].astype(str) == attribute) & names.str.startswith(HUMAN_JUDGE_PREFIX)
+    ]
     return pair_samples(rows, context_id, a, b)

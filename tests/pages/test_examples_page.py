@@ -275,6 +275,10 @@ def test_pandalm_one_order_and_unparsed_answers():
     text = " ".join(w.value for w in at.warning)
     assert "1 of 1 answer(s) could not be parsed" in text
     assert any("garbage" in str(d.value.get("raw", pd.Series()).tolist()) for d in at.dataframe)
+    # beside the judge's answer, the three annotators' own verdicts on the pair
+    assert "**Human verdicts on this pair**" in _markdown(at)
+    humans = next(d.value for d in at.dataframe if "order" in d.value and "sample" not in d.value)
+    assert sorted(humans["judge"]) == ["human:annotator1", "human:annotator2", "human:annotator3"]
 
 
 @need("llmfao")
