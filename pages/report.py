@@ -96,12 +96,13 @@ else:
 title = st.text_input(
     "Report title", f"JudgeScope report — {dataset}", key=f"{PAGE}.title.{dataset}"
 )
+stem = ui.slug(title)[:80].strip("-")  # a long dataset name makes no 200-character file name
 with ui.guard("Building the report"):
     html_doc = export.report_html(sections, dataset=dataset, title=title, chosen=chosen)
     st.download_button(
         "⬇ Download the HTML report",
         html_doc.encode("utf-8"),
-        file_name=f"{ui.slug(title)}.html",
+        file_name=f"{stem}.html",
         mime="text/html",
         type="primary",
         key=f"{PAGE}.html",
@@ -111,7 +112,7 @@ with ui.guard("Building the report"):
     st.download_button(
         "⬇ Download every table (zip of CSVs)",
         export.tables_zip(sections, dataset=dataset, chosen=chosen),
-        file_name=f"{ui.slug(title)}-tables.zip",
+        file_name=f"{stem}-tables.zip",
         mime="application/zip",
         key=f"{PAGE}.zip",
         on_click="ignore",
