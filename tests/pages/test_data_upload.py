@@ -9,6 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from data.examples import natural_key
 from tests.data.test_io_guess import MODELS, PROMPTS, _hanna_like
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -137,3 +138,45 @@ def test_duplicate_rows_added_to_the_active_dataset_are_refused_clearly():
     text = " ".join(e.value for e in at.error) + _markdown(at)
     assert "hanna.csv (human_scores), rows 1–48: already in hanna" in text
     assert len(at.session_state["app.datasets"]["hanna.csv"].human_scores) == 48
+
+
+def test_uploaded_files_reach_the_judge_and_rankings_pages():
+    at = _app()
+    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    at.button(key="data.add").click().run()
+    at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    at.radio(key="data.target").set_value("Add to the active dataset").run()
+    at.button(key="data.add").click().run()
+    at.switch_page("pages/judge_run.py").run()
+    _ok(at)  # the contexts have their text: no "no row in the contexts table"
+    assert "no row in the contexts table" not in _markdown(at)
+    at.switch_page("pages/rankings.py").run()
+    _ok(at)
+    assert "Systems" in [s.value for s in at.subheader]  # the models recur across prompts
+
+
+def test_pandalm_shows_human_verdicts_and_one_order_per_pair():
+    at = _app()
+    at.selectbox(key="data.benchmark").set_value("pandalm").run()
+    at.button(key="data.load").click().run()
+    metrics = {m.label: m.value for m in _ok(at).metric}
+    captions = [c.value for c in at.caption]
+    assert "Human scores" not in metrics and metrics["Human verdicts"] == "2,997"
+    assert "pairwise verdicts of 3 human judge(s)" in captions
+    assert "pairwise judge outputs, one presentation order per pair" in captions
+    assert "pairwise judge outputs, both presentation orders kept" in [
+        c.value for c in _app().caption
+    ]
+    contexts = at.selectbox(key="data.ctx").options
+    assert contexts == sorted(contexts, key=natural_key)
+
+
+def test_contexts_and_candidates_in_natural_order():
+    at = _app()
+    data = b"context_id,candidate_id,text\nc10,m10,x\nc2,m2,y\nc1,m10,z\nc1,m2,w\nc1,m1,v\n"
+    at.file_uploader(key="data.file").upload("c.csv", data, "text/csv").run()
+    at.button(key="data.add").click().run()
+    assert _ok(at).selectbox(key="data.ctx").options == ["c1", "c2", "c10"]
+    shown = [d.value for d in at.dataframe]  # the context's candidates: no context_id column
+    cands = next(d for d in shown if "candidate_id" in d and "context_id" not in d)
+    assert cands["candidate_id"].tolist() == ["m1", "m2", "m10"]
