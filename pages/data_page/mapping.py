@@ -124,3 +124,21 @@ def pairwise_form(
         default_attribute=str(attr or "overall").strip() or "overall",
         default_judge=judge.strip() or "uploaded",
     )
+
+
+def scale_form(attributes: list[str]) -> dict[str, tuple[float, float]]:
+    """Optional (low, high) score range per attribute; scores outside are refused."""
+    scales: dict[str, tuple[float, float]] = {}
+    if not attributes:
+        return scales
+    with st.expander("Score scales (optional)"):
+        st.caption("Give an attribute's lowest and highest score to check every score against it.")
+        for attr in attributes:
+            c1, c2 = st.columns(2)
+            low = c1.number_input(f"Lowest {attr} score", value=None, key=f"{PAGE}.scale.{attr}.lo")
+            high = c2.number_input(
+                f"Highest {attr} score", value=None, key=f"{PAGE}.scale.{attr}.hi"
+            )
+            if low is not None and high is not None:
+                scales[attr] = (float(low), float(high))
+    return scales

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from data import io as dio
+from data.examples import natural_sorted
 from data.merge import add_to_dataset
 from pages import state, ui
 from pages.data_page import mapping as forms
@@ -119,19 +120,20 @@ def render() -> None:
     preview = None
     with ui.guard(f"Reading {file.name}"):
         preview = dio.preview_upload(file.name, content, kind)
-        mapping = None
+        mapping, scales = None, {}
         if preview.columns and preview.kind == "wide":
             st.markdown("**Columns** (a wide table: one row per candidate)")
             mapping = forms.wide_form(preview.columns, preview.mapping)
+            scales = forms.scale_form(natural_sorted({str(a) for a in mapping.attributes.values()}))
         elif preview.columns and preview.kind == "pairwise":
             st.markdown("**Columns** (pairwise verdicts: one row per judged pair)")
             mapping = forms.pairwise_form(
                 preview.columns, preview.mapping, state.active().attributes
             )
         _alternatives(preview, kind)
-        if mapping is not None and mapping != preview.mapping:
+        if (mapping is not None and mapping != preview.mapping) or scales:
             guessed = preview
-            preview = dio.preview_upload(file.name, content, guessed.kind, mapping)
+            preview = dio.preview_upload(file.name, content, guessed.kind, mapping, scales=scales)
             preview.layouts = guessed.layouts
         _show_preview(preview, file.name)
     if preview is None:

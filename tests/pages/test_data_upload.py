@@ -180,3 +180,20 @@ def test_contexts_and_candidates_in_natural_order():
     shown = [d.value for d in at.dataframe]  # the context's candidates: no context_id column
     cands = next(d for d in shown if "candidate_id" in d and "context_id" not in d)
     assert cands["candidate_id"].tolist() == ["m1", "m2", "m10"]
+
+
+def test_score_scale_checks_the_wide_scores_in_the_preview():
+    at = _app()
+    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    at.number_input(key="data.scale.coherence.lo").set_value(1).run()
+    at.number_input(key="data.scale.coherence.hi").set_value(3).run()
+    assert not at.exception
+    text = " ".join(e.value for e in at.error) + _markdown(at)
+    assert "hanna.csv cannot be loaded as read now" in text
+    assert (
+        "hanna.csv, row 7, column 'Coherence': 4 is outside the scale of 'coherence' (1 to 3)"
+        in text
+    )
+    at.number_input(key="data.scale.coherence.hi").set_value(5).run()
+    at.button(key="data.add").click().run()
+    assert _ok(at).session_state["app.datasets"]["hanna.csv"].scales == {"coherence": (1.0, 5.0)}
