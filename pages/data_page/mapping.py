@@ -92,7 +92,9 @@ def pairwise_form(
     prob = _column(c5, "Probability column", columns, g.probability, "pair.prob")
     c6, c7, c8, c9 = st.columns(4)
     attr_col = _column(c6, "Attribute column", columns, g.attribute, "pair.attr_col")
-    options = natural_sorted([*attributes, "overall"])
+    # the value chosen (or typed) stays an option when the active dataset changes
+    chosen = st.session_state.get(f"{PAGE}.pair.attr")
+    options = natural_sorted([*attributes, "overall", *([chosen] if chosen else [])])
     attr = c7.selectbox(
         "Attribute (for every row)",
         options,
