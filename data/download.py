@@ -221,8 +221,7 @@ def _missing_error(
     problems = _missing_problems(missing)
     first = missing[0]
     lines = [
-        f"{what}: {len(missing)} file(s) ({n_bytes / 1e6:.1f} MB) are in no data folder "
-        "searched:",
+        f"{what}: {len(missing)} file(s) ({n_bytes / 1e6:.1f} MB) are in no data folder searched:",
         *(f"  - {folder}" for folder in folders),
         f"and they could not be downloaded ({reason}).",
         f"Fetch them all with `{f'python -m data fetch {target}'.strip()}` when online (or check what is there with `python -m data check`), put them "
