@@ -245,7 +245,7 @@ with ui.guard("Ranking the systems"):
                 moves["ranking"] = moves["ranking"].str.removesuffix(" rank")
                 fig = rank_slope(moves, "ranking", ["raw", "debiased"], "")
                 fig.update_layout(legend_title_text="system")
-                ui.figure(fig, "Systems: raw and debiased ranks", page=PAGE, data=moves)
+                ui.figure(fig, "Ranks of the systems, raw and debiased", page=PAGE, data=moves)
         bt_fig = interval_figure(
             table,
             "bt_score",

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from data.arrays import PMatrix
-from data.examples import natural_sorted
+from data.examples import natural_key, natural_sorted
 from data.schema import Dataset
 from pages.services.bias import debiased_P
 from pages.services.common import cache_data, mean_finite
@@ -184,8 +184,9 @@ def context_frame(
         df["rank: human"] = _ranks(pd.Series(ref.scores[c, :n]))
     block = np.asarray(pm.counts[c, :n, :n])
     df["comparisons"] = block.sum(axis=1) + block.sum(axis=0)  # as first + as second
-    df = df.sort_values([f"rank: {method}", "candidate"], na_position="last")
-    return df.reset_index(drop=True)
+    df = df.assign(_k=df["candidate"].map(natural_key)).sort_values("_k")
+    df = df.sort_values(f"rank: {method}", kind="stable", na_position="last")
+    return df.drop(columns="_k").reset_index(drop=True)
 
 
 def bump_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -197,14 +198,16 @@ def bump_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def matrix_view(pm: PMatrix, c: int):
-    """Context ``c`` without padding: (candidate ids, P block, counts block, long table).
+    """Context ``c`` without padding, candidates in natural order (M2 before M10):
+    (candidate ids, P block, counts block, long table).
 
     The long table (first, second, p_first, samples) holds the compared cells, for download.
     """
     n = len(pm.candidate_ids[c])
-    ids = list(pm.candidate_ids[c])
-    block = np.array(pm.P[c, :n, :n])
-    counts = np.array(pm.counts[c, :n, :n])
+    order = sorted(range(n), key=lambda k: natural_key(pm.candidate_ids[c][k]))
+    ids = [pm.candidate_ids[c][k] for k in order]
+    block = np.array(pm.P[c, :n, :n])[np.ix_(order, order)]
+    counts = np.array(pm.counts[c, :n, :n])[np.ix_(order, order)]
     i, j = np.nonzero(np.isfinite(block))
     long = pd.DataFrame(
         {

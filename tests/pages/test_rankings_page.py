@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import data
+from data.examples import natural_key
 from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from pages.services import rankings as rankings_svc
@@ -46,7 +47,7 @@ def _spearman(at) -> list[float]:
 
 def _choice(at) -> tuple[str, str]:
     """The attribute and judge the page shows."""
-    return at.selectbox(key="rank.attribute").value, at.selectbox(key="rank.judge").value
+    return at.selectbox(key="app.attribute").value, at.selectbox(key="app.judge").value
 
 
 def _expected_spearman(ds, attribute, judge) -> list[float]:
@@ -76,8 +77,11 @@ def test_demo_shows_matrix_rankings_agreement_and_systems():
     # heatmap: rows = shown first, columns = shown second, the judge's P of context 0
     pm = comparisons.pmatrix(demo, "consistency", "demo-judge (simulated)")
     heat = _heatmap(at)["data"][0]
-    assert heat["y"] == pm.candidate_ids[0] and heat["x"] == pm.candidate_ids[0]
-    np.testing.assert_allclose(array(heat["z"]), pm.P[0], equal_nan=True)
+    ids = pm.candidate_ids[0]
+    shown = sorted(ids, key=natural_key)  # natural order: M2 before M10
+    assert heat["y"] == shown and heat["x"] == shown
+    k = [ids.index(x) for x in shown]
+    np.testing.assert_allclose(array(heat["z"]), pm.P[0][np.ix_(k, k)], equal_nan=True)
     assert heat["zmid"] == 0.5 and "shown first" in heat["hovertemplate"]
 
     table = at.dataframe[0].value
@@ -116,7 +120,7 @@ def test_a_dataset_without_comparisons_gets_a_note():
 def test_real_summeval_verdicts():
     at = open_page(PAGE, "summeval")
     assert not at.error
-    assert at.selectbox(key="rank.judge").value == "gpt-3.5-turbo-0301/ab-choice"
+    assert at.selectbox(key="app.judge").value == "gpt-3.5-turbo-0301/ab-choice"
     # 12 systems compared in adjacent pairs per document; BT over systems across documents
     assert float(next(m.value for m in at.metric if m.label == "Systems")) == 12
     assert len(at.dataframe[0].value) == 12
@@ -249,3 +253,148 @@ def test_real_summeval_with_one_document_unparsed():
     assert len(at.selectbox(key="rank.context").options) == 99
     expected = _expected_spearman(holes, *_choice(at))
     np.testing.assert_allclose(_spearman(at), expected, atol=SHOWN)
+
+
+# ------------------------------------------------------------------ debiasing (issue 11, item 7)
+
+DEMO_JUDGE = "demo-judge (simulated)"
+
+
+def _decide(p, tau):
+    """First wins above tau, loses below, half at tau (by hand)."""
+    p = np.asarray(p, dtype=float)
+    return np.where(p > tau, 1.0, np.where(p < tau, 0.0, 0.5))
+
+
+def _hard_spearman(ds, tau) -> list[float]:
+    """Mean Spearman per method, every method ranking the decisions at ``tau``."""
+    from data.arrays import comparisons_to_P, scores_to_matrix
+    from ranking import bradley_terry, ml_ranking, win_ratio
+    from tests.pages._known import judge_rows
+
+    pm = comparisons_to_P(
+        judge_rows(ds, "consistency", DEMO_JUDGE), attribute="consistency", judge=DEMO_JUDGE
+    )
+    ref = scores_to_matrix(ds.human_scores, pm, attribute="consistency")
+    scores = [
+        win_ratio(pm.P, tau=tau),
+        ml_ranking(pm.P, tau=tau).scores,
+        bradley_terry(pm.P, tau=tau).scores,
+    ]
+    return [mean_spearman(s, ref) for s in scores]
+
+
+def _system_scores(ds, outcome) -> dict:
+    """Bradley–Terry (Fisher) over the systems with outcomes ``outcome(p)``, by system."""
+    from ranking import bradley_terry
+    from tests.pages._known import system_games
+
+    fc = system_games(ds, "consistency", DEMO_JUDGE)
+    bt = bradley_terry(
+        first=fc.first, second=fc.second, outcome=outcome(fc.p), n_items=len(fc.items)
+    )
+    return dict(zip(fc.items, bt.scores, strict=True))
+
+
+def _min_ranks(scores: dict) -> dict:
+    from scipy.stats import rankdata
+
+    names = list(scores)
+    ranks = rankdata([-scores[n] for n in names], method="min")
+    return dict(zip(names, ranks, strict=True))
+
+
+def test_off_by_default_says_so_and_links_to_position_bias():
+    at = open_page(PAGE)
+    assert any("Debiasing is off" in i.value for i in at.info)
+    assert at.radio(key="app.debias.mode").value == "off"
+    assert "Position bias" in [link.proto.label for link in at.get("page_link")]
+    assert not any(m.label == "Systems moved" for m in at.metric)
+
+
+def test_tau_set_on_position_bias_is_the_one_rankings_uses():
+    at = open_page("pages/position_bias.py")
+    at.radio(key="app.debias.mode").set_value("tau").run()
+    at.slider(key="app.debias.tau").set_value(0.66).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.radio(key="app.debias.mode").value == "tau"
+    assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)
+    assert any("tau = 0.66" in e.label for e in at.expander)
+    demo = data.demo_dataset()
+    np.testing.assert_allclose(_spearman(at), _hard_spearman(demo, 0.66), atol=SHOWN)
+    # deltas: from the same methods at tau = 0.5
+    raw = _hard_spearman(demo, 0.5)
+    deltas = [float(m.delta) for m in at.metric if m.label == "Spearman"]
+    np.testing.assert_allclose(deltas, np.subtract(_spearman(at), raw), atol=2 * SHOWN)
+
+    # raw (tau = 0.5) and debiased (tau = 0.66) system ranks side by side
+    side = next(d.value for d in at.dataframe if "debiased rank" in d.value.columns)
+    raw_s = _system_scores(demo, lambda p: _decide(p, 0.5))
+    deb_s = _system_scores(demo, lambda p: _decide(p, 0.66))
+    raw_r, deb_r = _min_ranks(raw_s), _min_ranks(deb_s)
+    for _, row in side.iterrows():
+        assert row["raw rank"] == raw_r[row["system"]]
+        assert row["debiased rank"] == deb_r[row["system"]]
+        assert row["raw score"] == pytest.approx(raw_s[row["system"]], abs=6e-5)
+        assert row["debiased score"] == pytest.approx(deb_s[row["system"]], abs=6e-5)
+    assert side["debiased rank"].is_monotonic_increasing
+    m = {x.label: x.value for x in at.metric}
+    moved = sum(raw_r[s] != deb_r[s] for s in raw_r)
+    assert m["Systems moved"] == str(moved)
+    names = list(raw_s)
+    want = spearman_scipy([raw_s[n] for n in names], [deb_s[n] for n in names])
+    assert float(m["Spearman raw vs debiased"]) == pytest.approx(want, abs=SHOWN)
+    assert "Ranks of the systems, raw and debiased" in chart_titles(at)
+
+    # and back on Position bias, the same tau
+    at.switch_page("pages/position_bias.py").run()
+    assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)
+    assert {x.label: x.value for x in at.metric}["tau"] == "0.66"
+
+
+def test_alpha_reweighting_set_on_rankings_ranks_soft_reweighted_probabilities():
+    from data.arrays import comparisons_to_P, scores_to_matrix
+    from ranking import bradley_terry, ml_ranking, win_ratio
+    from tests.pages._known import judge_rows
+
+    at = open_page(PAGE)
+    at.radio(key="app.debias.mode").set_value("alpha").run()
+    at.slider(key="app.debias.tau").set_value(0.6).run()
+    assert not at.exception and not at.error
+    demo = data.demo_dataset()
+    pm = comparisons_to_P(
+        judge_rows(demo, "consistency", DEMO_JUDGE), attribute="consistency", judge=DEMO_JUDGE
+    )
+    alpha = 0.4 / 0.6
+    P = alpha * pm.P / (alpha * pm.P + 1 - pm.P)
+    ref = scores_to_matrix(demo.human_scores, pm, attribute="consistency")
+    want = [
+        mean_spearman(win_ratio(P, tau=0.5), ref),
+        mean_spearman(ml_ranking(P).scores, ref),
+        mean_spearman(bradley_terry(P).scores, ref),
+    ]
+    np.testing.assert_allclose(_spearman(at), want, atol=SHOWN)
+    assert any("alpha = 0.667" in e.label for e in at.expander)
+
+
+def test_open_this_pair_in_examples():
+    at = open_page(PAGE)
+    at.selectbox(key="rank.open.first").set_value("lead")
+    at.selectbox(key="rank.open.second").set_value("small")
+    at.button(key="rank.open.pair").click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Examples"]
+    ctx = comparisons.pmatrix(data.demo_dataset(), "consistency", DEMO_JUDGE).context_ids[0]
+    assert at.session_state["examples.context"] == ctx
+    assert at.session_state["examples.pair"].split("\t") == [ctx, "lead", "small"]
+
+
+def test_open_this_context_in_examples():
+    at = open_page(PAGE)
+    at.selectbox(key="rank.context").set_value(2).run()
+    at.button(key="rank.open.context").click().run()
+    assert not at.exception
+    assert [t.value for t in at.title] == ["Examples"]
+    ctx = comparisons.pmatrix(data.demo_dataset(), "consistency", DEMO_JUDGE).context_ids[2]
+    assert at.session_state["examples.context"] == ctx
