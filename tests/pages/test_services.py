@@ -480,3 +480,92 @@ def test_summeval_cached_services_and_threshold():
     assert result.spearman_bt == pytest.approx(spearman_scipy(bt.scores, means))
     systems, ratings = seeded_elo(ds, "coherence", judge)
     assert result.spearman_elo == pytest.approx(spearman_scipy(ratings, means[systems]))
+
+
+# ------------------------------------------------------------- debias rules (issue 11, item 7)
+
+
+def test_resolve_debias_modes(demo):
+    P = comparisons.pmatrix(demo, "consistency", JUDGE).P
+    off = bias_svc.resolve_debias(demo, "consistency", JUDGE, "off", 0.7)
+    assert not off.active and off.rule == off.raw_rule == ("soft", None)
+    hard = bias_svc.resolve_debias(demo, "consistency", JUDGE, "tau", 0.7)
+    assert hard.rule == ("hard", 0.7) and hard.raw_rule == ("hard", 0.5)
+    soft = bias_svc.resolve_debias(demo, "consistency", JUDGE, "alpha", 0.6)
+    assert soft.rule == ("alpha", pytest.approx(0.4 / 0.6)) and soft.raw_rule == ("soft", None)
+    per = bias_svc.resolve_debias(demo, "consistency", JUDGE, "per_context", 0.5)
+    np.testing.assert_allclose(per.tau, balanced_threshold(P, per_context=True))
+    assert bias_svc.resolve_debias(demo, "consistency", JUDGE, "nonsense", 0.5).mode == "off"
+    with pytest.raises(ValueError):
+        bias_svc.resolve_debias(demo, "consistency", JUDGE, "alpha", 1.0)
+
+
+def test_debiased_outcomes_row_by_row(demo):
+    rows = comparisons.select_comparisons(demo, "consistency", JUDGE).copy()
+    rows.loc[rows.index[:3], "p_first"] = np.nan  # unparsed stays unparsed
+    p = rows["p_first"].to_numpy(float)
+    hard = bias_svc.debiased_outcomes(demo, "consistency", JUDGE, rows, ("hard", 0.6))
+    want = np.where(np.isnan(p), np.nan, np.where(p > 0.6, 1.0, np.where(p < 0.6, 0.0, 0.5)))
+    np.testing.assert_array_equal(hard["p_first"].to_numpy(float), want)
+    a = 0.5
+    soft = bias_svc.debiased_outcomes(demo, "consistency", JUDGE, rows, ("alpha", a))
+    np.testing.assert_allclose(soft["p_first"], a * p / (a * p + 1 - p), equal_nan=True)
+    # per context: each row decided at its own context's balanced threshold
+    pm = comparisons.pmatrix(demo, "consistency", JUDGE)
+    taus = dict(zip(pm.context_ids, balanced_threshold(pm.P, per_context=True), strict=True))
+    per = bias_svc.debiased_outcomes(demo, "consistency", JUDGE, rows, ("per_context", None))
+    for (_, row), got in zip(rows.iterrows(), per["p_first"], strict=True):
+        t = taus[str(row["context_id"])]
+        x = row["p_first"]
+        assert (math.isnan(x) and math.isnan(got)) or got == (
+            1.0 if x > t else (0.0 if x < t else 0.5)
+        )
+    same = bias_svc.debiased_outcomes(demo, "consistency", JUDGE, rows, ("soft", None))
+    assert same is rows
+
+
+def test_system_ranking_under_a_hard_threshold(demo):
+    result = rankings_svc.system_ranking(demo, "consistency", JUDGE, rule=("hard", 0.7))
+    fc = system_games(demo, "consistency", JUDGE)
+    y = np.where(fc.p > 0.7, 1.0, np.where(fc.p < 0.7, 0.0, 0.5))
+    bt = bradley_terry(first=fc.first, second=fc.second, outcome=y, n_items=len(fc.items))
+    got = result.table.set_index("system")["bt_score"]
+    np.testing.assert_allclose(got[fc.items], bt.scores)
+    assert list(result.table["rank"]) == sorted(result.table["rank"])
+
+
+def test_system_items_fall_back_to_recurring_candidate_ids(demo):
+    cands = demo.candidates.drop(columns="system")
+    ds = Dataset(
+        name="no systems",
+        contexts=demo.contexts,
+        candidates=cands,
+        human_scores=demo.human_scores,
+        comparisons=demo.comparisons,
+    )
+    item, why = rankings_svc.system_items(ds, "consistency", JUDGE)
+    assert item == "candidate" and "recur" in why
+    item, _ = rankings_svc.system_items(demo, "consistency", JUDGE)
+    assert item == "system"
+
+
+def test_bt_notes_name_contexts_by_id():
+    # one context whose only comparison is a sweep: no finite MLE there
+    P = np.full((2, 3, 3), np.nan)
+    P[0, 0, 1], P[0, 1, 0], P[0, 1, 2], P[0, 2, 1] = 0.7, 0.4, 0.6, 0.3
+    P[1, 0, 1], P[1, 1, 2] = 1.0, 1.0
+    pm = data.arrays.PMatrix(P, ["ctx-a", "ctx-b"], [["x", "y", "z"]] * 2, np.ones_like(P, int))
+    rk = rankings_svc.compute_rankings(pm, None)
+    assert any("ctx-b" in n and "never lose or never win" in n for n in rk.notes), rk.notes
+    assert not any("[1]" in n for n in rk.notes)
+
+
+def test_summeval_reference_is_the_pre_averaged_expert_score():
+    pytest.importorskip("scipy")
+    from tests.pages._analysis_apptest import have
+
+    if not have("summeval"):
+        pytest.skip("summeval files absent")
+    ds = data.load_benchmark("summeval")
+    ref = comparisons.human_reference(ds, "coherence", "gpt-3.5-turbo-0301/ab-choice")
+    assert ref.source == "human score 'expert_mean' (already a mean over annotators)"
