@@ -7,7 +7,8 @@ each tab lives in its own module under ``pages/judge_page/``."""
 import streamlit as st
 
 from pages import state, ui
-from pages.judge_page import JOB, LAST, PAGE, import_tab, outputs_tab, run_tab, summary
+from pages.judge_page import JOB, LAST, RAW_GEN, import_tab, outputs_tab, run_tab, summary
+from pages.services import judge as svc
 
 st.title("Judge")
 st.markdown(
@@ -23,13 +24,16 @@ job = st.session_state.get(JOB)
 if job is not None and job.finished and job.merged_into is None:
     job.merged_into = ""  # handled, whatever happens below
     with ui.guard("Adding the judge outputs"):
-        new_name, merged, outcome = job.take_result()
+        # runs of several judges on one dataset add up in its judged copy (a short name)
+        judged = state.datasets().get(svc.judged_name(job.source_name))
+        into = judged if judged is not None and judged is not job.source else None
+        new_name, merged, outcome = job.take_result(into=into)
         if merged is not None:
             state.add(new_name, merged)
             job.merged_into = new_name
-            # the raw outputs tab opens again on its defaults: this run's answers
-            st.session_state.pop(f"{PAGE}.raw_table", None)
-            st.session_state.pop(f"{PAGE}.raw_judge", None)
+            # the raw outputs tab opens on this run's answers: new widgets (a browser keeps
+            # the old ones' choice), see outputs_tab
+            st.session_state[RAW_GEN] = st.session_state.get(RAW_GEN, 0) + 1
         st.session_state[LAST] = outcome
         st.rerun()
 

@@ -13,7 +13,8 @@ import weakref
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.proto.WidgetStates_pb2 import WidgetStates
+from streamlit.runtime.scriptrunner import RerunData, RerunException, get_script_run_ctx
 from streamlit.runtime.state import get_session_state
 
 import data
@@ -218,11 +219,36 @@ def keep(key: str, url: str | None = None, parse: Callable[[str], object] = str)
         last = ss.get(_DRAWN_LAST, set())
         todo = [k for k in kept if k not in drawn and k not in last and not _set_by_page(k)]
         for k in todo:
+            if k in ss:  # forget the old widget: the value is stored under the key alone
+                del ss[k]
             ss[k] = kept[k]
         ss[_RESTORED] = set(todo)
-        st.rerun()
+        _rerun_now()
     drawn.add(key)
     return key
+
+
+def _rerun_now() -> None:
+    """Stop this run here and start the next one at once.
+
+    ``st.rerun()`` only asks for a rerun and may let the run go on (while a fragment's
+    rerun is pending), which would draw the widget in this run after all; the exception
+    it raises in callbacks stops the run wherever it is. The (empty) widget states make
+    Streamlit move this run's session-state writes to the previous run's state, as a
+    click does: the widget then reads its value from there, not from a "new" write.
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return
+    raise RerunException(
+        RerunData(
+            query_string=ctx.query_string,
+            page_script_hash=ctx.page_script_hash,
+            cached_message_hashes=ctx.cached_message_hashes,
+            context_info=ctx.context_info,
+            widget_states=WidgetStates(),
+        )
+    )
 
 
 def put(key: str, value) -> None:

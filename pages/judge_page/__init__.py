@@ -14,3 +14,4 @@ Widget keys start with ``judge.``; the keys below hold the page's state between 
 PAGE = "judge"
 JOB = f"{PAGE}.job"  # the JudgeJob of this session (thread, progress, cancel, result)
 LAST = f"{PAGE}.last"  # summary of the last finished run or import, shown until the next
+RAW_GEN = f"{PAGE}.raw_gen"  # counts the runs taken in: the raw outputs' widgets are new

@@ -1,6 +1,10 @@
 """The Judge page's backend column: an OpenAI-compatible endpoint (model, base URL, key) or a
 transformers model loaded once per server.
 
+Each backend's fields are kept settings (:func:`pages.state.keep`): switching the backend and
+back, or visiting another page, keeps the model and base URL typed. The API key is kept in
+the session's memory too, and never written: workspace files drop every ``*api_key*`` key.
+
 The API key comes from the password box, else (when ``OPENAI_API_KEY`` is not set) from
 ``.streamlit/secrets.toml``: secrets are read here, in the page layer, and handed down to the
 backend as ``api_key``; ``judge/`` never imports streamlit.
@@ -13,7 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from pages import ui
+from pages import state, ui
 from pages.judge_page import PAGE
 from pages.services import judge as svc
 
@@ -36,16 +40,16 @@ def choose_backend() -> ChosenBackend:
     kind = st.radio(
         "Backend",
         list(svc.BACKENDS),
-        key=f"{PAGE}.backend",
+        key=state.keep(f"{PAGE}.backend"),
         format_func=svc.BACKENDS.get,
         label_visibility="collapsed",
     )
     if kind == "openai":
-        model = st.text_input("Model", "gpt-4o-mini", key=f"{PAGE}.model")
+        model = st.text_input("Model", "gpt-4o-mini", key=state.keep(f"{PAGE}.model"))
         base_url = st.text_input(
             "Base URL",
             "",
-            key=f"{PAGE}.base_url",
+            key=state.keep(f"{PAGE}.base_url"),
             placeholder="https://api.openai.com/v1",
             help="Empty: OpenAI (or OPENAI_BASE_URL). A local server: e.g. "
             "http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama).",
@@ -53,7 +57,7 @@ def choose_backend() -> ChosenBackend:
         api_key = st.text_input(
             "API key",
             type="password",
-            key=f"{PAGE}.api_key",
+            key=state.keep(f"{PAGE}.api_key"),  # memory only: workspaces drop *api_key*
             help="Kept in this browser session's memory only: never written to disk, "
             "logs, the run store or exports. Empty: OPENAI_API_KEY or "
             ".streamlit/secrets.toml.",
@@ -70,11 +74,11 @@ def choose_backend() -> ChosenBackend:
     model = st.text_input(
         "Model id or local folder",
         "google/flan-t5-small",
-        key=f"{PAGE}.hf_model",
+        key=state.keep(f"{PAGE}.hf_model"),
         help="Loaded with transformers; offline, only models already downloaded "
         "(or saved in a folder) can be used.",
     )
-    device = st.selectbox("Device", ["auto", "cpu", "cuda"], key=f"{PAGE}.device")
+    device = st.selectbox("Device", ["auto", "cpu", "cuda"], key=state.keep(f"{PAGE}.device"))
     chosen = ChosenBackend(kind, model, device=device)
     loaded = st.session_state.get(f"{PAGE}.hf_loaded") == (model, device)
     if st.button("Load model", key=f"{PAGE}.hf_load", disabled=loaded):

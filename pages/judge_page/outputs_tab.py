@@ -7,7 +7,7 @@ import streamlit as st
 
 from data.schema import Dataset
 from pages import ui
-from pages.judge_page import JOB, PAGE
+from pages.judge_page import JOB, PAGE, RAW_GEN
 from pages.services import judge_outputs
 
 #: rows shown in the table (the CSV download has them all)
@@ -21,16 +21,17 @@ def render(ds: Dataset, name: str, last: dict | None) -> None:
         st.info(f"**{name}** has no judge outputs yet: run a judge or import outputs.")
         return
     last_judge = last.get("judge") if last and "judge" in last else None
+    gen = st.session_state.get(RAW_GEN, 0)  # new widgets after each run: its judge shown
     first = last["table"] if last_judge and last.get("table") in tables else tables[0]
     table = st.radio(
-        "Table", tables, index=tables.index(first), horizontal=True, key=f"{PAGE}.raw_table"
+        "Table", tables, index=tables.index(first), horizontal=True, key=f"{PAGE}.raw_table.{gen}"
     )
     rows = ds.table(table)
     judges = sorted(rows["judge"].astype(str).unique())
     pick = ui.select(
         "Judge",
         judges,
-        key=f"{PAGE}.raw_judge",
+        key=f"{PAGE}.raw_judge.{gen}",
         index=judges.index(last_judge) if last_judge in judges else 0,
     )
     job = st.session_state.get(JOB)

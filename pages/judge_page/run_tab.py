@@ -11,7 +11,7 @@ import streamlit as st
 from data.schema import DataError, Dataset
 from judge.store import default_store_path
 from judge.templates import DOMAINS, TemplateError
-from pages import ui
+from pages import state, ui
 from pages.judge_page import JOB, LAST, PAGE
 from pages.judge_page.backend_column import ChosenBackend, choose_backend
 from pages.services import judge as svc
@@ -48,13 +48,13 @@ def render(ds: Dataset, name: str) -> None:
 
 def _target_column(ds: Dataset) -> _Target:
     st.subheader("What to judge")
-    mode = st.selectbox("Mode", list(svc.JUDGE_MODES), key=f"{PAGE}.mode")
+    mode = st.selectbox("Mode", list(svc.JUDGE_MODES), key=state.keep(f"{PAGE}.mode"))
     template_kind = svc.JUDGE_MODES[mode][2]
     source = st.radio(
         "Template",
         ["built-in", "custom (YAML / JSON)"],
         horizontal=True,
-        key=f"{PAGE}.tsource",
+        key=state.keep(f"{PAGE}.tsource"),
     )
     options = (
         svc.templates_of_kind(template_kind)
@@ -63,26 +63,29 @@ def _target_column(ds: Dataset) -> _Target:
     )
     template = None
     if options:
-        tid = ui.select("Template", list(options), key=f"{PAGE}.template")
+        tid = ui.select("Template", list(options), key=state.keep(f"{PAGE}.template"))
         template = options[tid]
         st.caption(f"{template.description} {template.source}".strip())
     attrs = ds.attributes or ["overall"]
-    attribute = ui.select("Attribute", attrs, key=f"{PAGE}.attribute")
+    attribute = ui.select("Attribute", attrs, key=state.keep("app.attribute"))
+    default = svc.default_domain(ds, state.active_name())
     domain = st.selectbox(
         "Domain",
         DOMAINS,
-        key=f"{PAGE}.domain",
-        help="Fills domain words such as Summary / Response.",
+        index=DOMAINS.index(default),
+        key=state.keep(f"{PAGE}.domain|{state.active_name()}"),  # one choice per dataset
+        help="Fills domain words such as Summary / Response; the default follows the "
+        f"dataset's description ({default} here).",
     )
     return _Target(mode, template, attribute, domain)
 
 
 def _custom_templates(template_kind: str) -> dict:
     """Templates of ``template_kind`` from the uploaded file or the text box (messages shown)."""
-    fmt = st.radio("Format", ["yaml", "json"], horizontal=True, key=f"{PAGE}.fmt")
+    fmt = st.radio("Format", ["yaml", "json"], horizontal=True, key=state.keep(f"{PAGE}.fmt"))
     upload = st.file_uploader("Template file", type=["yaml", "yml", "json"], key=f"{PAGE}.tfile")
     text = st.text_area(
-        "Template text", svc.CUSTOM_TEMPLATE_EXAMPLE, height=260, key=f"{PAGE}.ttext"
+        "Template text", svc.CUSTOM_TEMPLATE_EXAMPLE, height=260, key=state.keep(f"{PAGE}.ttext")
     )
     custom = {}
     try:
@@ -116,6 +119,15 @@ def _preview(ds: Dataset, target: _Target) -> bool:
     return True
 
 
+def _within(key: str, low: int, high: int) -> str:
+    """A kept number setting, dropped (back to its default) when outside [low, high]."""
+    state.keep(key)
+    value = st.session_state.get(key)
+    if value is not None and not low <= value <= high:
+        del st.session_state[key]  # e.g. more contexts than the dataset now active has
+    return key
+
+
 def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Target):
     st.subheader("Comparisons and decoding")
     run_kind, runner_mode, _ = svc.JUDGE_MODES[target.mode]
@@ -126,7 +138,7 @@ def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Targe
         1,
         n_ctx_total,
         min(3, n_ctx_total),
-        key=f"{PAGE}.n_contexts",
+        key=_within(f"{PAGE}.n_contexts", 1, n_ctx_total),
         help="The first N contexts of the dataset.",
     )
     selection, budget = "all", None
@@ -134,7 +146,7 @@ def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Targe
         selection = d2.selectbox(
             "Pairs per context",
             ["all", "random", "no-repeat", "symmetric"],
-            key=f"{PAGE}.selection",
+            key=state.keep(f"{PAGE}.selection"),
             help="all: every ordered pair; no-repeat: never both orders of a pair; "
             "symmetric: always both orders.",
         )
@@ -143,22 +155,30 @@ def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Targe
             1,
             100_000,
             10,
-            key=f"{PAGE}.budget",
+            key=state.keep(f"{PAGE}.budget"),
             disabled=selection == "all",
             help="Comparisons per context for the random strategies.",
         )
-    seed = d4.number_input("Seed", 0, 2**31 - 1, 0, key=f"{PAGE}.seed")
+    seed = d4.number_input("Seed", 0, 2**31 - 1, 0, key=state.keep(f"{PAGE}.seed"))
     sampling = runner_mode == "samples"
     e1, e2, e3, e4 = st.columns(4)
     temperature = e1.slider(
-        "Temperature", 0.0, 2.0, 1.0, 0.05, key=f"{PAGE}.temperature", disabled=not sampling
+        "Temperature",
+        0.0,
+        2.0,
+        1.0,
+        0.05,
+        key=state.keep(f"{PAGE}.temperature"),
+        disabled=not sampling,
     )
-    top_p = e2.slider("top_p", 0.05, 1.0, 1.0, 0.05, key=f"{PAGE}.top_p", disabled=not sampling)
+    top_p = e2.slider(
+        "top_p", 0.05, 1.0, 1.0, 0.05, key=state.keep(f"{PAGE}.top_p"), disabled=not sampling
+    )
     n_samples = e3.number_input(
-        "Samples", 1, 100, 3, key=f"{PAGE}.n_samples", disabled=not sampling
+        "Samples", 1, 100, 3, key=state.keep(f"{PAGE}.n_samples"), disabled=not sampling
     )
     max_new = e4.number_input(
-        "Max new tokens", 1, 4096, 64, key=f"{PAGE}.max_new", disabled=not sampling
+        "Max new tokens", 1, 4096, 64, key=state.keep(f"{PAGE}.max_new"), disabled=not sampling
     )
     if not sampling:
         st.caption(

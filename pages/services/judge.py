@@ -55,6 +55,35 @@ labels: [A, B]
 # ---------------------------------------------------------------------------------------
 
 
+#: Words in a dataset's description (or name) that say which domain its texts are in.
+DOMAIN_WORDS = {
+    "story": ("story", "stories", "writingprompts", "narrative"),
+    "dialogue": (
+        "dialogue",
+        "dialog",
+        "conversation",
+        "chat",
+        "response",
+        "instruction",
+        "answers",
+    ),
+    "data-to-text": ("rdf", "data-to-text", "triple", "table-to-text", "webnlg"),
+    "summary": ("summar", "article", "news"),
+}
+
+
+def default_domain(ds: Dataset, name: str = "") -> str:
+    """The template domain that fits ``ds``: the domain word met first in its description,
+    source and name (HANNA's "story prompts" -> story); "summary" when none is met."""
+    text = " ".join([ds.description, ds.source, ds.name, name]).lower()
+    found = {}
+    for domain, words in DOMAIN_WORDS.items():
+        hits = [text.find(w) for w in words if w in text]
+        if hits:
+            found[domain] = min(hits)
+    return min(found, key=found.get) if found else "summary"
+
+
 def read_custom_templates(text: str, fmt: str = "yaml") -> dict:
     """Templates from pasted or uploaded YAML / JSON (``judge.templates.load_templates``).
 
@@ -445,15 +474,16 @@ class JudgeJob:
         self._thread.join(timeout)
         return self.finished
 
-    def take_result(self) -> tuple[str, Dataset | None, dict]:
-        """(new dataset name, merged copy of the source or None, summary) of a finished run.
+    def take_result(self, into: Dataset | None = None) -> tuple[str, Dataset | None, dict]:
+        """(new dataset name, merged copy or None, summary) of a finished run.
 
-        The outputs go into a copy of the judged dataset named ``"<source> + <judge>"`` (the
-        source name itself when it already ends so: running a judge again replaces its
-        outputs). The summary is ``RunResult.summary()`` (judge, call counts: n_calls,
-        n_cached, n_called, n_by_others, n_failed and failures by reason, n_in_progress;
-        n_rows, cancelled, notes, warnings) plus ``table`` and ``dataset``; or only
-        ``error``.
+        The outputs go into a copy of ``into`` when given (the session's judged copy of the
+        source, so that runs of several judges add up), else of the judged dataset, named
+        :func:`judged_name` of the source: ``"<source> (judged)"``, short and stable
+        however many judges run (running one again replaces its outputs). The summary is
+        ``RunResult.summary()`` (judge, call counts: n_calls, n_cached, n_called,
+        n_by_others, n_failed and failures by reason, n_in_progress; n_rows, cancelled,
+        notes, warnings) plus ``table`` and ``dataset``; or only ``error``.
         """
         if not self.finished:
             raise RuntimeError("the judge run has not finished yet")
@@ -461,17 +491,37 @@ class JudgeJob:
             return "", None, {"error": self.error}
         result = self.result
         table = "comparisons" if result.kind == "pairwise" else "ratings"
-        suffix = f" + {result.judge}"
-        name = (
-            self.source_name if self.source_name.endswith(suffix) else (self.source_name + suffix)
-        )
-        merged = merge_outputs(self.source, table, result.table, name) if result.n_rows else None
+        name = judged_name(self.source_name)
+        merged = None
+        if result.n_rows:
+            try:
+                merged = merge_outputs(
+                    into if into is not None else self.source, table, result.table, name
+                )
+            except DataError:
+                if into is None:
+                    raise
+                # the judged copy no longer matches the source: start it again from the source
+                merged = merge_outputs(self.source, table, result.table, name)
         summary = {
             **result.summary(),
             "table": table,
             "dataset": name if merged is not None else "",
         }
         return name, merged, summary
+
+
+#: What a judged copy of a dataset is called: ``"<source> (judged)"``.
+JUDGED = " (judged)"
+
+
+def judged_name(source: str) -> str:
+    """The name of ``source`` with judge outputs added: ``"<source> (judged)"``, once.
+
+    Names of older sessions (``"demo + judge/template + ..."``) lose their judge list.
+    """
+    base = source.split(" + ")[0].strip() or source
+    return base if base.endswith(JUDGED) else base + JUDGED
 
 
 def _log_error(what: str, err: Exception) -> None:

@@ -45,6 +45,12 @@ def _metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+def _raw_judge(at: AppTest):
+    """The Raw outputs tab's judge picker (its key changes with every run taken in)."""
+    (pick,) = [s for s in at.selectbox if (s.key or "").startswith("judge.raw_judge")]
+    return pick
+
+
 def _wait_for_run(at: AppTest, timeout: float = 120.0) -> None:
     """Rerun the page until the background run has been taken in (success or warning)."""
     end = time.monotonic() + timeout
@@ -149,7 +155,7 @@ def test_run_against_fake_server_then_resume_from_cache(cache):
         done = " ".join(s.value for s in at.success)
         assert "30 model calls — 0 cached" in done and "30 new" in done, done
         assert len(fake.answered_prompts) == 30
-        new_name = "demo + fake-judge/liusie-c1"
+        new_name = "demo (judged)"
         assert at.sidebar.selectbox[0].value == new_name
         datasets = at.session_state["app.datasets"]
         added = datasets[new_name].comparisons
@@ -158,7 +164,7 @@ def test_run_against_fake_server_then_resume_from_cache(cache):
         assert len(datasets["demo"].comparisons) == 720  # the demo itself is untouched
         # the raw outputs of the run are shown
         assert _metrics(at)["Outputs"] == "30"
-        assert at.selectbox(key="judge.raw_judge").value == "fake-judge/liusie-c1"
+        assert _raw_judge(at).value == "fake-judge/liusie-c1"
 
         # the second run is answered from the run store: nothing is sent again
         assert _metrics(at)["Cached"] == "30"
@@ -205,7 +211,7 @@ def test_cancel_keeps_what_is_done_and_a_rerun_resumes(cache):
         assert 6 <= n_done < 30
         warning = " ".join(w.value for w in at.warning)
         assert "Cancelled" in warning and f"{n_done} new" in warning, warning
-        name = "demo + fake-judge/liusie-c1"
+        name = "demo (judged)"
         assert len(at.session_state["app.datasets"][name].comparisons) == 720 + n_done
 
         at.button(key="judge.run").click().run()
@@ -248,9 +254,9 @@ def test_summary_shows_failed_calls_and_calls_answered_by_another_run(cache):
         def another_run():
             done["result"] = run_pairwise(
                 other,
-                attribute=at.selectbox(key="judge.attribute").value,
+                attribute=at.selectbox(key="app.attribute").value,
                 template=builtin_templates()[at.selectbox(key="judge.template").value],
-                domain=at.selectbox(key="judge.domain").value,
+                domain=at.selectbox(key="judge.domain|demo").value,
                 backend=OpenAIBackend("fake-judge", base_url=fake.base_url, max_concurrency=12),
             )
 
@@ -271,7 +277,7 @@ def test_summary_shows_failed_calls_and_calls_answered_by_another_run(cache):
     failed = " ".join(w.value for w in at.warning)
     assert "10 model calls failed (http-400: 10)" in failed, failed
     assert len(answers) == 20 and set(answers.values()) == {1}  # nothing paid twice
-    rows = at.session_state["app.datasets"]["demo + fake-judge/liusie-c1"].comparisons
+    rows = at.session_state["app.datasets"]["demo (judged)"].comparisons
     rows = rows[rows["judge"] == "fake-judge/liusie-c1"]
     assert len(rows) == 30 and rows["p_first"].isna().sum() == 10
     last = at.session_state["judge.last"]
@@ -393,7 +399,7 @@ def test_run_with_a_local_transformers_model(cache, monkeypatch, tmp_path_factor
     done = " ".join(s.value for s in at.success)
     assert "30 model calls — 0 cached" in done, done
     name = at.sidebar.selectbox[0].value
-    assert name == "demo + tiny-t5/liusie-c1"
+    assert name == "demo (judged)"
     added = at.session_state["app.datasets"][name].comparisons
     added = added[added["judge"] == "tiny-t5/liusie-c1"]
     assert len(added) == 30 and added["p_first"].between(0, 1).all()
@@ -525,7 +531,7 @@ def test_judge_job_with_an_injected_backend(tmp_path):
     )
     assert job.wait(60) and job.error is None
     name, merged, summary = job.take_result()
-    assert name == "demo + echo/liusie-c1"
+    assert name == "demo (judged)"
     assert summary["n_calls"] == 60 and summary["n_cached"] == 0 and backend.n_calls == 60
     rows = merged.comparisons[merged.comparisons["judge"] == "echo/liusie-c1"]
     assert len(rows) == 60
