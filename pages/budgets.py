@@ -154,6 +154,8 @@ with ui.guard("Computing the budget curves"):
         )
     fig.update_layout(
         xaxis_title="comparisons per context",
+        xaxis_tickformat="d",
+        yaxis_tickformat=".2f",
         height=460,
         yaxis_title=f"{correlation.capitalize()} with humans (mean over contexts)",
     )

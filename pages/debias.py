@@ -32,13 +32,11 @@ MODE_HELP = (
 
 def _keys() -> tuple[str, str]:
     mode, tau = state.keep(MODE), state.keep(TAU)
-    value = st.session_state.get(mode)
-    # Written back even when unchanged: the widget of another page had this key, and a
-    # value set through the session state is what a new widget starts from.
-    st.session_state[mode] = value if value in bias.DEBIAS_MODES else "off"
+    if st.session_state.get(mode) not in bias.DEBIAS_MODES:
+        st.session_state[mode] = "off"
     value = st.session_state.get(tau)
-    ok = isinstance(value, int | float) and 0.01 <= float(value) <= 0.99
-    st.session_state[tau] = float(value) if ok else 0.5
+    if not (isinstance(value, int | float) and 0.01 <= float(value) <= 0.99):
+        st.session_state[tau] = 0.5
     return mode, tau
 
 
