@@ -383,6 +383,9 @@ def url_params() -> dict[str, str]:
 
 def write_url() -> None:
     """Mirror the state to the query parameters (only the ones that changed)."""
+    from pages import workspace
+
+    workspace.autosave_settings()
     try:
         wanted = url_params()
         for name, text in wanted.items():

@@ -10,6 +10,7 @@ kept in settings, so they never reach the file (:func:`data.workspace.clean_sett
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import uuid
@@ -19,12 +20,13 @@ import streamlit as st
 
 from data.paths import user_cache_dir
 from data.schema import DataError, Dataset
-from data.workspace import BenchmarkRef, load_workspace, save_workspace
+from data.workspace import BenchmarkRef, clean_settings, load_workspace, save_workspace
 from pages import state, ui
 
 WS = "app.ws"  # this session's workspace id (only once it has something to autosave)
 _SAVED = "app.ws.saved"  # what the last autosave held (names and revisions)
 _OPENED = "app.ws.opened"  # note of the last file opened
+_SETTINGS = "app.ws.settings"  # the settings last autosaved
 _ID = re.compile(r"^[0-9a-f]{12}$")
 
 
@@ -75,6 +77,35 @@ def autosave() -> None:
         state.note(f"Autosave failed ({err}); save the workspace file from the sidebar.")
 
 
+def autosave_settings() -> None:
+    """Write the kept settings beside the autosaved workspace when they changed (cheap:
+    JSON only), so that a refresh finds the settings of every page, not only the URL's."""
+    ws = workspace_id()
+    if not ws:
+        return
+    values = clean_settings(state.kept())
+    values["app.active"] = state.active_name()
+    if st.session_state.get(_SETTINGS) == values:
+        return
+    try:
+        path = folder() / f"{ws}.json"
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(values))
+        tmp.replace(path)
+        st.session_state[_SETTINGS] = values
+    except (OSError, TypeError, ValueError) as err:
+        logging.getLogger("judgescope").warning("settings autosave failed: %s", err)
+
+
+def _saved_settings(ws: str) -> dict:
+    """The settings autosaved beside workspace ``ws`` (empty when none or unreadable)."""
+    try:
+        values = json.loads((folder() / f"{ws}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return clean_settings(values) if isinstance(values, dict) else {}
+
+
 def _load_refs(loaded: dict) -> tuple[dict[str, Dataset], list[str]]:
     """Benchmarks stored by name loaded again (the server's shared copies)."""
     out, problems = {}, []
@@ -111,6 +142,8 @@ def apply(loaded: dict, settings: dict, label: str) -> list[str]:
     active = renamed.get(settings.get("app.active"))
     if active in state.datasets():
         st.session_state[state.ACTIVE] = active
+    st.session_state.pop(_SAVED, None)  # saved again with its settings and active dataset
+    autosave()
     return problems
 
 
@@ -132,6 +165,7 @@ def restore_from_url(seed: dict) -> None:
         state.note(f"Link: the autosaved workspace {path.name} cannot be read: {err}")
         return
     st.session_state[WS] = ws
+    settings.update(_saved_settings(ws))  # the settings saved after the datasets
     for problem in apply(loaded, settings, "saved"):
         state.note(f"Link: {problem}")
 

@@ -549,6 +549,44 @@ def test_judge_job_with_an_injected_backend(tmp_path):
     assert len(merged2.comparisons) == 720 + 60
 
 
+def test_runs_of_two_judges_add_up_under_one_short_name(tmp_path):
+    import data as data_pkg
+    from judge.templates import builtin_templates
+    from pages.services import judge as judge_svc
+
+    ds = data_pkg.demo_dataset()
+    settings = judge_svc.JudgeSettings(
+        backend="openai", model="unused", n_contexts=1, attribute="fluency"
+    )
+    store = str(tmp_path / "runs.sqlite")
+    lead = ds.candidates[ds.candidates["candidate_id"] == "lead"]["text"].iloc[0]
+    first = judge_svc.JudgeJob(
+        ds,
+        settings,
+        builtin_templates()["liusie-c1"],
+        backend=_EchoBackend(marker=lead),
+        store=store,
+        source_name="demo",
+    )
+    assert first.wait(60)
+    name, judged, _ = first.take_result()
+    # a second judge run on the demo goes into the judged copy the session already has
+    second = judge_svc.JudgeJob(
+        ds,
+        settings,
+        builtin_templates()["liusie-c2"],
+        backend=_EchoBackend(marker=lead),
+        store=store,
+        source_name="demo",
+    )
+    assert second.wait(60)
+    name2, both, _ = second.take_result(into=judged)
+    assert name == name2 == "demo (judged)"
+    judges = set(both.comparisons["judge"])
+    assert {"echo/liusie-c1", "echo/liusie-c2"} <= judges
+    assert len(both.comparisons) == 720 + 30 + 30
+
+
 def test_judge_job_reports_a_backend_error(tmp_path):
     import data as data_pkg
     from judge.backends.base import BackendError
