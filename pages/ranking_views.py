@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
-import streamlit as st
 
 from pages import ui
 from pages.example_link import open_example
@@ -130,7 +129,6 @@ def clickable_matrix(
         )
     )
     heat.update_layout(
-        title=title,
         xaxis_title="shown second",
         yaxis_title="shown first",
         yaxis_autorange="reversed",
@@ -138,12 +136,15 @@ def clickable_matrix(
         yaxis_type="category",
         height=480,
     )
-    config = {"toImageButtonOptions": {"format": "png", "filename": ui.slug(title), "scale": 2}}
-    event = st.plotly_chart(
-        heat, config=config, key=key, on_select="rerun", selection_mode="points"
+    event = ui.figure(
+        heat,
+        title,
+        page=page,
+        data=long,
+        key=key,
+        on_select="rerun",
+        selection_mode="points",
     )
-    ui.table(long, title, page=page, show=False)
-    ui.remember(page, title, fig=heat, data=long)
     points = list(getattr(getattr(event, "selection", None), "points", None) or [])
     if points:
         first, second = str(points[0].get("y")), str(points[0].get("x"))

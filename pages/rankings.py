@@ -84,6 +84,7 @@ with ui.guard("Ranking the candidates"):
                     f"rank correlation with the humans per context, mean over "
                     f"{int(row['n_contexts'])} contexts",
                     delta=delta(row["spearman"], was["spearman"]),
+                    report_label=f"Spearman, {method}",
                 )
                 ui.metric(
                     "Pairwise accuracy",
@@ -91,6 +92,7 @@ with ui.guard("Ranking the candidates"):
                     "share of candidate pairs with different human scores that this "
                     "ranking orders as the humans do",
                     delta=delta(row["pairwise_accuracy"], was["pairwise_accuracy"]),
+                    report_label=f"Pairwise accuracy, {method}",
                 )
         with cols[-1]:
             st.markdown("**judge comparisons**")
@@ -102,6 +104,7 @@ with ui.guard("Ranking the candidates"):
                 f"share of the judge's single comparisons ({rule} = first wins) that agree "
                 "with the human order",
                 delta=delta(acc, before.loc[svc.JUDGE_ROW, "pairwise_accuracy"]),
+                report_label="Pairwise accuracy, judge comparisons",
             )
     left_out = bias.unparsed_note(bias.unparsed(ds, attribute, judge))
     for note in ([left_out] if left_out else []) + rk.notes:
