@@ -113,7 +113,9 @@ with ui.guard("Ranking the candidates"):
     st.subheader("One context")
     c_left, c_right = st.columns(2)
     with c_left:
-        contexts = list(range(len(pm.context_ids)))
+        contexts = sorted(
+            range(len(pm.context_ids)), key=lambda k: ui.natural_key(pm.context_ids[k])
+        )
         c = ui.select(
             "Context",
             contexts,
