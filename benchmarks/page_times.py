@@ -67,13 +67,23 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
         from numba.core import event
 
         class _Listener(event.Listener):
+            # a compile may trigger nested compiles (callees): keep a stack so each entry
+            # records its own time without its callees' ("self" seconds), and its signature
+            def __init__(self):
+                self._stack = []
+
             def on_start(self, ev):
-                self._t = time.perf_counter()
+                self._stack.append([time.perf_counter(), 0.0])
 
             def on_end(self, ev):
+                t_start, nested = self._stack.pop()
+                total = time.perf_counter() - t_start
+                if self._stack:
+                    self._stack[-1][1] += total
                 fn = ev.data["dispatcher"].py_func
+                sig = ",".join(str(a) for a in ev.data.get("args", ()))
                 compiled.append(
-                    (f"{fn.__module__}.{fn.__qualname__}", time.perf_counter() - self._t)
+                    (f"{fn.__module__}.{fn.__qualname__}", total - nested, sig[:160])
                 )
 
         event.register("numba:compile", _Listener())
@@ -165,6 +175,7 @@ def main(argv: list[str] | None = None) -> None:
         help="warm: the numba cache folder to use (default: numba's own, under __pycache__)",
     )
     ap.add_argument("--compile-log", action="store_true")
+    ap.add_argument("--compile-top", type=int, default=15, help="compile-log lines per page")
     ap.add_argument("--json", default=None, help="also write every result to this file")
     args = ap.parse_args(argv)
 
@@ -207,10 +218,14 @@ def main(argv: list[str] | None = None) -> None:
                 flush=True,
             )
             if args.compile_log:
-                for fn, sec in ok[0]["compiled"][:15]:
-                    print(f"      compiled {sec:6.2f} s  {fn}")
-                total = sum(s for _, s in ok[0]["compiled"])
-                print(f"      {len(ok[0]['compiled'])} compiles, {total:.1f} s (nested overlap)")
+                for fn, sec, sig in ok[0]["compiled"][: args.compile_top]:
+                    print(f"      compiled {sec:6.2f} s  {fn}({sig})")
+                total = sum(c[1] for c in ok[0]["compiled"])
+                n_fn = len({c[0] for c in ok[0]["compiled"]})
+                print(
+                    f"      {len(ok[0]['compiled'])} compiles of {n_fn} functions, "
+                    f"{total:.1f} s (self time, callees apart)"
+                )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

@@ -27,7 +27,7 @@ from ranking._bt_newton import (
     sigmoid,
     step_size,
 )
-from ranking._numba import njit
+from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
 
 __all__ = ["DenseProblem", "fit_batch", "win_weights"]
 
@@ -310,7 +310,8 @@ def _fit_context(W, ridge, max_iter, tol, theta, warm):
     return converged, n_iter, max_change, comp, n_comp, finite, ridge_vec
 
 
-@njit(parallel=True)
+# a few Newton steps of an N x N Cholesky per context
+@batch_kernel(work=lambda W, *rest: 10 * W.shape[0] * W.shape[1] ** 3, min_work=PARALLEL_MIN_WORK)
 def fit_batch(W, ridge, max_iter, tol, theta, warm):
     """Fits every context of W (n_contexts, N, N); theta (n_contexts, N) in/out."""
     n_ctx, n, _ = W.shape

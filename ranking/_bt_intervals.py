@@ -27,7 +27,7 @@ from ranking._bt_dense import (
 )
 from ranking._bt_flat import fit_flat
 from ranking._bt_newton import gauge
-from ranking._numba import njit
+from ranking._numba import PARALLEL_MIN_WORK, batch_kernel
 
 __all__ = [
     "MAX_FISHER_ITEMS",
@@ -73,7 +73,8 @@ def _percentile_bounds(samples, confidence):
 # ----------------------------------------------------------------------------------------------
 
 
-@njit(parallel=True)
+# one N x N Cholesky and N solves per context
+@batch_kernel(work=lambda W, *rest: 2 * W.shape[0] * W.shape[1] ** 3, min_work=PARALLEL_MIN_WORK)
 def fisher_dense(W, theta, ridge_used, comp, n_comp):
     """Standard errors sqrt(diag(H^+)) per context (pseudo-inverse under the centring)."""
     n_ctx, n, _ = W.shape

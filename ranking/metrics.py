@@ -258,11 +258,16 @@ def _rows(a, b, axis):
         raise ValueError(f"axis={axis} is out of range for arrays of shape {a.shape}") from err
     lead = a.shape[:-1]
     n = a.shape[-1]
-    return (
-        np.ascontiguousarray(a.reshape(-1, n)),
-        np.ascontiguousarray(b.reshape(-1, n)),
-        lead,
-    )
+    return _readonly(a.reshape(-1, n)), _readonly(b.reshape(-1, n)), lead
+
+
+def _readonly(x):
+    """A C-contiguous read-only view (a copy only when not contiguous): the kernels get
+    one array type whether the caller's array was writeable or not (a cached one is
+    not), so each compiles once."""
+    x = np.ascontiguousarray(x).view()
+    x.flags.writeable = False
+    return x
 
 
 def _shape_out(values, lead):
