@@ -112,6 +112,10 @@ def clickable_matrix(
 
     ``example``: dataset, attribute, judge and context_id of the pair.
     """
+    hover = (
+        "shown first: %{y}<br>shown second: %{x}<br>p(first wins) = %{customdata[0]:.3f}<br>"
+        "samples: %{customdata[1]}<br>click: open this pair in Examples<extra></extra>"
+    )
     heat = go.Figure(
         go.Heatmap(
             z=block,
@@ -123,9 +127,24 @@ def clickable_matrix(
             zmid=0.5,
             colorscale=ui.DIVERGING,
             colorbar=dict(title="p(first wins)", tickformat=".1f"),
-            hovertemplate="shown first: %{y}<br>shown second: %{x}<br>"
-            "p(first wins) = %{z:.3f}<br>samples: %{customdata}<br>"
-            "click: open this pair in Examples<extra></extra>",
+            hoverinfo="skip",
+        )
+    )
+    # Plotly cannot select heatmap cells: an invisible marker on each compared cell takes
+    # the hover and the click (Streamlit's point selection) instead.
+    i, j = np.nonzero(np.isfinite(block))
+    heat.add_trace(
+        go.Scatter(
+            x=[ids[k] for k in j],
+            y=[ids[k] for k in i],
+            mode="markers",
+            marker=dict(size=max(12, 300 // max(len(ids), 1)), symbol="square", opacity=0),
+            selected=dict(marker=dict(opacity=0)),
+            unselected=dict(marker=dict(opacity=0)),
+            customdata=np.stack([block[i, j], counts[i, j]], axis=-1),
+            hovertemplate=hover,
+            showlegend=False,
+            name="cells",
         )
     )
     heat.update_layout(
@@ -135,6 +154,8 @@ def clickable_matrix(
         xaxis_type="category",
         yaxis_type="category",
         height=480,
+        hovermode="closest",
+        clickmode="event+select",
     )
     event = ui.figure(
         heat,
