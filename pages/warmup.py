@@ -11,10 +11,17 @@ compiling. Processes, not threads: numba compiles under the GIL and one global l
 thread would compile on one core and stall the server; two workers use both cores of a small
 machine and the server stays responsive.
 
+The order serves the first visit best: Rankings compiles the most (about 90 functions) and
+is opened first by one worker while the other opens Leaderboard, which shares a good half of
+Rankings' kernels (the Bradley–Terry and Elo ones) and puts them on disk for it; then the
+lighter pages. Last, each worker compiles the parallel twins of the batch kernels it met
+(:class:`ranking._numba.BatchKernel`; pages run the serial ones on small batches), so a big
+benchmark's first visit finds them ready.
+
 Once the cache is filled the workers find everything compiled and end within seconds; with
 ``JUDGESCOPE_WARMUP=0`` in the environment nothing is started.
 
-    python -m pages.warmup [page ...]     # compile what those pages need, now, and report
+    python -m pages.warmup [--parallel] [page ...]   # compile what those pages need, now
 """
 
 from __future__ import annotations
@@ -29,11 +36,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The pages whose first visit compiles numba kernels, split over the workers; each worker
-#: visits its pages in this order (most visited first).
+#: visits its pages in this order. Rankings (the most compiled) first, beside Leaderboard,
+#: which compiles a good half of Rankings' kernels; the two lists take about as long.
 WORKERS = (
-    ("pages/rankings.py", "pages/agreement.py", "pages/leaderboard.py"),
-    ("pages/position_bias.py", "pages/budgets.py", "pages/prompts.py"),
+    ("pages/rankings.py", "pages/agreement.py", "pages/prompts.py"),
+    ("pages/leaderboard.py", "pages/position_bias.py", "pages/budgets.py"),
 )
+#: Reported as done (or failed) by each worker after its pages: the parallel twins compiled.
+PARALLEL_STEP = "parallel-kernels"
 #: Set in the workers' environment, so the app they open does not start workers itself.
 WORKER_ENV = "JUDGESCOPE_WARMUP_WORKER"
 #: ``0`` disables the warm-up (tests that time or count compilation themselves).
@@ -56,8 +66,11 @@ def enabled() -> bool:
     return switch == "1" or "pytest" not in sys.modules
 
 
-def start(workers=WORKERS) -> bool:
+def start(workers=WORKERS, parallel_kernels: bool = True) -> bool:
     """Start the background compilation once per process; later calls do nothing.
+
+    ``parallel_kernels``: each worker ends by compiling the parallel twins of the batch
+    kernels its pages ran (reported as ``PARALLEL_STEP`` in :func:`status`).
 
     Returns True when this call started it. Never raises: a warm-up that cannot start only
     means pages compile on their first visit, as they would without it.
@@ -66,7 +79,9 @@ def start(workers=WORKERS) -> bool:
         if _state["started"] or not enabled():
             return False
         _state["started"] = True
-    thread = threading.Thread(target=_supervise, args=(workers,), name="numba-warmup", daemon=True)
+    thread = threading.Thread(
+        target=_supervise, args=(workers, parallel_kernels), name="numba-warmup", daemon=True
+    )
     thread.start()
     return True
 
@@ -95,13 +110,14 @@ def status() -> dict:
         }
 
 
-def _supervise(workers) -> None:
+def _supervise(workers, parallel_kernels: bool = True) -> None:
     env = {**os.environ, WORKER_ENV: "1", "PYTHONUNBUFFERED": "1"}
     procs = []
+    flag = ["--parallel"] if parallel_kernels else []
     for pages in workers:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "pages.warmup", *pages],
+                [sys.executable, "-m", "pages.warmup", *flag, *pages],
                 cwd=ROOT,
                 env=env,
                 stdout=subprocess.PIPE,
@@ -170,11 +186,33 @@ def visit(pages, timeout: float = 600.0) -> dict:
     return out
 
 
+def compile_parallel() -> float:
+    """Compile the parallel twins of every batch kernel this process ran serially, with the
+    same argument types (numba's disk cache keeps them); prints ``done parallel-kernels <s>``
+    or ``failed parallel-kernels <message>``. Returns the seconds taken."""
+    t0 = time.perf_counter()
+    try:
+        from ranking import _numba
+
+        for kernel in list(_numba.BATCH_KERNELS):
+            kernel.compile_parallel()
+    except Exception as err:  # noqa: BLE001 - reported, never raised into the server
+        print(f"failed {PARALLEL_STEP} {type(err).__name__}: {err}"[:300], flush=True)
+        return time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    print(f"done {PARALLEL_STEP} {seconds:.2f}", flush=True)
+    return seconds
+
+
 if __name__ == "__main__":
     os.environ[WORKER_ENV] = "1"
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    targets = sys.argv[1:] or [p for group in WORKERS for p in group]
+    argv = sys.argv[1:]
+    parallel = "--parallel" in argv
+    targets = [a for a in argv if a != "--parallel"] or [p for group in WORKERS for p in group]
     visit(targets)
+    if parallel:
+        compile_parallel()
     sys.stdout.flush()
     os._exit(0)

@@ -21,6 +21,8 @@ FLAGS = dict(cache=True, nogil=True, fastmath=False)
 #: in nanoseconds of one core: about 20 ms, where a second core starts to save more than
 #: the thread pool costs and the parallel compilation has been paid by a big batch anyway.
 PARALLEL_MIN_WORK = 20_000_000
+#: Every :class:`BatchKernel` made so far (``pages.warmup`` compiles their parallel twins).
+BATCH_KERNELS: list = []
 
 
 def njit(*args, **kwargs):
@@ -54,6 +56,16 @@ class BatchKernel:
         self.min_work = min_work
         self.py_func = fn
         functools.update_wrapper(self, fn)
+        BATCH_KERNELS.append(self)
+
+    def compile_parallel(self) -> int:
+        """Compile (or load from the disk cache) the parallel twin for every signature the
+        serial one has met in this process; returns how many. For a background warm-up:
+        the first big batch then finds it ready."""
+        sigs = list(self.serial.signatures)
+        for sig in sigs:
+            self.parallel.compile(sig)
+        return len(sigs)
 
     def pick(self, *args):
         """The dispatcher a call with ``args`` runs."""

@@ -214,7 +214,7 @@ def _dp_exact(A, f, choice):
     unique = True
     T = full
     for pos in range(m - 1, -1, -1):
-        k = choice[T]
+        k = np.int64(choice[T])  # int64, not int8: _last_value compiles once
         order[pos] = k
         if unique:
             thr = _tie_threshold(f[T])

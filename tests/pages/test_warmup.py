@@ -45,19 +45,52 @@ def test_visit_reports_a_broken_page_instead_of_raising(capsys):
     assert capsys.readouterr().out.startswith("failed pages/no_such_page.py")
 
 
-def test_start_is_idempotent_and_workers_report(fresh):
-    assert fresh.start(workers=(("pages/position_bias.py",),)) is True
-    assert fresh.start(workers=(("pages/position_bias.py",),)) is False  # once per process
+def test_rankings_is_compiled_first_beside_its_partner():
+    assert warmup.WORKERS[0][0] == "pages/rankings.py"
+    assert warmup.WORKERS[1][0] == "pages/leaderboard.py"
+
+
+def _wait(w, n_reports):
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        st = fresh.status()
-        if st["done"] or st["failed"] or (st["procs_started"] and not st["running"]):
+        st = w.status()
+        if len(st["done"]) + len(st["failed"]) >= n_reports:
+            break
+        if st["procs_started"] and not st["running"]:
+            time.sleep(0.5)  # the reader thread may still hold the last line
             break
         time.sleep(0.5)
-    st = fresh.status()
+    return w.status()
+
+
+def test_start_is_idempotent_and_workers_report(fresh):
+    page = ("pages/position_bias.py",)
+    assert fresh.start(workers=(page,), parallel_kernels=False) is True
+    assert fresh.start(workers=(page,), parallel_kernels=False) is False  # once per process
+    st = _wait(fresh, 1)
     assert st["started"]
     assert st["failed"] == {}
     assert list(st["done"]) == ["pages/position_bias.py"]
+
+
+def test_worker_ends_with_the_parallel_twins(fresh):
+    assert fresh.start(workers=(("pages/position_bias.py",),)) is True
+    st = _wait(fresh, 2)
+    assert st["failed"] == {}
+    assert list(st["done"]) == ["pages/position_bias.py", warmup.PARALLEL_STEP]
+
+
+def test_compile_parallel_compiles_the_twin_of_what_ran(capsys):
+    import numpy as np
+
+    from ranking._bt_dense import fit_batch
+
+    W = np.ones((2, 3, 3))
+    W[:, np.arange(3), np.arange(3)] = 0.0
+    fit_batch(W, 0.0, 20, 1e-8, np.zeros((2, 3)), False)  # small: the serial one runs
+    warmup.compile_parallel()
+    assert capsys.readouterr().out.startswith(f"done {warmup.PARALLEL_STEP}")
+    assert set(fit_batch.serial.signatures) <= set(fit_batch.parallel.signatures)
 
 
 def test_nothing_starts_inside_a_worker_or_when_switched_off(fresh, monkeypatch):
