@@ -13,8 +13,7 @@ import weakref
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit.proto.WidgetStates_pb2 import WidgetStates
-from streamlit.runtime.scriptrunner import RerunData, RerunException, get_script_run_ctx
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state import get_session_state
 
 import data
@@ -128,7 +127,6 @@ def active() -> Dataset:
 #: key -> last value of every kept setting (:func:`keep`), the truth between pages.
 _KEPT = "app.kept"
 _DRAWN, _DRAWN_LAST = "app.kept.drawn", "app.kept.drawn_last"
-_RESTORED, _RESTORED_LAST = "app.kept.restored", "app.kept.restored_last"
 _RUN = "app.kept.run"  # the run sync() last ran in
 _PAGE = "app.kept.page"  # the page of the last run
 _SEED = "app.url.seed"  # query parameters of the session's first run, not yet used
@@ -196,66 +194,44 @@ def keep(key: str, url: str | None = None, parse: Callable[[str], object] = str)
     query parameter (a refresh or a shared link brings it back; ``parse`` turns the text
     back into a value and raises ValueError on a bad one).
 
-    When the widget was not drawn in the previous run, the kept values are written to
-    session state and the page reruns at once: the widget then reads its value from the
-    previous run's state, so Streamlit never sees a default *and* a value set through the
-    Session State API ("was created with a default value" stays silent).
+    When the widget was not drawn in the previous run (on this page), its kept value is
+    written to session state before the widget is drawn: the browser then shows it.
+    A widget given a default value as well makes Streamlit warn ("created with a default
+    value but also had its value set via the Session State API"): pass the default as
+    :func:`initial` gives it, after calling ``keep``::
+
+        key = state.keep("judge.model")
+        st.text_input("Model", state.initial(key, "gpt-4o-mini"), key=key)
     """
     if url is not None:
         _url_keys[key] = (url, parse)
     sync()
     ss = st.session_state
-    kept = ss.setdefault(_KEPT, {})
-    _seed_key(key, kept)
+    kept_values = ss.setdefault(_KEPT, {})
+    _seed_key(key, kept_values)
     drawn = ss.setdefault(_DRAWN, set())
     if _set_by_page(key):  # the page (or a link to it) chose the value this run
-        kept[key] = ss[key]
-    elif (
-        key in kept
-        and key not in drawn
-        and key not in ss.get(_DRAWN_LAST, set())
-        and key not in ss.get(_RESTORED_LAST, set())
-    ):
-        last = ss.get(_DRAWN_LAST, set())
-        todo = [k for k in kept if k not in drawn and k not in last and not _set_by_page(k)]
-        for k in todo:
-            if k in ss:  # forget the old widget: the value is stored under the key alone
-                del ss[k]
-            ss[k] = kept[k]
-        ss[_RESTORED] = set(todo)
-        _rerun_now()
+        kept_values[key] = ss[key]
+    elif key in kept_values and key not in drawn and key not in ss.get(_DRAWN_LAST, set()):
+        ss[key] = kept_values[key]
     drawn.add(key)
     return key
 
 
-def _rerun_now() -> None:
-    """Stop this run here and start the next one at once.
+def initial(key: str, default):
+    """The default to give the widget ``key`` (after :func:`keep`): None when its value was
+    set through session state this run (restored, or set by the page), else ``default``.
 
-    ``st.rerun()`` only asks for a rerun and may let the run go on (while a fragment's
-    rerun is pending), which would draw the widget in this run after all; the exception
-    it raises in callbacks stops the run wherever it is. The (empty) widget states make
-    Streamlit move this run's session-state writes to the previous run's state, as a
-    click does: the widget then reads its value from there, not from a "new" write.
+    Streamlit warns about a widget that has both; with None it has only the kept value.
     """
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None:
-        return
-    raise RerunException(
-        RerunData(
-            query_string=ctx.query_string,
-            page_script_hash=ctx.page_script_hash,
-            cached_message_hashes=ctx.cached_message_hashes,
-            context_info=ctx.context_info,
-            widget_states=WidgetStates(),
-        )
-    )
+    return None if _set_by_page(key) else default
 
 
 def put(key: str, value) -> None:
     """Set a kept setting from code (a button, a loaded workspace), drawn or not this run."""
     ss = st.session_state
     ss.setdefault(_KEPT, {})[key] = value
-    for name in (_DRAWN, _DRAWN_LAST, _RESTORED_LAST):
+    for name in (_DRAWN, _DRAWN_LAST):
         ss.setdefault(name, set()).discard(key)  # the widget takes it when next drawn
 
 
@@ -290,7 +266,6 @@ def sync() -> None:
     page = _page()
     if ss.get(_PAGE) != page:  # another page: its widgets are new ones (ids hash the page)
         ss[_PAGE], ss[_DRAWN_LAST] = page, set()
-    ss[_RESTORED_LAST], ss[_RESTORED] = ss.get(_RESTORED, set()), set()
     write_url()
 
 

@@ -45,7 +45,8 @@ def choose_backend() -> ChosenBackend:
         label_visibility="collapsed",
     )
     if kind == "openai":
-        model = st.text_input("Model", "gpt-4o-mini", key=state.keep(f"{PAGE}.model"))
+        key = state.keep(f"{PAGE}.model")
+        model = st.text_input("Model", state.initial(key, "gpt-4o-mini"), key=key)
         base_url = st.text_input(
             "Base URL",
             "",
@@ -71,10 +72,11 @@ def choose_backend() -> ChosenBackend:
                 st.caption("Using the key OPENAI_API_KEY in .streamlit/secrets.toml.")
         return ChosenBackend(kind, model, base_url, api_key=api_key or None)
 
+    key = state.keep(f"{PAGE}.hf_model")
     model = st.text_input(
         "Model id or local folder",
-        "google/flan-t5-small",
-        key=state.keep(f"{PAGE}.hf_model"),
+        state.initial(key, "google/flan-t5-small"),
+        key=key,
         help="Loaded with transformers; offline, only models already downloaded "
         "(or saved in a folder) can be used.",
     )

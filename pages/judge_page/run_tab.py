@@ -69,11 +69,12 @@ def _target_column(ds: Dataset) -> _Target:
     attrs = ds.attributes or ["overall"]
     attribute = ui.select("Attribute", attrs, key=state.keep("app.attribute"))
     default = svc.default_domain(ds, state.active_name())
+    key, index = _kept(f"domain|{state.active_name()}", DOMAINS.index(default))  # per dataset
     domain = st.selectbox(
         "Domain",
         DOMAINS,
-        index=DOMAINS.index(default),
-        key=state.keep(f"{PAGE}.domain|{state.active_name()}"),  # one choice per dataset
+        index=index,
+        key=key,
         help="Fills domain words such as Summary / Response; the default follows the "
         f"dataset's description ({default} here).",
     )
@@ -84,9 +85,8 @@ def _custom_templates(template_kind: str) -> dict:
     """Templates of ``template_kind`` from the uploaded file or the text box (messages shown)."""
     fmt = st.radio("Format", ["yaml", "json"], horizontal=True, key=state.keep(f"{PAGE}.fmt"))
     upload = st.file_uploader("Template file", type=["yaml", "yml", "json"], key=f"{PAGE}.tfile")
-    text = st.text_area(
-        "Template text", svc.CUSTOM_TEMPLATE_EXAMPLE, height=260, key=state.keep(f"{PAGE}.ttext")
-    )
+    key, value = _kept("ttext", svc.CUSTOM_TEMPLATE_EXAMPLE)
+    text = st.text_area("Template text", value, height=260, key=key)
     custom = {}
     try:
         body = upload.getvalue().decode("utf-8") if upload is not None else text
@@ -119,13 +119,19 @@ def _preview(ds: Dataset, target: _Target) -> bool:
     return True
 
 
-def _within(key: str, low: int, high: int) -> str:
-    """A kept number setting, dropped (back to its default) when outside [low, high]."""
+def _kept(name: str, default) -> tuple[str, object]:
+    """(key, default to draw with) of the kept setting ``judge.<name>`` (see state.initial)."""
+    key = state.keep(f"{PAGE}.{name}")
+    return key, state.initial(key, default)
+
+
+def _within(key: str, low: int, high: int, default: int) -> tuple[str, object]:
+    """A kept number setting, back to ``default`` when outside [low, high]."""
     state.keep(key)
     value = st.session_state.get(key)
     if value is not None and not low <= value <= high:
         del st.session_state[key]  # e.g. more contexts than the dataset now active has
-    return key
+    return key, state.initial(key, default)
 
 
 def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Target):
@@ -133,12 +139,13 @@ def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Targe
     run_kind, runner_mode, _ = svc.JUDGE_MODES[target.mode]
     n_ctx_total = int(ds.candidates["context_id"].nunique())
     d1, d2, d3, d4 = st.columns(4)
+    key, value = _within(f"{PAGE}.n_contexts", 1, n_ctx_total, min(3, n_ctx_total))
     n_contexts = d1.number_input(
         "Contexts",
         1,
         n_ctx_total,
-        min(3, n_ctx_total),
-        key=_within(f"{PAGE}.n_contexts", 1, n_ctx_total),
+        value,
+        key=key,
         help="The first N contexts of the dataset.",
     )
     selection, budget = "all", None
@@ -150,36 +157,36 @@ def _comparisons_and_decoding(ds: Dataset, chosen: ChosenBackend, target: _Targe
             help="all: every ordered pair; no-repeat: never both orders of a pair; "
             "symmetric: always both orders.",
         )
+        key, value = _kept("budget", 10)
         budget = d3.number_input(
             "Budget per context",
             1,
             100_000,
-            10,
-            key=state.keep(f"{PAGE}.budget"),
+            value,
+            key=key,
             disabled=selection == "all",
             help="Comparisons per context for the random strategies.",
         )
-    seed = d4.number_input("Seed", 0, 2**31 - 1, 0, key=state.keep(f"{PAGE}.seed"))
+    key, value = _kept("seed", 0)
+    seed = d4.number_input("Seed", 0, 2**31 - 1, value, key=key)
     sampling = runner_mode == "samples"
     e1, e2, e3, e4 = st.columns(4)
+    key, value = _kept("temperature", 1.0)
     temperature = e1.slider(
         "Temperature",
         0.0,
         2.0,
-        1.0,
+        value,
         0.05,
-        key=state.keep(f"{PAGE}.temperature"),
+        key=key,
         disabled=not sampling,
     )
-    top_p = e2.slider(
-        "top_p", 0.05, 1.0, 1.0, 0.05, key=state.keep(f"{PAGE}.top_p"), disabled=not sampling
-    )
-    n_samples = e3.number_input(
-        "Samples", 1, 100, 3, key=state.keep(f"{PAGE}.n_samples"), disabled=not sampling
-    )
-    max_new = e4.number_input(
-        "Max new tokens", 1, 4096, 64, key=state.keep(f"{PAGE}.max_new"), disabled=not sampling
-    )
+    key, value = _kept("top_p", 1.0)
+    top_p = e2.slider("top_p", 0.05, 1.0, value, 0.05, key=key, disabled=not sampling)
+    key, value = _kept("n_samples", 3)
+    n_samples = e3.number_input("Samples", 1, 100, value, key=key, disabled=not sampling)
+    key, value = _kept("max_new", 64)
+    max_new = e4.number_input("Max new tokens", 1, 4096, value, key=key, disabled=not sampling)
     if not sampling:
         st.caption(
             "This mode reads the probabilities of the label or score tokens after "
