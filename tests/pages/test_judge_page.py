@@ -415,10 +415,17 @@ def test_import_ratings_file_merges_into_a_copy(cache):
     at.file_uploader(key="judge.import_file").upload("outs.csv", good, "text/csv").run()
     at.button(key="judge.import").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.sidebar.selectbox[0].value == "demo + outs.csv"
+    # merged into a copy that keeps the dataset's name (no "demo + outs.csv" names)
+    assert at.session_state["app.active"] == "demo"
     assert "+2 ratings rows" in " ".join(s.value for s in at.success)
-    datasets = at.session_state["app.datasets"]
-    assert len(datasets["demo + outs.csv"].ratings) == len(datasets["demo"].ratings) + 2
+    import data as data_pkg
+
+    merged = at.session_state["app.datasets"]["demo"]
+    assert len(merged.ratings) == len(data_pkg.demo_dataset().ratings) + 2
+    from pages import state as app_state
+
+    shared = app_state.demo()  # the server's demo, shared by every session: untouched
+    assert merged is not shared and len(shared.ratings) == len(data_pkg.demo_dataset().ratings)
 
 
 def test_import_of_unknown_candidates_names_the_row(cache):
