@@ -48,7 +48,8 @@ def render(ds: Dataset, name: str) -> None:
 
 def _target_column(ds: Dataset) -> _Target:
     st.subheader("What to judge")
-    mode = st.selectbox("Mode", list(svc.JUDGE_MODES), key=state.keep(f"{PAGE}.mode"))
+    mode_key = state.keep(f"{PAGE}.mode", url="mode", parse=_judge_mode)
+    mode = st.selectbox("Mode", list(svc.JUDGE_MODES), key=mode_key)
     template_kind = svc.JUDGE_MODES[mode][2]
     source = st.radio(
         "Template",
@@ -63,7 +64,9 @@ def _target_column(ds: Dataset) -> _Target:
     )
     template = None
     if options:
-        tid = ui.select("Template", list(options), key=state.keep(f"{PAGE}.template"))
+        tid = ui.select(
+            "Template", list(options), key=state.keep(f"{PAGE}.template", url="template")
+        )
         template = options[tid]
         st.caption(f"{template.description} {template.source}".strip())
     attrs = ds.attributes or ["overall"]
@@ -79,6 +82,13 @@ def _target_column(ds: Dataset) -> _Target:
         f"dataset's description ({default} here).",
     )
     return _Target(mode, template, attribute, domain)
+
+
+def _judge_mode(text: str) -> str:
+    """A judge mode named in the URL (ValueError when unknown)."""
+    if text not in svc.JUDGE_MODES:
+        raise ValueError("not a judge mode")
+    return text
 
 
 def _custom_templates(template_kind: str) -> dict:

@@ -62,3 +62,23 @@ def test_judged_name_stays_short(source, expected):
     from pages.services.judge import judged_name
 
     assert judged_name(source) == expected
+
+
+def test_page_settings_in_the_url(warnings):  # noqa: F811
+    from streamlit.testing.v1 import AppTest
+
+    from tests.pages.test_state import APP, TIMEOUT, _param
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["template"] = "liusie-c2"
+    at.query_params["mode"] = "no such mode"
+    _ok(at.run())
+    _ok(at.switch_page("pages/judge_run.py").run())
+    assert at.selectbox(key="judge.template").value == "liusie-c2"
+    assert at.code[0].value.startswith("Passage:")
+    assert at.selectbox(key="judge.mode").value == "pairwise: label probabilities"
+    at.selectbox(key="judge.template").set_value("liusie-c1")
+    _ok(at.run())
+    _ok(at.run())
+    assert _param(at, "template") == "liusie-c1"
+    assert not [w for w in warnings if "default value" in w], warnings
