@@ -210,9 +210,11 @@ def keep(key: str, url: str | None = None, parse: Callable[[str], object] = str)
     kept_values = ss.setdefault(_KEPT, {})
     _seed_key(key, kept_values)
     drawn = ss.setdefault(_DRAWN, set())
-    if _set_by_page(key):  # the page (or a link to it) chose the value this run
+    if _set_by_page(key) or (key in ss.get(_DRAWN_LAST, set()) and key in ss):
+        # chosen by the page (or a link) this run, or the live widget of the last run on
+        # this page: its value is this run's, the one to keep
         kept_values[key] = ss[key]
-    elif key in kept_values and key not in drawn and key not in ss.get(_DRAWN_LAST, set()):
+    elif key in kept_values and key not in drawn:
         ss[key] = kept_values[key]
     drawn.add(key)
     return key
@@ -258,11 +260,14 @@ def sync() -> None:
     ss[_RUN] = run
     if _SEED not in ss:
         _first_run()
-    kept_values = ss.setdefault(_KEPT, {})
-    for key in ss.get(_DRAWN, set()) | set(kept_values):
-        if key in ss and (key in ss.get(_DRAWN, set()) or _set_by_page(key)):
-            kept_values[key] = ss[key]
-    ss[_DRAWN_LAST], ss[_DRAWN] = ss.get(_DRAWN, set()), set()
+    # Values are kept when their widget is drawn (keep), never read here: on a page change
+    # the browser sends no widget states and Streamlit's fallback values are stale.
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is not None and getattr(ctx, "fragment_ids_this_run", None):
+        # a fragment's rerun draws only its own widgets: the page's others still live
+        ss[_DRAWN_LAST] = set(ss.get(_DRAWN, set()))
+    else:
+        ss[_DRAWN_LAST], ss[_DRAWN] = ss.get(_DRAWN, set()), set()
     page = _page()
     if ss.get(_PAGE) != page:  # another page: its widgets are new ones (ids hash the page)
         ss[_PAGE], ss[_DRAWN_LAST] = page, set()
