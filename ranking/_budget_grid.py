@@ -97,7 +97,9 @@ def _pooled_taus_draw(orders_d, n_avail, eval_r, grank, gvals, grp_lo, grp_hi, o
     while log2 * 2 <= m:
         log2 *= 2
     pos = np.zeros(n_contexts, dtype=np.int64)
-    n_seen = 0
+    # np.int64, not a literal 0: numba's type inference would also compile the callees
+    # for Literal[int](0) on its first pass (two compilations of _tau_from_tree and below)
+    n_seen = np.int64(0)
     for k in range(eval_r.shape[0]):
         r = eval_r[k]
         if r < 0:
@@ -173,7 +175,7 @@ def _soft_value(p, t, use_alpha, alpha):
 def _context_reference(ref_c, ok_c, idx, ref_rc):
     """Valid items of a context into ``idx``; their doubled centred reference ranks into
     ``ref_rc``. Returns (n_valid, sum of squares of ref_rc)."""
-    n = 0
+    n = np.int64(0)  # not a literal 0: the callees compile once (see _pooled_taus_draw)
     for u in range(ref_c.shape[0]):
         if ok_c[u]:
             idx[n] = u
