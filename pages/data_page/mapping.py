@@ -9,14 +9,13 @@ from data import io as dio
 from data.examples import natural_sorted
 
 PAGE = "data"
-WIDE_KEYS = ("ctx", "cand", "system", "ctx_text", "text", "annotator", "attrs", "default_ann")
-PAIR_KEYS = ("first", "second", "verdict", "prob", "ctx", "attr_col", "attr", "judge_col", "judge")
+#: Session key of the form's generation: a new file (or format) gets new widgets, so the
+#: browser's values for the last file never stand in for the new file's guess.
+GENERATION = f"{PAGE}.map.generation"
 
 
-def reset(prefix: str, keys) -> None:
-    """Forget the form's widget values (a new file was uploaded)."""
-    for k in keys:
-        st.session_state.pop(f"{PAGE}.{prefix}.{k}", None)
+def _k(key: str) -> str:
+    return f"{PAGE}.{key}.{st.session_state.get(GENERATION, '')}"
 
 
 def _column(col, label: str, columns: list, guess, key: str, *, optional: bool = True):
@@ -26,7 +25,7 @@ def _column(col, label: str, columns: list, guess, key: str, *, optional: bool =
         label,
         options,
         index=index,
-        key=f"{PAGE}.{key}",
+        key=_k(key),
         format_func=lambda c: "(none)" if c is None else str(c),
     )
 
@@ -47,20 +46,20 @@ def wide_form(columns: list[str], guess: dio.WideMapping | None) -> dio.WideMapp
     roles = {ctx, cand, system, ctx_text, text, annotator}
     free = [c for c in columns if c not in roles]
     default = [c for c in (g.attributes or {}) if c in free]
-    if f"{PAGE}.map.attrs" in st.session_state:  # keep the choice valid as roles change
-        kept = [c for c in st.session_state[f"{PAGE}.map.attrs"] if c in free]
-        st.session_state[f"{PAGE}.map.attrs"] = kept
+    if _k("map.attrs") in st.session_state:  # keep the choice valid as roles change
+        kept = [c for c in st.session_state[_k("map.attrs")] if c in free]
+        st.session_state[_k("map.attrs")] = kept
     attrs = st.multiselect(
         "Attribute (score) columns",
         free,
-        default=None if f"{PAGE}.map.attrs" in st.session_state else default,
-        key=f"{PAGE}.map.attrs",
+        default=None if _k("map.attrs") in st.session_state else default,
+        key=_k("map.attrs"),
         help="One column per attribute scored by the humans; each becomes an attribute.",
     )
     default_ann = st.text_input(
         "Default annotator",
         g.default_annotator,
-        key=f"{PAGE}.map.default_ann",
+        key=_k("map.default_ann"),
         help="The annotator of every score when no annotator column is chosen.",
         disabled=annotator is not None,
     )
@@ -93,13 +92,13 @@ def pairwise_form(
     c6, c7, c8, c9 = st.columns(4)
     attr_col = _column(c6, "Attribute column", columns, g.attribute, "pair.attr_col")
     # the value chosen (or typed) stays an option when the active dataset changes
-    chosen = st.session_state.get(f"{PAGE}.pair.attr")
+    chosen = st.session_state.get(_k("pair.attr"))
     options = natural_sorted([*attributes, "overall", *([chosen] if chosen else [])])
     attr = c7.selectbox(
         "Attribute (for every row)",
         options,
         index=options.index(attributes[0] if attributes else "overall"),
-        key=f"{PAGE}.pair.attr",
+        key=_k("pair.attr"),
         accept_new_options=True,
         disabled=attr_col is not None,
         help="Pick an attribute of the active dataset so the verdicts meet its human "
@@ -109,7 +108,7 @@ def pairwise_form(
     judge = c9.text_input(
         "Judge (for every row)",
         "uploaded",
-        key=f"{PAGE}.pair.judge",
+        key=_k("pair.judge"),
         disabled=judge_col is not None,
         help="Who gave the verdicts: a model name, or human:<name> for human annotators.",
     )
@@ -137,10 +136,8 @@ def scale_form(attributes: list[str]) -> dict[str, tuple[float, float]]:
         st.caption("Give an attribute's lowest and highest score to check every score against it.")
         for attr in attributes:
             c1, c2 = st.columns(2)
-            low = c1.number_input(f"Lowest {attr} score", value=None, key=f"{PAGE}.scale.{attr}.lo")
-            high = c2.number_input(
-                f"Highest {attr} score", value=None, key=f"{PAGE}.scale.{attr}.hi"
-            )
+            low = c1.number_input(f"Lowest {attr} score", value=None, key=_k(f"scale.{attr}.lo"))
+            high = c2.number_input(f"Highest {attr} score", value=None, key=_k(f"scale.{attr}.hi"))
             if low is not None and high is not None:
                 scales[attr] = (float(low), float(high))
     return scales

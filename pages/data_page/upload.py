@@ -3,6 +3,8 @@ as they will be read, and loading as a new dataset or into the active one."""
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from data import io as dio
@@ -112,11 +114,9 @@ def render() -> None:
     if file is None:
         return
     content = file.getvalue()
-    tag = f"{file.name}:{len(content)}:{hash(content)}"
-    if st.session_state.get(f"{PAGE}.map.file") != tag:
-        forms.reset("map", forms.WIDE_KEYS)
-        forms.reset("pair", forms.PAIR_KEYS)
-        st.session_state[f"{PAGE}.map.file"] = tag
+    st.session_state[forms.GENERATION] = hashlib.sha1(
+        f"{file.name}:{kind}:".encode() + content
+    ).hexdigest()[:10]
     preview = None
     with ui.guard(f"Reading {file.name}"):
         preview = dio.preview_upload(file.name, content, kind)

@@ -10,6 +10,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from data.examples import natural_key
+from pages.data_page.mapping import GENERATION
 from tests.data.test_io_guess import MODELS, PROMPTS, _hanna_like
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -44,6 +45,11 @@ def _verdicts() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def form_key(at, key: str) -> str:
+    """The key of a mapping-form widget: the form's keys carry the file's generation."""
+    return f"{key}.{at.session_state[GENERATION]}"
+
+
 def test_wide_upload_mapped_previewed_and_loaded():
     at = _app()
     at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
@@ -59,19 +65,19 @@ def test_wide_upload_mapped_previewed_and_loaded():
         "data.map.annotator": "Annotator",
     }
     for key, value in fields.items():
-        assert at.selectbox(key=key).value == value, key
-    assert at.multiselect(key="data.map.attrs").value == ["Coherence", "Relevance"]
+        assert at.selectbox(key=form_key(at, key)).value == value, key
+    assert at.multiselect(key=form_key(at, "data.map.attrs")).value == ["Coherence", "Relevance"]
     summary = at.dataframe[0].value
     assert summary["table"].tolist() == ["contexts", "candidates", "human_scores"]
     assert summary["rows"].tolist() == [3, 12, 48]
     # the preview follows the mapping before anything is loaded
-    at.selectbox(key="data.map.ctx_text").select_index(0).run()  # (none)
-    at.multiselect(key="data.map.attrs").set_value(["Coherence"]).run()
+    at.selectbox(key=form_key(at, "data.map.ctx_text")).select_index(0).run()  # (none)
+    at.multiselect(key=form_key(at, "data.map.attrs")).set_value(["Coherence"]).run()
     summary = _ok(at).dataframe[0].value
     assert summary["table"].tolist() == ["candidates", "human_scores"]
     assert summary["rows"].tolist() == [12, 24]
     assert at.sidebar.selectbox[0].value == "demo"  # nothing loaded yet
-    at.selectbox(key="data.map.ctx_text").set_value("Prompt").run()
+    at.selectbox(key=form_key(at, "data.map.ctx_text")).set_value("Prompt").run()
     at.button(key="data.add").click().run()
     _ok(at)
     assert at.sidebar.selectbox[0].value == "hanna.csv"
@@ -88,13 +94,13 @@ def test_pairwise_file_with_garbage_joins_the_active_dataset():
     at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
     _ok(at)
     # the attribute offered is the active dataset's, so the verdicts meet its human scores
-    assert at.selectbox(key="data.pair.attr").value == "coherence"
-    assert at.selectbox(key="data.pair.first").value == "model_a"
+    assert at.selectbox(key=form_key(at, "data.pair.attr")).value == "coherence"
+    assert at.selectbox(key=form_key(at, "data.pair.first")).value == "model_a"
     notes = _markdown(at)
     assert "votes.csv: 12 of 36 verdict(s) in column 'winner' not understood" in notes
     assert "verdict 'garbage' not understood: rows 13–24" in notes
     assert "1 of 3 context(s) have no usable verdict and cannot be ranked: 'P2'" in notes
-    at.text_input(key="data.pair.judge").set_value("human:crowd").run()
+    at.text_input(key=form_key(at, "data.pair.judge")).set_value("human:crowd").run()
     at.radio(key="data.target").set_value("Add to the active dataset").run()
     at.button(key="data.add").click().run()
     _ok(at)
@@ -185,8 +191,8 @@ def test_contexts_and_candidates_in_natural_order():
 def test_score_scale_checks_the_wide_scores_in_the_preview():
     at = _app()
     at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
-    at.number_input(key="data.scale.coherence.lo").set_value(1).run()
-    at.number_input(key="data.scale.coherence.hi").set_value(3).run()
+    at.number_input(key=form_key(at, "data.scale.coherence.lo")).set_value(1).run()
+    at.number_input(key=form_key(at, "data.scale.coherence.hi")).set_value(3).run()
     assert not at.exception
     text = " ".join(e.value for e in at.error) + _markdown(at)
     assert "hanna.csv cannot be loaded as read now" in text
@@ -194,6 +200,6 @@ def test_score_scale_checks_the_wide_scores_in_the_preview():
         "hanna.csv, row 7, column 'Coherence': 4 is outside the scale of 'coherence' (1 to 3)"
         in text
     )
-    at.number_input(key="data.scale.coherence.hi").set_value(5).run()
+    at.number_input(key=form_key(at, "data.scale.coherence.hi")).set_value(5).run()
     at.button(key="data.add").click().run()
     assert _ok(at).session_state["app.datasets"]["hanna.csv"].scales == {"coherence": (1.0, 5.0)}
