@@ -49,7 +49,9 @@ else:
     st.subheader("What goes in")
     st.caption("Everything is ticked at first; untick what the reader does not need.")
     cols = st.columns(2)
-    for n, (page, sec) in enumerate(sections.items()):
+    # a page that kept only its settings (Examples) has nothing to tick
+    filled = {p: sec for p, sec in sections.items() if sec.get("metrics") or sec["views"]}
+    for n, (page, sec) in enumerate(filled.items()):
         with cols[n % 2]:
             st.markdown(f"**{export.page_name(page)}**")
             items = ([export.HEADLINE] if sec.get("metrics") else []) + list(sec["views"])
