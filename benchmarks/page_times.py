@@ -82,9 +82,7 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
                     self._stack[-1][1] += total
                 fn = ev.data["dispatcher"].py_func
                 sig = ",".join(str(a) for a in ev.data.get("args", ()))
-                compiled.append(
-                    (f"{fn.__module__}.{fn.__qualname__}", total - nested, sig[:160])
-                )
+                compiled.append((f"{fn.__module__}.{fn.__qualname__}", total - nested, sig[:160]))
 
         event.register("numba:compile", _Listener())
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from data.examples import natural_sorted
+from data.natural import natural_sorted
 from data.schema import HUMAN_JUDGE_PREFIX, TABLE_NAMES, Dataset
 
 #: Names listed in one cell of the summary before the rest are counted.

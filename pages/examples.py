@@ -9,7 +9,7 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from data.examples import natural_sorted
+from data.natural import natural_sorted
 from pages import choices, example_link, state, ui
 from pages.examples_page.detail import show_pair
 from pages.services import comparisons

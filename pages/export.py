@@ -20,8 +20,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from data.natural import natural_key
 from data.spreadsheet import spreadsheet_csv
-from pages.ui import natural_key, slug
+from pages.ui import slug
 
 #: The pseudo-title of a page's headline metric cards in ``chosen`` (tick them like a view).
 HEADLINE = "Headline numbers"

@@ -5,6 +5,7 @@ side."""
 
 import streamlit as st
 
+from data.natural import natural_key
 from pages import choices, debias, state, ui
 from pages.example_link import open_example
 from pages.ranking_views import clickable_matrix, interval_figure, rank_slope
@@ -113,9 +114,7 @@ with ui.guard("Ranking the candidates"):
     st.subheader("One context")
     c_left, c_right = st.columns(2)
     with c_left:
-        contexts = sorted(
-            range(len(pm.context_ids)), key=lambda k: ui.natural_key(pm.context_ids[k])
-        )
+        contexts = sorted(range(len(pm.context_ids)), key=lambda k: natural_key(pm.context_ids[k]))
         c = ui.select(
             "Context",
             contexts,

@@ -4,6 +4,7 @@ numbers, as one HTML file (and every table as CSV). The user ticks what goes in.
 import pandas as pd
 import streamlit as st
 
+from data.natural import natural_key
 from pages import export, state, ui
 
 PAGE = "report"
@@ -17,7 +18,7 @@ st.markdown(
 
 registry = st.session_state.get(ui.REPORT, {})
 active = state.active_name()
-names = sorted({active, *(d for d, pages in registry.items() if pages)}, key=ui.natural_key)
+names = sorted({active, *(d for d, pages in registry.items() if pages)}, key=natural_key)
 # The picker's key carries the active dataset, so it starts on it after a switch.
 dataset = st.selectbox(
     "Dataset of the report",

@@ -101,13 +101,6 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "figure"
 
 
-def natural_key(text) -> tuple:
-    """Sort key that orders the numbers inside ids by value: M2 before M10, worker9 before
-    worker10 (``sorted(ids, key=ui.natural_key)``)."""
-    parts = re.split(r"(\d+)", str(text))
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in parts if p)
-
-
 def polish(fig: go.Figure, title: str) -> go.Figure:
     """The house style every page's figure gets (in place; returned for chaining).
 

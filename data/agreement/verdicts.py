@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from data.examples import natural_key
+from data.natural import natural_key
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 
 #: The three verdicts, in this order in every count array.

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from data.examples import natural_sorted
+from data.natural import natural_sorted
 
 #: Names listed in one note before the rest are counted.
 MAX_NAMED = 12

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-from data.examples import natural_sorted
+from data.natural import natural_sorted
 from data.overview import both_orders_share, human_verdicts, table_summary
 from data.schema import Dataset
 from pages import ui

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from data import io as dio
-from data.examples import natural_sorted
+from data.natural import natural_sorted
 
 PAGE = "data"
 #: Session key of the form's generation: a new file (or format) gets new widgets, so the

@@ -8,8 +8,8 @@ import hashlib
 import streamlit as st
 
 from data import io as dio
-from data.examples import natural_sorted
 from data.merge import add_to_dataset
+from data.natural import natural_sorted
 from pages import state, ui
 from pages.data_page import mapping as forms
 

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from data import agreement as dag
-from data.examples import natural_key
 from data.group_comparison import group_comparison_table
+from data.natural import natural_key
 from data.schema import Dataset
 from pages.services.common import cache_data, fmt, variant_label
 

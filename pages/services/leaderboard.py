@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from data.arrays import PMatrix, flat_comparisons
-from data.examples import natural_key, natural_sorted
+from data.natural import natural_key, natural_sorted
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.bias import debiased_outcomes
 from pages.services.common import cache_data

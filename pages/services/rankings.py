@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from data.arrays import PMatrix
-from data.examples import natural_key, natural_sorted
+from data.natural import natural_key, natural_sorted
 from data.schema import Dataset
 from pages.services.bias import debiased_P
 from pages.services.common import cache_data, mean_finite

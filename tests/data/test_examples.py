@@ -21,12 +21,11 @@ import pytest
 
 from data.examples import (
     human_scores_of,
-    natural_key,
-    natural_sorted,
     pair_samples,
     pair_table,
     search_pairs,
 )
+from data.natural import natural_key, natural_sorted
 from tests.pages._analysis_apptest import need, summeval_with_a_hole
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from data.examples import natural_key
+from data.natural import natural_key
 from pages.data_page.mapping import GENERATION
 from tests.data.test_io_guess import MODELS, PROMPTS, _hanna_like
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import data
-from data.examples import natural_key
+from data.natural import natural_key
 from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from ranking import bradley_terry

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import data
-from data.examples import natural_key
+from data.natural import natural_key
 from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from pages.services import rankings as rankings_svc

@@ -7,6 +7,7 @@ import plotly.io as pio
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from data.natural import natural_key
 from pages import ui
 
 
@@ -64,7 +65,7 @@ def test_hover_values_have_four_significant_digits():
     ],
 )
 def test_natural_key(ids, want):
-    assert sorted(ids, key=ui.natural_key) == want
+    assert sorted(ids, key=natural_key) == want
 
 
 def _script():
