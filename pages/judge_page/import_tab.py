@@ -9,6 +9,7 @@ import data
 from data.schema import DataError, Dataset
 from pages import state, ui
 from pages.judge_page import PAGE
+from pages.services import judge as svc
 
 _KINDS = {
     "pairwise": "pairwise verdicts (context, first, second, verdict or probability)",
@@ -19,7 +20,8 @@ _KINDS = {
 def render(ds: Dataset, name: str) -> None:
     st.subheader("Published judge outputs")
     infos = {b.name: b for b in data.list_benchmarks()}
-    info = infos.get(name.split(" + ")[0])
+    # a judged copy ("hanna (judged)") still holds the benchmark's published outputs
+    info = infos.get(name.removesuffix(svc.JUDGED).split(" + ")[0])
     if info is not None and info.judge_outputs:
         st.markdown(
             f"Already inside **{name}** (loaded with the benchmark):\n"
