@@ -139,7 +139,15 @@ def test_human_agreement_page_shows_every_pairwise_accuracy(summeval):
 
 
 @pytest.mark.parametrize(
-    "page", ["pages/budgets.py", "pages/prompts.py", "pages/position_bias.py", "pages/rankings.py"]
+    "page",
+    [
+        "pages/budgets.py",
+        "pages/prompts.py",
+        "pages/position_bias.py",
+        "pages/rankings.py",
+        "pages/leaderboard.py",
+        "pages/examples.py",
+    ],
 )
 def test_every_pairwise_page_opens_on_the_hole(summeval, page):
     _, holes, doc = summeval
@@ -156,6 +164,9 @@ def test_every_pairwise_page_opens_on_the_hole(summeval, page):
         assert (table["contexts_unparsed"] == 1).all() and (table["n_contexts"] == 99).all()
     if page in ("pages/position_bias.py", "pages/rankings.py"):
         assert any(doc in c.value and "could be parsed" in c.value for c in at.caption)
+    if page == "pages/examples.py":
+        # the unparsed document's pairs are there, counted as unparsed
+        assert any(m.label == "Unparsed" and m.value not in ("0", "n/a") for m in at.metric)
 
 
 @pytest.mark.parametrize("page", ["pages/home.py", "pages/judge_run.py", "pages/report.py"])
