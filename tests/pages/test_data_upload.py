@@ -5,22 +5,12 @@ offers the other layouts, and PandaLM shows human verdicts."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from data.natural import natural_key
 from pages.data_page.mapping import GENERATION
 from tests.data.test_io_guess import MODELS, PROMPTS, _hanna_like
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 180
-
-
-def _app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+from tests.pages.test_home_page import _app
 
 
 def _ok(at: AppTest) -> AppTest:
