@@ -99,7 +99,8 @@ def add_to_dataset(
     -------
     dataset : Dataset
         Named like ``ds``. Contexts and candidates already in ``ds`` keep their rows; an
-        empty text (or system) is filled from the file. ``sources`` lists the file under
+        empty text (or system) is filled from the file. ``reference_systems``: those of
+        ``ds`` then those of ``addition`` (union). ``sources`` lists the file under
         each table it added to, and ``description`` says what was added.
     notes : list of str
         One sentence per table: rows added, fields filled, outputs replaced.
@@ -190,9 +191,11 @@ def add_to_dataset(
     what = ", ".join(f"{n:,} {_NOUN[t]}" for t, n in added.items() if n)
     added_line = f"Added {files[next(iter(added), 'candidates')]}: {what or 'nothing new'}."
     description = f"{ds.description} {added_line}".strip()
+    refs = tuple(dict.fromkeys((*ds.reference_systems, *addition.reference_systems)))
     merged = replace(
         ds,
         scales=scales,
+        reference_systems=refs,
         sources=sources,
         description=description,
         **tables,

@@ -69,6 +69,26 @@ VERDICTS = ("A", "B", "tie")
 VERDICT_P_FIRST = {"A": 1.0, "B": 0.0, "tie": 0.5}
 # Comparisons whose judge starts with this prefix are human annotators ("human:annotator1").
 HUMAN_JUDGE_PREFIX = "human:"
+#: The ``prompt_id`` of ratings that come from an automatic measure (BLEU, BERTScore, ...)
+#: rather than a prompted judge. Their scores are on the measure's own scale, not on the
+#: attribute's ``scales`` range, so range checks skip them.
+AUTOMATIC = "automatic"
+
+
+def is_automatic(prompt_id) -> bool:
+    """Whether ``prompt_id`` marks ratings of an automatic measure (:data:`AUTOMATIC`).
+
+    Parameters
+    ----------
+    prompt_id : object
+        A ``prompt_id`` cell of the ratings table.
+
+    Returns
+    -------
+    bool
+        True exactly for ``"automatic"`` (compare a column with ``== AUTOMATIC``).
+    """
+    return isinstance(prompt_id, str) and prompt_id == AUTOMATIC
 
 
 class DataError(ValueError):
@@ -138,12 +158,19 @@ class Dataset:
         The five canonical tables (:data:`TABLES`); any of them may be empty (the default).
         ``data.validate.validate_dataset`` brings them to their canonical form.
     scales : dict of str to (float, float)
-        Attribute -> its (low, high) human score range.
+        Attribute -> its (low, high) human score range (also the range of prompted judges'
+        ratings; automatic-measure ratings, ``prompt_id`` :data:`AUTOMATIC`, are on their
+        measure's own scale).
     description, source : str
         Shown to the user.
     sources : dict of str to list of str
         Table name -> the files its rows came from, in the order they were added (filled by
         uploads and ``data.merge``; empty for benchmarks, whose ``source`` says it all).
+    reference_systems : tuple of str
+        Systems (values of ``candidates.system``) that are references rather than generators,
+        e.g. HANNA's human-written story ``("Human",)``. Analyses leave them out by default
+        (``data.systems.default_excluded``); a filtered view may lack them. Kept by
+        validation, ``data.merge`` (union) and the workspace and folder files.
     """
 
     name: str
@@ -156,6 +183,7 @@ class Dataset:
     description: str = ""
     source: str = ""
     sources: dict[str, list[str]] = field(default_factory=dict)
+    reference_systems: tuple[str, ...] = ()
 
     def table(self, name: str) -> pd.DataFrame:
         """The table called ``name`` (one of :data:`TABLE_NAMES`)."""

@@ -349,7 +349,10 @@ def validate_dataset(ds: Dataset, sources: Mapping[str, str] | None = None) -> D
     Returns
     -------
     Dataset
-        A copy with every table in canonical form (see :func:`validate_table`).
+        A copy with every table in canonical form (see :func:`validate_table`) and
+        ``reference_systems`` a tuple of strings. Only human scores are checked against
+        ``scales``; ratings are not (automatic measures, ``prompt_id`` "automatic", have
+        their own scales).
 
     Raises
     ------
@@ -417,4 +420,12 @@ def validate_dataset(ds: Dataset, sources: Mapping[str, str] | None = None) -> D
                 ),
             )
     problems.raise_if_any(label)
-    return replace(ds, scales=scales, **tables)
+    return replace(ds, scales=scales, reference_systems=_reference_systems(ds), **tables)
+
+
+def _reference_systems(ds: Dataset) -> tuple[str, ...]:
+    """``ds.reference_systems`` as a tuple of distinct strings (one name given alone kept)."""
+    refs = ds.reference_systems
+    if isinstance(refs, str):
+        refs = (refs,)
+    return tuple(dict.fromkeys(str(s) for s in refs or () if str(s).strip()))

@@ -1,7 +1,7 @@
 """A JudgeScope workspace in one file: datasets, which one is active, and the settings.
 
 The file is a zip archive: ``workspace.json`` (format, version, active dataset, settings, and
-per dataset its name, scales, description and source) and one Parquet file per non-empty
+per dataset its name, scales, description, source and reference systems) and one Parquet file per non-empty
 table of each dataset, ``d<i>/<table>.parquet``. A dataset that is an unchanged bundled
 benchmark (or the demo) is stored by name only and loaded again from the data folder.
 Opening a file validates every table like an upload (:func:`data.validate.validate_dataset`).
@@ -119,6 +119,7 @@ def save_workspace(
                     "scales": {a: [float(lo), float(hi)] for a, (lo, hi) in ds.scales.items()},
                     "description": ds.description,
                     "source": ds.source,
+                    "reference_systems": [str(x) for x in ds.reference_systems],
                 }
             )
         manifest = {
@@ -178,11 +179,17 @@ def _read_dataset(zf: zipfile.ZipFile, entry: dict, file_name: str) -> Dataset:
         raise DataError(
             f"{file_name}: the scales of dataset {name!r} are not (low, high) pairs"
         ) from None
+    refs = entry.get("reference_systems", [])  # absent from workspaces saved before
+    if not isinstance(refs, list) or not all(isinstance(x, str) for x in refs):
+        raise DataError(
+            f"{file_name}: the reference_systems of dataset {name!r} are not a list of names"
+        )
     ds = Dataset(
         name=name,
         scales=scales,
         description=str(entry.get("description", "")),
         source=str(entry.get("source", "")),
+        reference_systems=tuple(refs),
         **tables,
     )
     sources = {t: f"{file_name}: {name}/{t}" for t in TABLE_NAMES}

@@ -38,6 +38,8 @@ CRITERIA = {
 LLM_JUDGES = ("Beluga-13B", "OrcaPlatypus", "Mistral-7B", "Llama-13B", "ChatGPT")
 N_PROMPTS, N_ANNOTATORS, N_EVAL_PROMPTS = 96, 3, 4
 SCALE = (1.0, 5.0)
+#: The CSV ``Model`` of the human-written story: a reference, not a generator.
+HUMAN_SYSTEM = "Human"
 TEXT_LENGTH = "Text length ¤§"
 # The CSV stores 3-annotator means rounded to a few digits and the JSONL to 2.
 _MEAN_TOL = 0.006
@@ -250,6 +252,7 @@ def load(files: dict[str, Path]) -> Dataset:
             },
         ),
         scales={a: SCALE for a in attrs},
+        reference_systems=(HUMAN_SYSTEM,),
         description=(
             "HANNA: 96 WritingPrompts story prompts (P0..P95) x 11 systems (10 story generators "
             "and the human-written story, candidate 'Human'), each story rated 1-5 by 3 MTurk "

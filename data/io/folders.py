@@ -31,8 +31,8 @@ def save_dataset(ds: Dataset, folder: str | Path, *, fmt: str = "csv") -> Path:
     Returns
     -------
     Path
-        ``folder``. ``dataset.json`` keeps the name, description, source, scales and the
-        table file names.
+        ``folder``. ``dataset.json`` keeps the name, description, source, scales,
+        reference systems and the table file names.
 
     Raises
     ------
@@ -52,6 +52,7 @@ def save_dataset(ds: Dataset, folder: str | Path, *, fmt: str = "csv") -> Path:
         "description": ds.description,
         "source": ds.source,
         "scales": {str(k): [float(v[0]), float(v[1])] for k, v in ds.scales.items()},
+        "reference_systems": [str(x) for x in ds.reference_systems],
         "tables": files,
     }
     (folder / DATASET_META).write_text(
@@ -118,6 +119,12 @@ def load_dataset(folder: str | Path) -> Dataset:
             f"{meta_path}: expected an object with 'tables' and 'scales' objects, as written "
             "by save_dataset"
         )
+    refs = meta.get("reference_systems", [])  # absent from folders saved before
+    if not isinstance(refs, list) or not all(isinstance(x, str) for x in refs):
+        raise DataError(
+            f"{meta_path}: 'reference_systems' must be a list of system names, e.g. "
+            '["Human"], or be left out'
+        )
     tables, sources = {}, {}
     for name in TABLE_NAMES:
         fname = files.get(name)
@@ -132,6 +139,7 @@ def load_dataset(folder: str | Path) -> Dataset:
         scales={str(k): v for k, v in scales.items()},  # checked by validate_dataset
         description=str(meta.get("description", "")),
         source=str(meta.get("source", "")),
+        reference_systems=tuple(refs),
         **tables,
     )
     return validate_dataset(ds, sources=sources)

@@ -7,8 +7,9 @@ import json
 import pandas as pd
 import pytest
 
+from data.demo import demo_dataset
 from data.io import load_dataset, save_dataset
-from data.schema import TABLE_NAMES, Dataset
+from data.schema import TABLE_NAMES, DataError, Dataset
 from data.simulate import simulate
 from tests.data._io_tables import tricky_tables
 
@@ -39,3 +40,20 @@ def test_load_dataset_with_a_table_missing(tmp_path):
     (folder / "ratings.csv").unlink()
     back = load_dataset(folder)
     assert len(back.ratings) == 0 and len(back.comparisons) == len(ds.comparisons)
+
+
+def test_reference_systems_round_trip_and_old_folders(tmp_path):
+    ds = demo_dataset()
+    system = "lead"
+    ds.reference_systems = (system,)
+    folder = save_dataset(ds, tmp_path / "ds")
+    assert load_dataset(folder).reference_systems == (system,)
+    meta_path = folder / "dataset.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["reference_systems"]  # a folder saved before reference systems existed
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert load_dataset(folder).reference_systems == ()
+    meta["reference_systems"] = system  # a bare name is refused, naming the field
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(DataError, match="'reference_systems' must be a list"):
+        load_dataset(folder)

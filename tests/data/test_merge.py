@@ -106,3 +106,15 @@ def test_both_orders_and_human_verdicts():
     assert math.isnan(both_orders_share(c.iloc[:0]))
     assert human_verdicts(c) == (3, 2)
     assert human_verdicts(c.assign(judge="gpt")) == (0, 0)
+
+
+def test_reference_systems_are_kept_and_joined():
+    import dataclasses
+
+    base = dataclasses.replace(_base(), reference_systems=("m1",))
+    scores = read_upload("scores.csv", SCORES)
+    merged, _ = add_to_dataset(base, scores)
+    assert merged.reference_systems == ("m1",)
+    more = dataclasses.replace(scores, reference_systems=("m2", "m1"))
+    merged, _ = add_to_dataset(base, more)
+    assert merged.reference_systems == ("m1", "m2")

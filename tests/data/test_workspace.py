@@ -108,3 +108,18 @@ def test_tables_are_validated_like_an_upload():
 def test_active_that_is_not_in_the_file_is_none():
     blob = save_workspace({"demo": BenchmarkRef("demo")}, "gone")
     assert load_workspace(blob)[1]["app.active"] is None
+
+
+def test_reference_systems_survive_the_file_and_old_files_still_load():
+    demo = data.demo_dataset()
+    mine = dataclasses.replace(demo, name="mine", reference_systems=("lead", "large"))
+    blob = save_workspace({"mine": mine}, "mine")
+    back = load_workspace(blob, "w.zip")[0]["mine"]
+    assert back.reference_systems == ("lead", "large")
+    _same(mine, back)
+    # a workspace saved before reference systems existed: none
+    old = _with_manifest(blob, lambda m: m["datasets"][0].pop("reference_systems"))
+    assert load_workspace(old, "w.zip")[0]["mine"].reference_systems == ()
+    bad = _with_manifest(blob, lambda m: m["datasets"][0].update(reference_systems="lead"))
+    with pytest.raises(DataError, match="reference_systems of dataset 'mine' are not a list"):
+        load_workspace(bad, "w.zip")

@@ -1,0 +1,43 @@
+"""The dataset an analysis page looks at: systems left out and a reading of the ratings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from data.readings import has_readings, with_reading
+from data.schema import Dataset
+from data.systems import default_excluded, keep_systems
+
+
+def analysis_view(
+    ds: Dataset, exclude: Iterable[str] | None = None, reading: str | None = None
+) -> Dataset:
+    """``ds`` as the analyses see it: :func:`~data.systems.keep_systems` then
+    :func:`~data.readings.with_reading`.
+
+    Parameters
+    ----------
+    ds : Dataset
+        The dataset as loaded; not changed.
+    exclude : iterable of str, optional
+        Systems to leave out; None: :func:`~data.systems.default_excluded` (the reference
+        systems, e.g. HANNA's human story); ``[]``: none.
+    reading : {"published", "cleaned"}, optional
+        None: ``"published"`` when :func:`~data.readings.has_readings`, else the scores as
+        loaded.
+
+    Returns
+    -------
+    Dataset
+        ``ds`` itself when nothing is left out and the reading changes no score (so caches
+        keyed on the object stay valid).
+
+    Raises
+    ------
+    DataError
+        An unknown system or reading.
+    """
+    exclude = default_excluded(ds) if exclude is None else list(exclude)
+    if reading is None:
+        reading = "published" if has_readings(ds) else "cleaned"
+    return with_reading(keep_systems(ds, exclude), reading)
