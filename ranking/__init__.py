@@ -64,6 +64,7 @@ from ranking.significance import (
     williams_matrix,
     williams_test,
 )
+from ranking.subset import SubsetConsistencyResult, subset_consistency
 
 __all__ = [
     # decisions and pooled statistics
@@ -96,6 +97,9 @@ __all__ = [
     "budget_curves",
     "BudgetCurves",
     "comparisons_needed",
+    # rankings of candidate subsets (Liusie et al. Table 8)
+    "subset_consistency",
+    "SubsetConsistencyResult",
     # agreement with a reference (ranking.metrics)
     "pairwise_accuracy",
     "spearman",
