@@ -42,11 +42,16 @@ __all__ = [
     "ICC_KINDS",
     "ALPHA_SCALES",
     "KAPPA_WEIGHTS",
+    "BASELINE_REFERENCES",
 ]
 
 ICC_KINDS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
 ALPHA_SCALES = ("nominal", "ordinal", "interval", "ratio")
 KAPPA_WEIGHTS = (None, "linear", "quadratic")
+#: The human baseline's references: "others" (each annotator vs the mean of the other
+#: annotators, leave-one-out) and "all" (vs the mean of all annotators, self included: the
+#: upper bound of Chhun et al. 2024).
+BASELINE_REFERENCES = ("others", "all")
 
 
 @dataclass(frozen=True)
@@ -87,16 +92,18 @@ class ICCResult:
 
 @dataclass(frozen=True, eq=False)
 class HumanBaselineResult:
-    """Each annotator against the mean of the other annotators.
+    """Each annotator against the mean of the other annotators (or of all of them).
 
     ``values[a]`` is annotator ``a``'s correlation, ``mean`` their mean over annotators with
-    a defined value, ``results[a]`` the full :class:`~ranking.correlations.CorrelationResult`.
+    a defined value, ``results[a]`` the full :class:`~ranking.correlations.CorrelationResult`,
+    ``reference`` the mean correlated with (:data:`BASELINE_REFERENCES`).
     """
 
     values: np.ndarray
     mean: float
     results: tuple[CorrelationResult, ...]
     reason: str = ""
+    reference: str = "others"
 
 
 @dataclass(frozen=True)
@@ -500,20 +507,27 @@ def human_baseline(
     n_boot=0,
     confidence=0.95,
     random_state=None,
+    reference="others",
 ):
-    """Each annotator correlated with the mean of the other annotators.
+    """Each annotator correlated with the mean of the other annotators (or of all of them).
 
-    The upper bound a judge is compared with: a judge that agrees with the human mean as
-    well as a held-out annotator does is as good as one more human.
+    The baseline a judge is compared with: a judge that agrees with the human mean as
+    well as a held-out annotator does is as good as one more human (``reference="others"``,
+    leave-one-out). Chhun et al. (2024, HANNA) correlate each annotator with the mean of all
+    annotators, its own rating included (``reference="all"``); the annotator is then part of
+    what it is compared with, so the paper calls this an upper bound.
 
     Parameters
     ----------
     ratings : array_like of shape (n_items, n_annotators)
-        NaN where an annotator did not rate an item; the mean of the others uses the
-        annotators present, and items where annotator a or all others are missing are left
-        out of annotator a's correlation (counted in its ``n_dropped_nan``).
+        NaN where an annotator did not rate an item; the mean uses the annotators present,
+        and items where annotator a or the mean is missing are left out of annotator a's
+        correlation (counted in its ``n_dropped_nan``).
     contexts, systems, unit, method, variant, n_boot, confidence, random_state
         As in :func:`ranking.correlations.correlation`.
+    reference : {"others", "all"}
+        The mean each annotator is correlated with: of the other annotators, or of all
+        annotators (self included).
 
     Returns
     -------
@@ -522,8 +536,10 @@ def human_baseline(
     Raises
     ------
     ValueError
-        Fewer than 2 annotators, or what :func:`~ranking.correlations.correlation` raises.
+        Fewer than 2 annotators, an unknown reference, or what
+        :func:`~ranking.correlations.correlation` raises.
     """
+    check_choice(reference, BASELINE_REFERENCES, "reference")
     Y = as_matrix(ratings)
     n_items, n_ann = Y.shape
     if n_ann < 2:
@@ -535,7 +551,10 @@ def human_baseline(
     results = []
     for a in range(n_ann):
         own = np.where(finite[:, a], Y[:, a], 0.0)
-        n_other = cnt - finite[:, a]
+        if reference == "all":
+            own, n_other = 0.0, cnt
+        else:
+            n_other = cnt - finite[:, a]
         with np.errstate(invalid="ignore", divide="ignore"):
             others = np.where(n_other > 0, (tot - own) / n_other, np.nan)
         results.append(
@@ -560,7 +579,7 @@ def human_baseline(
             results[i].reason for i in np.flatnonzero(~defined)
         )
     mean = float(values[defined].mean()) if defined.any() else np.nan
-    return HumanBaselineResult(values, mean, tuple(results), reason)
+    return HumanBaselineResult(values, mean, tuple(results), reason, reference)
 
 
 def self_consistency(samples, confidence=0.95):

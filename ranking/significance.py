@@ -47,7 +47,13 @@ __all__ = [
     "bh_adjust",
     "permutation_test",
     "paired_shift",
+    "ALTERNATIVES",
 ]
+
+#: The alternatives of the Williams tests: "two-sided" (the correlations differ), "greater"
+#: (judge j correlates more with the humans than judge k; Moon's one-sided test as in HANNA),
+#: "less" (judge j correlates less).
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 @dataclass(frozen=True)
@@ -72,12 +78,16 @@ class WelchResult:
 
 @dataclass(frozen=True)
 class WilliamsResult:
-    """Williams' test of two dependent correlations: t on ``df`` = n - 3 degrees of freedom."""
+    """Williams' test of two dependent correlations: t on ``df`` = n - 3 degrees of freedom.
+
+    ``alternative`` is the hypothesis the p-value tests (see :data:`ALTERNATIVES`).
+    """
 
     statistic: float
     pvalue: float
     df: float
     reason: str = ""
+    alternative: str = "two-sided"
 
 
 @dataclass(frozen=True)
@@ -126,9 +136,12 @@ class WilliamsMatrixResult:
     ``r_human_pair[j, k]`` is judge j's correlation with the humans on those items,
     ``r_between`` the judge-judge correlation, ``statistic[j, k]`` the t statistic (positive
     when judge j agrees more with humans; ``statistic[k, j] = -statistic[j, k]``),
-    ``pvalue`` the two-sided p-value, ``pvalue_adjusted`` the Benjamini-Hochberg adjusted p
-    over the family of all pairs, ``n`` the items (or systems) used, ``reasons[(j, k)]`` why
-    a pair is NaN. Diagonals are NaN.
+    ``pvalue[j, k]`` the p-value of ``alternative`` for row judge j against column judge k
+    (two-sided: symmetric; "greater": j correlates more; "less": j correlates less),
+    ``pvalue_adjusted`` the Benjamini-Hochberg adjusted p over the family of all tests (the
+    unordered pairs when two-sided, the ordered pairs (j, k), j != k, when one-sided), ``n``
+    the items (or systems) used, ``reasons[(j, k)]`` (j < k) why a pair is NaN. Diagonals are
+    NaN.
     """
 
     r_human: np.ndarray
@@ -139,6 +152,7 @@ class WilliamsMatrixResult:
     pvalue_adjusted: np.ndarray
     n: np.ndarray
     reasons: dict
+    alternative: str = "two-sided"
 
 
 # ----------------------------------------------------------------------------- two groups
@@ -235,7 +249,16 @@ def paired_shift(a, b, confidence=0.95):
 # ----------------------------------------------------------------------------- Williams, BH
 
 
-def williams_test(r_jh, r_kh, r_jk, n):
+def _t_pvalue(t: float, df: float, alternative: str) -> float:
+    """The p-value of a t statistic on ``df`` degrees of freedom under ``alternative``."""
+    if alternative == "greater":
+        return float(stats.t.sf(t, df))
+    if alternative == "less":
+        return float(stats.t.cdf(t, df))
+    return float(2.0 * stats.t.sf(abs(t), df))
+
+
+def williams_test(r_jh, r_kh, r_jk, n, alternative="two-sided"):
     """Williams' test for two dependent correlations sharing one variable.
 
     Tests whether judge j and judge k correlate equally with the humans h, given the
@@ -248,18 +271,32 @@ def williams_test(r_jh, r_kh, r_jk, n):
 
     with n - 3 degrees of freedom.
 
+    Parameters
+    ----------
+    r_jh, r_kh : float
+        Judge j's and judge k's correlation with the humans.
+    r_jk : float
+        The correlation between the two judges.
+    n : int
+        The items (or systems) the three correlations are taken over.
+    alternative : {"two-sided", "greater", "less"}
+        "two-sided": the correlations differ, p = 2 P(T > |t|); "greater": judge j
+        correlates more with the humans (the one-sided test of an increase, Moon 2019, used
+        by HANNA), p = P(T > t); "less": judge j correlates less, p = P(T < t).
+
     Returns
     -------
     WilliamsResult
-        The statistic t (positive when judge j agrees more) and the two-sided p-value; NaN
-        with a reason when a correlation is NaN (undefined), n < 4, or the correlations
-        cannot come from one data set (the variance term is not positive).
+        The statistic t (positive when judge j agrees more) and the p-value of
+        ``alternative``; NaN with a reason when a correlation is NaN (undefined), n < 4, or
+        the correlations cannot come from one data set (the variance term is not positive).
 
     Raises
     ------
     ValueError
-        A correlation outside [-1, 1], or ``n`` not a whole number.
+        A correlation outside [-1, 1], ``n`` not a whole number, or an unknown alternative.
     """
+    check_choice(alternative, ALTERNATIVES, "alternative")
     rs = np.array([r_jh, r_kh, r_jk], dtype=np.float64)
     if (np.abs(rs) > 1).any():
         raise ValueError(f"correlations must be finite and in [-1, 1]; got {rs.tolist()}")
@@ -268,24 +305,25 @@ def williams_test(r_jh, r_kh, r_jk, n):
     nan = np.nan
     if np.isnan(rs).any():
         reason = f"a correlation is NaN (undefined); got {rs.tolist()}"
-        return WilliamsResult(nan, nan, nan, reason)
+        return WilliamsResult(nan, nan, nan, reason, alternative)
     if n < 4:
         reason = f"Williams' test needs n >= 4 items (df = n - 3); got {n!r}"
-        return WilliamsResult(nan, nan, nan, reason)
+        return WilliamsResult(nan, nan, nan, reason, alternative)
     r12, r13, r23 = rs
     det = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     var = 2 * (n - 1) / (n - 3) * det + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3
     if var <= 0:
         if r12 == r13:
-            return WilliamsResult(0.0, 1.0, float(n - 3))
+            p0 = 1.0 if alternative == "two-sided" else 0.5
+            return WilliamsResult(0.0, p0, float(n - 3), "", alternative)
         reason = (
             f"correlations r_jh={r12}, r_kh={r13}, r_jk={r23} are not consistent with one "
             "data set (non-positive variance term); Williams' test is undefined"
         )
-        return WilliamsResult(nan, nan, float(n - 3), reason)
+        return WilliamsResult(nan, nan, float(n - 3), reason, alternative)
     t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(var)
-    p = 2.0 * stats.t.sf(abs(t), n - 3)
-    return WilliamsResult(float(t), float(p), float(n - 3))
+    p = _t_pvalue(t, n - 3, alternative)
+    return WilliamsResult(float(t), p, float(n - 3), "", alternative)
 
 
 def bh_adjust(pvalues):
@@ -316,6 +354,7 @@ def williams_matrix(
     variant="b",
     systems=None,
     names=None,
+    alternative="two-sided",
 ):
     """Williams' test between every pair of judges, with Benjamini-Hochberg adjustment.
 
@@ -330,13 +369,17 @@ def williams_matrix(
         ``unit="system"``).
     names : sequence of str, optional
         Judge names used in the ``reasons`` messages (default "judge <column>").
+    alternative : {"two-sided", "greater", "less"}
+        As in :func:`williams_test`, for row judge j against column judge k.
 
     Returns
     -------
     WilliamsMatrixResult
-        The BH family is all judge pairs of this call. Correlations come from the same
-        vectorised formulas as item level (equal to scipy's; checked in tests).
+        The BH family is every test of this call: the judge pairs when two-sided, the
+        ordered pairs when one-sided. Correlations come from the same vectorised formulas
+        as item level (equal to scipy's; checked in tests).
     """
+    check_choice(alternative, ALTERNATIVES, "alternative")
     if unit == "item":
         raise ValueError(
             "Williams' test compares correlations over one sample of items; an average of "
@@ -422,17 +465,22 @@ def williams_matrix(
         if bad:
             reasons[(a, b)] = "; ".join(dict.fromkeys(bad))
             continue
-        res = williams_test(values[ka], values[kb], values[kab], n_pair)
+        res = williams_test(values[ka], values[kb], values[kab], n_pair, alternative)
         if res.reason:
             reasons[(a, b)] = res.reason
             continue
         T[a, b], T[b, a] = res.statistic, -res.statistic
-        P[a, b] = P[b, a] = res.pvalue
-    iu = np.triu_indices(n_j, 1)
+        P[a, b] = res.pvalue
+        P[b, a] = _t_pvalue(-res.statistic, res.df, alternative)
     P_adj = np.full(shape, np.nan)
-    P_adj[iu] = bh_adjust(P[iu])
-    P_adj.T[iu] = P_adj[iu]
-    return WilliamsMatrixResult(r_h, r_pair, r_jk, T, P, P_adj, N, reasons)
+    if alternative == "two-sided":
+        iu = np.triu_indices(n_j, 1)
+        P_adj[iu] = bh_adjust(P[iu])
+        P_adj.T[iu] = P_adj[iu]
+    else:
+        off = ~np.eye(n_j, dtype=bool)
+        P_adj[off] = bh_adjust(P[off])
+    return WilliamsMatrixResult(r_h, r_pair, r_jk, T, P, P_adj, N, reasons, alternative)
 
 
 # ----------------------------------------------------------------------------- permutation

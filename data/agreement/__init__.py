@@ -17,8 +17,9 @@ data set has several groups the reference must be chosen with ``annotators=``.
 
 The package, one module per seam (every name below is reached as ``data.agreement.<name>``):
 ``reference`` (annotator groups, the human reference, judge scores, both aligned),
-``correlations`` (judge-human correlations, Williams' tests), ``humans`` (inter-annotator
-agreement, the human baseline), ``judges`` (self-consistency, pairwise accuracy),
+``correlations`` (judge-human correlations), ``williams`` (Williams' tests between judges,
+and of one rater against all others), ``humans`` (inter-annotator agreement, the human
+baseline, annotator pairs), ``judges`` (self-consistency, pairwise accuracy),
 ``verdicts`` (verdicts against human verdicts, per pair of raters and per annotator against
 the others) and ``cli`` (the command line).
 """
@@ -27,8 +28,13 @@ from __future__ import annotations
 
 from data.agreement._tables import ITEM
 from data.agreement.cli import main
-from data.agreement.correlations import correlation_table, williams_matrix_frame, williams_table
-from data.agreement.humans import human_baseline_table, iaa_table, rating_matrix
+from data.agreement.correlations import correlation_table
+from data.agreement.humans import (
+    annotator_pairs_table,
+    human_baseline_table,
+    iaa_table,
+    rating_matrix,
+)
 from data.agreement.judges import pairwise_accuracy_table, self_consistency_table
 from data.agreement.reference import (
     aligned_scores,
@@ -38,6 +44,11 @@ from data.agreement.reference import (
     reference_annotators,
 )
 from data.agreement.verdicts import annotator_summary_table, verdict_agreement_table
+from data.agreement.williams import (
+    williams_matrix_frame,
+    williams_table,
+    williams_versus_table,
+)
 
 __all__ = [
     "ITEM",
@@ -49,9 +60,11 @@ __all__ = [
     "correlation_table",
     "williams_table",
     "williams_matrix_frame",
+    "williams_versus_table",
     "rating_matrix",
     "iaa_table",
     "human_baseline_table",
+    "annotator_pairs_table",
     "self_consistency_table",
     "pairwise_accuracy_table",
     "verdict_agreement_table",

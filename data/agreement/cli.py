@@ -15,9 +15,10 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-from data.agreement.correlations import correlation_table, williams_table
+from data.agreement.correlations import correlation_table
 from data.agreement.humans import human_baseline_table, iaa_table
 from data.agreement.judges import pairwise_accuracy_table, self_consistency_table
+from data.agreement.williams import williams_table
 from data.schema import DataError, Dataset
 from ranking.correlations import KENDALL_VARIANTS
 

@@ -1,9 +1,8 @@
-"""Judges against the human reference: correlations, and Williams' tests between judges.
+"""Judges against the human reference: correlations (Williams' tests: ``williams``).
 
 Correlations are taken at three units (``level`` in the tables): item level within each
 context, system level over per-system means, overall over all items; intervals resample
-contexts. Williams' test compares two judges' correlations with the humans, with a
-Benjamini-Hochberg family per attribute and Eval-Prompt.
+contexts.
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 import ranking as rk
-from data.agreement._tables import ITEM, codes, table_frame
+from data.agreement._tables import codes, table_frame
 from data.agreement.reference import aligned_scores
-from data.schema import DataError, Dataset
+from data.schema import Dataset
 from ranking._score_checks import check_choice
 from ranking.correlations import METHODS, UNITS
 
@@ -25,10 +24,6 @@ CORRELATION_COLUMNS = (
     "judge prompt_id attribute level method variant value lower upper pvalue n_items n_used "
     "n_dropped_nan n_units n_skipped reason"
 ).split()
-#: Columns of :func:`williams_table`, in order.
-WILLIAMS_COLUMNS = (
-    "attribute prompt_id judge_a judge_b r_a r_b r_ab n t p p_bh level method reason".split()
-)
 
 
 def correlation_table(
@@ -144,128 +139,3 @@ def _corr_fields(res: rk.CorrelationResult) -> dict:
         n_skipped=res.n_skipped,
         reason=res.reason,
     )
-
-
-def williams_table(
-    ds: Dataset,
-    judge=None,
-    prompt_id=None,
-    attribute=None,
-    annotators=None,
-    unit: str = "overall",
-    method: str = "kendall",
-    variant: str = "b",
-) -> pd.DataFrame:
-    """Williams' test between every pair of judges under the same prompt, per attribute.
-
-    Parameters
-    ----------
-    ds : Dataset
-        Ratings, human scores and (for the system unit) the candidates' systems.
-    judge, prompt_id, attribute : str or iterable of str, optional
-        The ratings kept; default all.
-    annotators : str or iterable of str, optional
-        The human reference (``data.agreement.reference_annotators``).
-    unit : {"overall", "system"}
-        Correlate over all items or over per-system means.
-    method : str
-        Correlation coefficient.
-    variant : str
-        Kendall's variant.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :data:`WILLIAMS_COLUMNS`: attribute, prompt_id, judge_a, judge_b, r_a, r_b (each
-        judge against the humans on the items both judges have), r_ab, n, t (positive:
-        judge_a agrees more), p, p_bh (Benjamini-Hochberg over the judge pairs of one
-        attribute and prompt_id), level (``unit``), method, reason. A pair appears once
-        (judge_a before judge_b in sorted order); a family with one judge has no rows.
-
-    Raises
-    ------
-    DataError
-        System-level tests without system labels; no ratings, no human reference, or a
-        chosen name that does not appear.
-    """
-    df = aligned_scores(ds, judge, prompt_id, attribute, annotators)
-    # Integer codes once for the whole frame; each family is then laid out with numpy
-    # (per-family pandas pivots and merges cost more than the tests themselves).
-    item_all = df.groupby(ITEM, sort=False, observed=True).ngroup().to_numpy()
-    judge_all, judge_labels = pd.factorize(df["judge"], sort=True)
-    score_all = df["score"].to_numpy(dtype=np.float64)
-    human_all = df["human"].to_numpy(dtype=np.float64)
-    sys_all = codes(df["system"])
-    rows = []
-    families = df.groupby(["attribute", "prompt_id"], sort=True, observed=True).indices
-    for (attr, pid), idx in families.items():
-        _, item = np.unique(item_all[idx], return_inverse=True)
-        present, jcol = np.unique(judge_all[idx], return_inverse=True)
-        judges = [str(judge_labels[c]) for c in present]
-        if len(judges) < 2:
-            continue
-        n_items = int(item.max()) + 1
-        S = np.full((n_items, len(judges)), np.nan)
-        S[item, jcol] = score_all[idx]
-        human = np.full(n_items, np.nan)
-        human[item] = human_all[idx]
-        sysc = np.full(n_items, -1)
-        sysc[item] = sys_all[idx]
-        systems = sysc if (sysc >= 0).all() else None
-        if unit == "system" and systems is None:
-            raise DataError(f"{ds.name}: system-level Williams tests need system labels")
-        res = rk.williams_matrix(
-            S, human, unit=unit, method=method, variant=variant, systems=systems, names=judges
-        )
-        for a in range(len(judges)):
-            for b in range(a + 1, len(judges)):
-                rows.append(
-                    dict(
-                        attribute=attr,
-                        prompt_id=pid,
-                        judge_a=judges[a],
-                        judge_b=judges[b],
-                        r_a=res.r_human_pair[a, b],
-                        r_b=res.r_human_pair[b, a],
-                        r_ab=res.r_between[a, b],
-                        n=int(res.n[a, b]),
-                        t=res.statistic[a, b],
-                        p=res.pvalue[a, b],
-                        p_bh=res.pvalue_adjusted[a, b],
-                        level=unit,
-                        method=method,
-                        reason=res.reasons.get((a, b), ""),
-                    )
-                )
-    return table_frame(rows, WILLIAMS_COLUMNS)
-
-
-def williams_matrix_frame(
-    table: pd.DataFrame, attribute: str, prompt_id: str, value: str = "p_bh"
-) -> pd.DataFrame:
-    """One (attribute, prompt_id) of :func:`williams_table` as a square judge x judge frame.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        A :func:`williams_table`.
-    attribute, prompt_id : str
-        The family shown.
-    value : str
-        The column shown ("p_bh", "p", "t", "r_ab", ...).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Judges (sorted) as index and columns, NaN on the diagonal and for pairs not tested.
-        "t" is antisymmetric (row judge minus column judge); the others are symmetric.
-    """
-    sel = table[(table["attribute"] == attribute) & (table["prompt_id"] == prompt_id)]
-    judges = sorted(set(sel["judge_a"]) | set(sel["judge_b"]))
-    M = pd.DataFrame(np.nan, index=judges, columns=judges)
-    sign = -1.0 if value == "t" else 1.0
-    for row in sel.itertuples(index=False):
-        v = getattr(row, value)
-        M.loc[row.judge_a, row.judge_b] = v
-        M.loc[row.judge_b, row.judge_a] = sign * v
-    return M

@@ -1,4 +1,5 @@
-"""The human annotators among themselves: inter-annotator agreement and the human baseline."""
+"""The human annotators among themselves: inter-annotator agreement, the human baseline and
+the correlation between every pair of annotators."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import ranking as rk
 from data.agreement._tables import ITEM, codes, pick, table_frame, wide
 from data.agreement.reference import annotator_groups
 from data.schema import Dataset
+from ranking._score_checks import check_choice
+from ranking.correlations import METHODS, UNITS
+from ranking.reliability import BASELINE_REFERENCES
 
 #: Columns of :func:`iaa_table`, in order.
 IAA_COLUMNS = (
@@ -19,8 +23,10 @@ IAA_COLUMNS = (
 ).split()
 #: Columns of :func:`human_baseline_table`, in order.
 BASELINE_COLUMNS = (
-    "group attribute level method annotator value n_used n_dropped_nan reason".split()
+    "group attribute level method reference annotator value n_used n_dropped_nan reason".split()
 )
+#: Columns of :func:`annotator_pairs_table`, in order.
+PAIRS_COLUMNS = "group attribute annotator_a annotator_b level method value n_used reason".split()
 
 
 def rating_matrix(hs: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
@@ -57,6 +63,17 @@ def _group_scores(
         sub = pick(hs, "annotator", names, f"{ds.name} human_scores")
         for attr, g in sub.groupby("attribute", sort=True, observed=True):
             yield gname, list(names), attr, g
+
+
+def _units(ds: Dataset, items: pd.DataFrame, has_sys: bool):
+    """Context codes and system codes (None without labels for every item) of the items."""
+    ctx = codes(items["context_id"])
+    if not has_sys:
+        return ctx, None
+    sys_col = items.merge(
+        ds.candidates[[*ITEM, "system"]].drop_duplicates(ITEM), on=ITEM, how="left"
+    )["system"]
+    return ctx, (codes(sys_col) if sys_col.notna().all() else None)
 
 
 def iaa_table(
@@ -126,8 +143,9 @@ def human_baseline_table(
     units: Sequence[str] = ("overall", "system"),
     method: str = "kendall",
     variant: str = "b",
+    reference: str = "others",
 ) -> pd.DataFrame:
-    """Each annotator against the mean of the other annotators of the group.
+    """Each annotator against the mean of the other annotators of the group (or of all).
 
     Parameters
     ----------
@@ -144,32 +162,35 @@ def human_baseline_table(
         Correlation coefficient.
     variant : str
         Kendall's variant.
+    reference : {"others", "all"}
+        "others": each annotator vs the mean of the other annotators (leave-one-out);
+        "all": vs the mean of all annotators of the group, self included (the upper bound
+        of Chhun et al. 2024, whose HANNA figures use it).
 
     Returns
     -------
     pandas.DataFrame
-        :data:`BASELINE_COLUMNS`: group, attribute, level (the unit), method, annotator
-        ("mean" for the mean over annotators), value, n_used, n_dropped_nan, reason. Without
-        system labels the system unit is one "mean" row with NaN and the reason.
+        :data:`BASELINE_COLUMNS`: group, attribute, level (the unit), method, reference,
+        annotator ("mean" for the mean over annotators), value, n_used, n_dropped_nan,
+        reason. Without system labels the system unit is one "mean" row with NaN and the
+        reason.
 
     Raises
     ------
+    ValueError
+        An unknown reference.
     DataError
         An attribute or annotator that does not appear in the human scores.
     """
+    check_choice(reference, BASELINE_REFERENCES, "reference")
     has_sys = "system" in ds.candidates.columns
     rows = []
     for gname, names, attr, g in _group_scores(ds, attribute, groups):
         Y, items = rating_matrix(g, names)
-        ctx = codes(items["context_id"])
-        sysc = None
-        if has_sys:
-            sys_col = items.merge(
-                ds.candidates[[*ITEM, "system"]].drop_duplicates(ITEM), on=ITEM, how="left"
-            )["system"]
-            sysc = codes(sys_col) if sys_col.notna().all() else None
+        ctx, sysc = _units(ds, items, has_sys)
         for unit in units:
             base = dict(group=gname, attribute=attr, level=unit, method=method)
+            base["reference"] = reference
             if unit == "system" and sysc is None:
                 rows.append(
                     {
@@ -181,7 +202,13 @@ def human_baseline_table(
                 )
                 continue
             res = rk.human_baseline(
-                Y, contexts=ctx, systems=sysc, unit=unit, method=method, variant=variant
+                Y,
+                contexts=ctx,
+                systems=sysc,
+                unit=unit,
+                method=method,
+                variant=variant,
+                reference=reference,
             )
             for name, r in zip(names, res.results, strict=True):
                 rows.append(
@@ -196,3 +223,80 @@ def human_baseline_table(
                 )
             rows.append({**base, "annotator": "mean", "value": res.mean, "reason": res.reason})
     return table_frame(rows, BASELINE_COLUMNS)
+
+
+def annotator_pairs_table(
+    ds: Dataset,
+    attribute=None,
+    groups: dict[str, list[str]] | None = None,
+    method: str = "kendall",
+    variant: str = "b",
+    unit: str = "overall",
+) -> pd.DataFrame:
+    """The correlation between every pair of annotators of a group (Chiang & Lee, Table 6).
+
+    Parameters
+    ----------
+    ds : Dataset
+        Its human scores and (for the system unit) the candidates' systems.
+    attribute : str or iterable of str, optional
+        The attributes kept; default all.
+    groups : dict of str to list of str, optional
+        Group -> annotators; default :func:`data.agreement.annotator_groups`. Groups with a
+        single annotator are left out.
+    method : {"kendall", "spearman", "pearson"}
+        Correlation coefficient (``ranking.correlation``).
+    variant : str
+        Kendall's variant.
+    unit : {"overall", "system", "item"}
+        Overall pools every item both annotators scored; system correlates per-system
+        means; item correlates within each context and averages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`PAIRS_COLUMNS`, one row per pair (annotator_a before annotator_b in the
+        group's order) and attribute: group, attribute, annotator_a, annotator_b, level,
+        method, value, n_used (items both scored; items one of them left blank are left
+        out), reason (why value is NaN).
+
+    Raises
+    ------
+    ValueError
+        An unknown method or unit.
+    DataError
+        An attribute or annotator that does not appear in the human scores.
+    """
+    check_choice(method, METHODS, "method")
+    check_choice(unit, UNITS, "unit")
+    has_sys = "system" in ds.candidates.columns
+    rows = []
+    for gname, names, attr, g in _group_scores(ds, attribute, groups):
+        Y, items = rating_matrix(g, names)
+        ctx, sysc = _units(ds, items, has_sys)
+        for a in range(len(names)):
+            for b in range(a + 1, len(names)):
+                base = dict(
+                    group=gname,
+                    attribute=attr,
+                    annotator_a=names[a],
+                    annotator_b=names[b],
+                    level=unit,
+                    method=method,
+                )
+                if unit == "system" and sysc is None:
+                    rows.append({**base, "value": np.nan, "reason": "no system labels"})
+                    continue
+                res = rk.correlation(
+                    Y[:, a],
+                    Y[:, b],
+                    unit=unit,
+                    method=method,
+                    variant=variant,
+                    contexts=ctx,
+                    systems=sysc,
+                )
+                rows.append(
+                    {**base, "value": res.value, "n_used": res.n_used, "reason": res.reason}
+                )
+    return table_frame(rows, PAIRS_COLUMNS)

@@ -13,7 +13,7 @@ from data.schema import Dataset
 #: Columns of :func:`self_consistency_table`, in order.
 CONSISTENCY_COLUMNS = (
     "judge prompt_id attribute n_items n_samples icc2k icc2k_lower icc2k_upper icc2k_items "
-    "share_identical n_nan reason"
+    "alpha_interval alpha_ordinal share_identical n_nan reason"
 ).split()
 #: Columns of :func:`pairwise_accuracy_table`, in order.
 ACCURACY_COLUMNS = ["judge", "attribute", "tau", "accuracy", "n_contexts", "reason"]
@@ -37,10 +37,12 @@ def self_consistency_table(
     -------
     pandas.DataFrame
         :data:`CONSISTENCY_COLUMNS`: judge, prompt_id, attribute, n_items, n_samples (distinct
-        sample numbers), icc2k (ICC2k with the samples as raters), icc2k_lower,
-        icc2k_upper, icc2k_items (items with every sample parsed), share_identical, n_nan
-        (samples missing or unparsed), reason. A judge with one sample per item gets NaN
-        with the reason.
+        sample numbers), icc2k (ICC2k with the samples as raters; HANNA's Table 1),
+        icc2k_lower, icc2k_upper, icc2k_items (items with every sample parsed),
+        alpha_interval and alpha_ordinal (Krippendorff's alpha with the samples as raters,
+        items with 2 or more parsed samples; Chiang & Lee's Table 1), share_identical (share
+        of those items whose parsed samples all agree), n_nan (samples missing or
+        unparsed), reason. A judge with one sample per item gets NaN with the reason.
 
     Raises
     ------
@@ -72,16 +74,20 @@ def self_consistency_table(
             continue
         Y, _, _ = wide(r.iloc[groups[(jname, pid, attr)]], "sample")
         res = rk.self_consistency(Y, confidence=confidence)
+        alphas = {s: rk.krippendorff_alpha(Y, s) for s in ("interval", "ordinal")}
+        reasons = [res.reason] + [f"alpha ({s}): {a.reason}" for s, a in alphas.items() if a.reason]
         rows.append(
             {
                 **base,
+                "alpha_interval": alphas["interval"].value,
+                "alpha_ordinal": alphas["ordinal"].value,
                 "icc2k": res.icc.value,
                 "icc2k_lower": res.icc.lower,
                 "icc2k_upper": res.icc.upper,
                 "icc2k_items": res.n_items_icc,
                 "share_identical": res.share_identical,
                 "n_nan": res.n_nan_samples,
-                "reason": res.reason,
+                "reason": "; ".join(dict.fromkeys(r for r in reasons if r)),
             }
         )
     return table_frame(rows, CONSISTENCY_COLUMNS)
