@@ -34,7 +34,11 @@ def _published(ratings: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """(numbers read from ``raw``, NaN where it is no number; mask of ratings that differ)."""
     if not len(ratings) or "raw" not in ratings.columns:
         return np.empty(0), np.zeros(len(ratings), dtype=bool)
-    num = pd.to_numeric(ratings["raw"], errors="coerce").to_numpy(dtype=np.float64)
+    raw = ratings["raw"]
+    num = np.full(len(ratings), np.nan)
+    # only non-empty raw texts can be numbers (most are empty: automatic measures)
+    some = np.flatnonzero((raw.notna() & (raw != "")).to_numpy())
+    num[some] = pd.to_numeric(raw.iloc[some], errors="coerce").to_numpy(dtype=np.float64)
     score = ratings["score"].to_numpy(dtype=np.float64)
     parsed = np.isfinite(num)
     differs = parsed & ~(num == score)  # a NaN score with a numeric raw text differs

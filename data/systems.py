@@ -62,10 +62,16 @@ def _drop_pairs(table: pd.DataFrame, cols: tuple[str, ...], gone: pd.MultiIndex)
     if not len(table) or not len(gone):
         return table
     drop = np.zeros(len(table), dtype=bool)
-    ctx = table["context_id"].to_numpy()
+    gone_ids = gone.get_level_values(1).unique()
     for col in cols:
-        probe = pd.MultiIndex.from_arrays([ctx, table[col].to_numpy()])
-        drop |= probe.isin(gone)
+        # the candidate id alone first (cheap), then the (context, candidate) pair
+        maybe = np.flatnonzero(table[col].isin(gone_ids).to_numpy())
+        if not len(maybe):
+            continue
+        probe = pd.MultiIndex.from_arrays(
+            [table["context_id"].iloc[maybe].to_numpy(), table[col].iloc[maybe].to_numpy()]
+        )
+        drop[maybe[probe.isin(gone)]] = True
     if not drop.any():
         return table
     return table.loc[~drop].reset_index(drop=True)
