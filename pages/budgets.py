@@ -17,6 +17,7 @@ st.caption(
     "Each curve: draw R comparisons per context with a strategy, rank, correlate with the "
     "humans per context, average over contexts; repeated over seeded draws (band)."
 )
+state.scope_caption()
 
 ds, attribute, judge = choices.attribute_and_judge(
     "budget",

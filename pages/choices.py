@@ -14,12 +14,13 @@ from pages.services import comparisons
 
 
 def with_comparisons(missing: str) -> tuple[Dataset, list[str]]:
-    """The active dataset and its attributes with comparisons; stops the page without any.
+    """The active dataset as analysed (:func:`pages.state.analysed`: the sidebar's systems
+    left out) and its attributes with comparisons; stops the page without any.
 
     ``missing`` finishes the sentence "<dataset> has no pairwise comparisons..." with what
     the page needs them for and where to get them.
     """
-    ds = state.active()
+    ds = state.analysed()
     attributes = comparisons.comparison_attributes(ds)
     ui.need(bool(attributes), f"**{state.active_name()}** has no pairwise comparisons{missing}")
     return ds, attributes

@@ -101,9 +101,10 @@ st.caption(
     "when the order is swapped, and what the humans prefer. Pick a row to read the texts and "
     "every raw answer."
 )
+state.scope_caption()
 
 example = example_link.arrive("app.attribute", "app.judge")
-ds = state.active()
+ds = state.analysed()
 if len(ds.comparisons) and not comparisons.comparison_attributes(ds):
     ds, attribute, judge = pick_unparsed_only()
 else:

@@ -22,6 +22,7 @@ st.caption(
     "Bradley–Terry scores with 95% intervals, battles (comparisons with a parsed answer "
     "between two systems) and who beats whom."
 )
+state.scope_caption()
 
 ds, attributes = choices.with_comparisons(
     " to build a leaderboard from. Upload pairwise verdicts or run a pairwise judge on the "

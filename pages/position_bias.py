@@ -18,6 +18,7 @@ st.caption(
     "first position. A decision threshold tau (first wins when p > tau) can correct a bias; "
     "the setting chosen here is the one the Rankings page ranks with."
 )
+state.scope_caption()
 
 ds, attribute, judge = choices.attribute_and_judge(
     "bias",

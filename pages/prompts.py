@@ -19,8 +19,9 @@ st.markdown(
     "The same judge under different templates (prompts) and temperatures: do the scores move, "
     "do the **rankings** they induce stay the same, and how often can the answers not be read?"
 )
+state.scope_caption()
 
-ds = state.active()
+ds = state.analysed()
 comps = ds.comparisons
 has_pairwise = bool(len(comps)) and bool(
     (~comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX)).any()

@@ -20,6 +20,7 @@ st.title("Rankings")
 st.caption(
     "How the judge's pairwise answers become rankings, and how close those come to the humans'."
 )
+state.scope_caption()
 
 ds, attribute, judge = choices.attribute_and_judge(
     "rank",

@@ -138,6 +138,8 @@ SHARED_URL = {
     "app.judge": "judge",
     "app.debias.mode": "debias",
     "app.debias.tau": "tau",
+    "app.exclude": "exclude",
+    "app.reading": "reading",
 }
 DEBIAS_MODES = ("off", "tau", "per_context", "alpha")
 #: Page keys mirrored to the URL (``keep(key, url=...)``): key -> (parameter, parser).
@@ -162,7 +164,27 @@ _SHARED_PARSE: dict[str, Callable[[str], object]] = {
     "app.judge": str,
     "app.debias.mode": _parse_mode,
     "app.debias.tau": _parse_tau,
+    "app.exclude": lambda text: _scope().parse_exclude(text),
+    "app.reading": lambda text: _scope().parse_reading(text),
 }
+
+
+def _scope():
+    from pages import scope  # the scope builds on this module
+
+    return scope
+
+
+def analysed() -> Dataset:
+    """The active dataset as the analysis pages see it: the systems left out in the
+    sidebar's Analysis scope set aside, the chosen reading of the judge ratings applied
+    (``data.analysis_view``); the same object while the scope and dataset stay the same."""
+    return _scope().analysed()
+
+
+def scope_caption() -> None:
+    """One caption line on an analysis page: what is left out, which reading is in use."""
+    _scope().caption()
 
 
 def _run_token() -> object:
@@ -317,6 +339,7 @@ def _first_run() -> None:
         if text is not None and text not in valid:
             seed.pop(SHARED_URL[key])
             note(f"Link: {SHARED_URL[key]} {text!r} is not in **{active_name()}**; ignored.")
+    _scope().check_link(ds, active_name(), seed)
     kept_values = st.session_state.setdefault(_KEPT, {})
     for key in SHARED_URL:
         _seed_key(key, kept_values)
@@ -354,7 +377,12 @@ def url_params() -> dict[str, str]:
         named = _url_name(key)
         if key in values and values[key] is not None and named is not None:
             value = values[key]
-            params[named[0]] = f"{value:g}" if isinstance(value, float) else str(value)
+            if isinstance(value, float):
+                params[named[0]] = f"{value:g}"
+            elif isinstance(value, (list, tuple)):  # exclude=Human,GPT-2
+                params[named[0]] = ",".join(map(str, value))
+            else:
+                params[named[0]] = str(value)
     seed = ss.get(_SEED) or {}
     for name, text in seed.items():  # a page not visited yet keeps its parameters
         params.setdefault(name, text)
@@ -399,6 +427,7 @@ def sidebar() -> None:
             f"{c['human_scores']} human scores · {c['comparisons']} comparisons · "
             f"{c['ratings']} judge ratings"
         )
+        _scope().sidebar_section(ds, active_name())
         for text in st.session_state.pop(_NOTES, []):
             st.info(text, icon=":material/link:")
     from pages import workspace
