@@ -29,7 +29,7 @@ import pandas as pd
 
 from data.coerce import bad_cell_message, coerce, normalise_column, outside
 from data.problems import MAX_LISTED, Problems, row_label
-from data.schema import ROW_KEYS, TABLE_NAMES, TABLES, Dataset
+from data.schema import AUTOMATIC, ROW_KEYS, TABLE_NAMES, TABLES, Dataset
 
 #: Largest file the readers load (bytes); larger uploads are refused before parsing.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -106,8 +106,9 @@ def validate_table(
     source : str, optional
         The file or table name used in messages; defaults to ``name``.
     scale : mapping of attribute to (low, high), optional
-        Allowed range of ``score`` per attribute (human scores); attributes not listed are
-        not range-checked.
+        Allowed range of ``score`` per attribute (human scores, or prompted judges'
+        ratings); attributes not listed, and ratings of automatic measures (``prompt_id``
+        ``data.schema.AUTOMATIC``), are not range-checked.
 
     Returns
     -------
@@ -226,8 +227,12 @@ def _check_values(table, name, source, scale, problems: Problems) -> None:
     if scale and "score" in table.columns and "attribute" in table.columns:
         scores = table["score"].to_numpy()
         attrs = table["attribute"]
+        # automatic measures (BLEU, BERTScore, ...) are on their own scale
+        rated = np.ones(len(table), dtype=bool)
+        if "prompt_id" in table.columns:
+            rated = (table["prompt_id"] != AUTOMATIC).to_numpy()
         for attribute, (lo, hi) in scale.items():
-            off_scale = (attrs == str(attribute)).to_numpy() & outside(scores, lo, hi)
+            off_scale = (attrs == str(attribute)).to_numpy() & rated & outside(scores, lo, hi)
             problems.add_rows(
                 np.flatnonzero(off_scale),
                 lambda p, attribute=attribute, lo=lo, hi=hi: (

@@ -131,6 +131,26 @@ def test_scale_only_applies_to_its_attribute():
     assert out["score"].tolist() == [1.0, 7.0, 5.0]
 
 
+def test_automatic_measures_are_not_held_to_the_scale():
+    df = pd.DataFrame(
+        {
+            "context_id": ["d1"] * 3,
+            "candidate_id": ["a", "b", "a"],
+            "attribute": ["q"] * 3,
+            "judge": ["BLEU", "BLEU", "llm"],
+            "prompt_id": ["automatic", "automatic", "p1"],
+            "sample": [0, 0, 0],
+            "score": [87.5, -3.2, 9.0],
+        }
+    )
+    with pytest.raises(DataError) as err:
+        validate_table(df, "ratings", "r.csv", {"q": (1, 5)})
+    (line,) = problem_lines(err)  # only the prompted judge's 9 is off the scale
+    assert line.startswith("r.csv, row 3, column 'score': 9 is outside the scale of 'q'")
+    out = validate_table(df.iloc[:2], "ratings", "r.csv", {"q": (1, 5)})
+    assert out["score"].tolist() == [87.5, -3.2]
+
+
 def test_duplicate_candidate():
     cand = pd.DataFrame(
         {
