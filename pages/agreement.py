@@ -8,7 +8,17 @@ import streamlit as st
 
 from data.schema import HUMAN_JUDGE_PREFIX
 from pages import state, ui
-from pages.agreement_page import PAGE, Choices, groups, humans, judges, pairwise, williams
+from pages.agreement_page import (
+    PAGE,
+    Choices,
+    groups,
+    humans,
+    judges,
+    pairwise,
+    paper,
+    raters,
+    williams,
+)
 from pages.services import agreement as svc
 
 st.title("Human agreement")
@@ -18,7 +28,7 @@ st.markdown(
     "closely the humans follow each other (the **human baseline**)."
 )
 
-ds = state.active()
+ds = state.analysed()
 comps = ds.comparisons
 human_verdicts = (
     bool(len(comps)) and comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX).any()
@@ -32,6 +42,7 @@ ui.need(
 )
 
 # ------------------------------------------------------------------------------ settings
+state.scope_caption()
 reference_groups = svc.reference_groups(ds)
 c1, c2, c3 = st.columns(3)
 corr_label = c1.selectbox(
@@ -63,6 +74,18 @@ n_boot = c3.select_slider(
     key=f"{PAGE}.n_boot",
     help="Intervals resample contexts; more replicates are steadier and slower (cached).",
 )
+chosen = raters.choose(ds)
+reference = "all"
+if has_humans and group and len(reference_groups[group]) > 1:
+    reference = st.radio(
+        "Human baseline",
+        list(svc.BASELINES),
+        format_func=svc.BASELINES.get,
+        horizontal=True,
+        key=state.keep(f"{PAGE}.baseline", url="baseline", parse=raters.parse_baseline),
+        help="HANNA's figures correlate each annotator with the mean of all three, "
+        "themselves included (an upper bound); leave-one-out is the stricter comparison.",
+    )
 ui.settings(
     PAGE,
     {
@@ -70,6 +93,9 @@ ui.settings(
         "human reference": group,
         "annotators": list(annotators or []),
         "bootstrap replicates": n_boot,
+        "judges": chosen.judges,
+        "automatic measures": chosen.measures,
+        "human baseline": svc.BASELINES[reference],
     },
 )
 choices = Choices(
@@ -83,6 +109,8 @@ choices = Choices(
     n_boot=int(n_boot),
     has_humans=has_humans,
     human_verdicts=bool(human_verdicts),
+    raters=chosen,
+    reference=reference,
 )
 
 # ------------------------------------------------------------------------------ sections
@@ -90,5 +118,7 @@ judges.render(choices)
 humans.render_humans(choices)
 humans.render_self_consistency(choices)
 williams.render(choices)
+paper.render_prompt_effect(choices)
+paper.render_system_ratings(choices)
 groups.render(choices)
 pairwise.render(choices)

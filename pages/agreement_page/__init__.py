@@ -10,7 +10,10 @@
 - :mod:`~pages.agreement_page.groups`: two groups of systems compared by the judge and by
   the humans (mean ± sd, Welch's t);
 - :mod:`~pages.agreement_page.pairwise`: pairwise judges (pairwise accuracy, agreement with
-  the human verdicts).
+  the human verdicts);
+- :mod:`~pages.agreement_page.raters`: the choice of LLM judges and automatic measures;
+- :mod:`~pages.agreement_page.paper`: the Eval-Prompt effect on correlations (HANNA Figures
+  7/8) and a judge's ratings per system and criterion (HANNA Tables 6/7).
 
 Widget keys start with ``agreement.``.
 """
@@ -31,7 +34,8 @@ class Choices:
     Attributes
     ----------
     ds : Dataset
-        The active dataset.
+        The analysed dataset (``state.analysed()``: the systems left out in the sidebar set
+        aside, the chosen reading of the ratings).
     corr_label, method, variant : str
         The correlation as shown ("Kendall tau-b") and as ``data.agreement`` names it.
     groups : dict of str to list of str
@@ -44,6 +48,11 @@ class Choices:
         Bootstrap replicates of the correlation intervals.
     has_humans, human_verdicts : bool
         Whether the dataset has human scores, and human verdicts among its comparisons.
+    raters : pages.agreement_page.raters.Chosen
+        The LLM judges and automatic measures chosen.
+    reference : str
+        The human baseline's reference: "all" (each annotator vs the mean of all, the
+        paper's upper bound) or "others" (leave-one-out).
     """
 
     ds: Dataset
@@ -56,8 +65,19 @@ class Choices:
     n_boot: int
     has_humans: bool
     human_verdicts: bool
+    raters: object = None
+    reference: str = "all"
 
     @property
     def baseline_group(self) -> bool:
         """Whether the reference group has two or more annotators (a human baseline)."""
         return bool(self.group) and len(self.groups[self.group]) > 1
+
+    @property
+    def baseline_row(self) -> str:
+        """The name of the human baseline's row in the figures (says which reference)."""
+        return (
+            "human baseline (vs mean of all annotators)"
+            if self.reference == "all"
+            else "human baseline (vs mean of the others)"
+        )

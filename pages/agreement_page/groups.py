@@ -9,7 +9,6 @@ import streamlit as st
 from pages import ui
 from pages.agreement_page import PAGE, Choices
 from pages.services import agreement as svc
-from pages.services.common import variant_label
 
 GROUP_A = f"{PAGE}.group_a"
 GROUP_B = f"{PAGE}.group_b"
@@ -50,16 +49,19 @@ def render(c: Choices) -> None:
             "As in Chiang & Lee (2023, Table 1): the mean ± sd of each group's items (context "
             "and candidate; the judge's score is the mean of its samples, the human score the "
             "mean of the reference annotators), and Welch's t-test between the groups, for the "
-            "judge and for the humans."
+            "judge and for the humans. Systems left out in the sidebar's analysis scope are "
+            "not offered: include them there to compare them."
         )
-        pairs = c.ds.ratings[["judge", "prompt_id"]].astype(str).drop_duplicates()
+        table = c.raters.table
+        chosen = c.raters.labels or table["label"].tolist()
         labels = {
-            variant_label(j, p): (j, p)
-            for j, p in zip(pairs["judge"], pairs["prompt_id"], strict=True)
+            lab: (j, p)
+            for lab, j, p in zip(table["label"], table["judge"], table["prompt_id"], strict=True)
+            if lab in set(chosen)
         }
         g1, g2, g3 = st.columns(3)
         with g1:
-            label = ui.select("Judge", sorted(labels), key=f"{PAGE}.group_judge")
+            label = ui.select("Judge", list(labels), key=f"{PAGE}.group_judge")
         with g2:
             group_a = _systems("Group A", systems, systems[:1], GROUP_A)
         rest = [s for s in systems if s not in group_a]

@@ -36,29 +36,66 @@ def render_humans(c: Choices) -> None:
         )
         ui.table(iaa, "Human inter-annotator agreement", page=PAGE, hide_index=True)
         if c.baseline_group:
-            base = svc.baseline(c.ds, c.group, c.method, c.variant)
+            base = svc.baseline(c.ds, c.group, c.method, c.variant, c.reference)
             ui.table(
                 base,
-                f"Human baseline ({c.corr_label}): each annotator vs the others",
+                f"Human baseline ({c.corr_label}): {svc.BASELINES[c.reference]}",
                 page=PAGE,
                 hide_index=True,
             )
+    if c.baseline_group:
+        with ui.guard("Annotator pairs"):
+            _annotator_pairs(c)
+
+
+def _annotator_pairs(c: Choices) -> None:
+    """Chiang & Lee (2023) Table 6: the correlation between every pair of annotators."""
+    names = c.groups[c.group]
+    n_pairs = len(names) * (len(names) - 1) // 2
+    st.subheader("Annotator pairs")
+    unit = st.radio(
+        "Unit",
+        ["overall", "system", "item"],
+        horizontal=True,
+        key=f"{PAGE}.pairs_unit",
+        help="overall: every item pooled (Chiang & Lee's Table 6); system: per-system means; "
+        "item: within each context, averaged.",
+    )
+    table = svc.annotator_pairs(c.ds, c.group, tuple(names), c.method, c.variant, unit)
+    title = f"{c.corr_label} between annotator pairs ({c.group}), {unit} level"
+    if n_pairs > MAX_PAIRS:
+        st.caption(f"{n_pairs} pairs of annotators: too many for a matrix; the table lists them.")
+        ui.table(table, title, page=PAGE, hide_index=True)
+        return
+    st.caption(
+        "As in Chiang & Lee (2023, Table 6): the correlation of each pair of annotators' scores "
+        "on the items both rated, per attribute; the last row averages the attributes."
+    )
+    values, hover = svc.pairs_matrix(table)
+    fig = ui.heatmap(values, hover, zmin=-1, zmax=1, zmid=0, scale=ui.DIVERGING, fmt=".2f")
+    ui.figure(fig, title, page=PAGE, data=table)
+
+
+#: Above this many annotator pairs the pairs are listed in a table, not drawn as a matrix.
+MAX_PAIRS = 45
 
 
 def render_self_consistency(c: Choices) -> None:
     st.header("Judge self-consistency")
-    if not len(c.ds.ratings):
-        st.info("Self-consistency needs judge ratings with several samples (tries) per item.")
+    if not len(c.ds.ratings) or not len(c.raters.judges):
+        st.info("Self-consistency needs LLM judge ratings with several samples (tries) per item.")
         return
     with ui.guard("Self-consistency"):
         sc = svc.self_consistency(c.ds)
-        if not sc["icc2k"].notna().any():
+        if not len(sc) or not sc["icc2k"].notna().any():
             st.info(
                 "Every judge here has one sample per item, so its agreement with itself "
                 "cannot be measured. Run a judge with 2 or more samples on the Judge page."
             )
         st.caption(
-            "ICC2k across samples (tries) of the same item, and the share of items "
-            "whose samples are all identical."
+            "ICC2k across samples (tries) of the same item, Krippendorff's alpha across the "
+            "samples (interval and ordinal; Chiang & Lee 2023, Table 1), and the share of items "
+            "whose samples are all identical. Automatic measures (one value per item) are not "
+            "listed."
         )
         ui.table(sc, "Judge self-consistency", page=PAGE, hide_index=True)

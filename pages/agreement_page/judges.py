@@ -25,11 +25,14 @@ def render(c: Choices) -> None:
             + " Run an absolute judge on the Judge page, or see the pairwise sections below."
         )
         return
+    if not c.raters.pairs:
+        st.info("Pick at least one LLM judge or automatic measure above.")
+        return
     with ui.guard("Judge-human correlations"):
-        corr = svc.correlations(c.ds, c.method, c.variant, c.annotators, c.n_boot)
+        corr = svc.correlations(c.ds, c.method, c.variant, c.annotators, c.n_boot, c.raters.pairs)
         base = pd.DataFrame()
         if c.baseline_group:
-            base = svc.baseline(c.ds, c.group, c.method, c.variant)
+            base = svc.baseline(c.ds, c.group, c.method, c.variant, c.reference)
         base_mean = base[base["annotator"] == "mean"] if len(base) else base
         _metrics(c, corr, base_mean)
         _heatmaps(c, corr, base_mean)
@@ -56,15 +59,17 @@ def _metrics(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
         ui.metric(
             "Human baseline (overall)",
             f"{np.nanmean(hb):.3f}" if len(hb) and np.isfinite(hb).any() else "–",
-            "each annotator against the mean of the others, averaged over attributes"
+            f"{svc.BASELINES[c.reference]}, averaged over attributes"
             if len(hb)
             else "needs two or more annotators in the reference group",
         )
     with m3:
+        n_auto = corr.loc[corr["automatic"], "label"].nunique()
         ui.metric(
             "Judges × prompts",
-            f"{corr['label'].nunique()}",
-            f"judge and prompt combinations rated against {len(c.annotators or [])} annotator(s)",
+            f"{corr.loc[~corr['automatic'], 'label'].nunique()}",
+            f"judge and prompt combinations rated against {len(c.annotators or [])} "
+            "annotator(s)" + (f", beside {n_auto} automatic measure(s)" if n_auto else ""),
         )
 
 
@@ -72,11 +77,19 @@ def _heatmaps(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
     tabs = st.tabs([f"{lv} level" for lv in svc.UNITS])
     for tab, (level, help_line) in zip(tabs, svc.UNITS.items(), strict=True):
         with tab:
-            st.caption(f"**{level}**: {help_line}. Hover a cell for its interval.")
+            st.caption(
+                f"**{level}**: {help_line}. Hover a cell for its interval."
+                + (
+                    " Automatic measures are the rows after the LLM judges."
+                    if c.raters.measures
+                    else ""
+                )
+                + (f" Human baseline: {svc.BASELINES[c.reference]}." if len(base_mean) else "")
+            )
             values, hover = svc.correlation_heatmap_frames(corr, level)
             if len(base_mean):
                 bl = base_mean[base_mean["level"] == level].set_index("attribute")["value"]
-                row = "human baseline (annotator vs others)"
+                row = c.baseline_row
                 values.loc[row] = bl.reindex(values.columns)
                 hover.loc[row] = [
                     f"human baseline: {v:.3f}" if np.isfinite(v) else "undefined"
@@ -121,7 +134,7 @@ def _intervals(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
                 y=float(bl["value"].iloc[0]),
                 line_dash="dash",
                 line_color=ui.PALETTE[5],
-                annotation_text="human baseline",
+                annotation_text=c.baseline_row,
             )
     fig.update_layout(yaxis_title=c.corr_label, xaxis_title="")
     ui.figure(fig, f"{c.corr_label} per judge: {attribute}, {level} level", page=PAGE, data=sel)
@@ -130,7 +143,9 @@ def _intervals(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
 def _scatter(c: Choices, corr: pd.DataFrame) -> None:
     st.subheader("Judge scores against the human mean")
     pairs = corr[["label", "judge", "prompt_id"]].drop_duplicates()
-    label = ui.select("Judge", pairs["label"].tolist(), key=f"{PAGE}.scatter_judge")
+    present = set(pairs["label"])
+    labels = [x for x in c.raters.labels if x in present]  # LLM judges first
+    label = ui.select("Judge", labels, key=f"{PAGE}.scatter_judge")
     pick = pairs[pairs["label"] == label].iloc[0]
     points = svc.scatter(c.ds, pick["judge"], pick["prompt_id"], c.annotators)
     fig = px.scatter(

@@ -20,9 +20,26 @@ from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures
 from tests.pages._analysis_apptest import metrics as _metrics
 from tests.pages._analysis_apptest import need_folder as _need
-from tests.pages._known import baseline_by_unit, icc2k, kendall_by_unit, rated_items
+from tests.pages._known import icc2k, kendall_by_unit, rated_items
 
-BASELINE = "human baseline (annotator vs others)"
+BASELINE = "human baseline (vs mean of all annotators)"
+BASELINE_OTHERS = "human baseline (vs mean of the others)"
+
+
+def baseline_by_unit(ds: Dataset, attribute: str, reference: str = "all") -> dict[str, float]:
+    """The human baseline at the three units, with pandas and scipy: each annotator's scores
+    against the mean of all annotators (self included, HANNA's upper bound) or of the
+    others (leave-one-out), averaged over annotators."""
+    hs = ds.human_scores[ds.human_scores["attribute"].astype(str) == attribute]
+    wide = hs.pivot_table(index=["context_id", "candidate_id"], columns="annotator", values="score")
+    systems = ds.candidates.set_index(["context_id", "candidate_id"])["system"]
+    per_annotator = []
+    for name in wide.columns:
+        ref = wide if reference == "all" else wide.drop(columns=name)
+        items = pd.DataFrame({"score": wide[name], "human": ref.mean(axis=1)}).reset_index()
+        items["system"] = systems.reindex(wide.index).to_numpy()
+        per_annotator.append(kendall_by_unit(items))
+    return {u: float(np.mean([a[u] for a in per_annotator])) for u in ("item", "system", "overall")}
 
 
 def _page(benchmark: str | None = None) -> AppTest:
@@ -64,6 +81,19 @@ def test_demo_heatmaps_metrics_and_method_switch():
     assert 0.3 < float(metrics["Best judge (overall)"]) <= 1.0
     assert "Williams + BH adjusted p: consistency, all prompts" in figs
     assert "Pairwise accuracy against human scores" in figs
+
+    # the other human baseline: each annotator against the mean of the others
+    at.radio(key="agreement.baseline").set_value("others").run()
+    assert not at.exception
+    spec = _figures(at)["Kendall tau-b with humans, overall level"]["data"][0]
+    assert BASELINE_OTHERS in spec["y"] and BASELINE not in spec["y"]
+    z = _array(spec["z"])
+    row = spec["y"].index(BASELINE_OTHERS)
+    for j, attribute in enumerate(spec["x"]):
+        want = baseline_by_unit(demo, attribute, "others")["overall"]
+        assert z[row, j] == pytest.approx(want)
+        assert want < baseline_by_unit(demo, attribute, "all")["overall"]  # self excluded
+    assert float(_metrics(at)["Human baseline (overall)"]) != float(metrics["Human baseline (overall)"])
 
     at.selectbox(key="agreement.method").set_value("Pearson").run()
     assert not at.exception

@@ -12,8 +12,6 @@ annotator lists come as tuples (None: the only annotator group).
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
@@ -21,7 +19,17 @@ from data import agreement as dag
 from data.group_comparison import group_comparison_table
 from data.natural import natural_key
 from data.schema import Dataset
-from pages.services.common import cache_data, fmt, variant_label
+from data.systems import systems_of
+from pages.services.agreement.raters import (
+    DEFAULT_MEASURES,
+    default_labels,
+    labelled,
+    pairs_of,
+    rater_label,
+    raters,
+    with_raters,
+)
+from pages.services.common import cache_data, fmt
 
 #: Correlation choices of the agreement page: label -> (method, Kendall variant).
 CORRELATIONS = {
@@ -58,15 +66,21 @@ def _listed(annotators: tuple | None) -> list[str] | None:
     return list(annotators) if annotators else None
 
 
-def _labelled(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with a ``label`` column first: one readable name per (judge, prompt)."""
-    if len(table):
-        table.insert(
-            0,
-            "label",
-            [variant_label(j, p) for j, p in zip(table["judge"], table["prompt_id"], strict=True)],
-        )
-    return table
+#: The two human baselines: reference -> what it is, as the page names it.
+BASELINES = {
+    "all": "each annotator vs the mean of all annotators (the paper's upper bound)",
+    "others": "each annotator vs the mean of the others (leave-one-out)",
+}
+#: Williams sidedness: alternative -> label.
+SIDES = {
+    "greater": "one-sided: the row judge agrees more",
+    "two-sided": "two-sided: the correlations differ",
+}
+#: Benjamini-Hochberg families: family -> label.
+FAMILIES = {
+    "attributes": "over the criteria of each comparison",
+    "judges": "over the judge pairs of one criterion",
+}
 
 
 @cache_data(show_spinner="Correlating judges with humans (bootstrap intervals)…", max_entries=16)
@@ -76,11 +90,13 @@ def correlations(
     variant: str,
     annotators: tuple | None,
     n_boot: int,
+    pairs: tuple | None = None,
     random_state: int = 0,
 ) -> pd.DataFrame:
-    """Judge-human correlations at every unit, with a ``label`` per (judge, prompt)."""
+    """Judge-human correlations at every unit of the raters ``pairs`` ((judge, prompt_id)
+    tuples; None: every rater), with a ``label`` per rater and ``automatic``."""
     table = dag.correlation_table(
-        ds,
+        with_raters(ds, pairs),
         annotators=_listed(annotators),
         units=tuple(UNITS),
         methods=(method,),
@@ -88,15 +104,17 @@ def correlations(
         n_boot=int(n_boot),
         random_state=random_state,
     )
-    return _labelled(table)
+    return labelled(table)
 
 
 def correlation_heatmap_frames(table: pd.DataFrame, unit: str):
-    """(values, hover text) frames, judges x attributes, for one unit."""
+    """(values, hover text) frames, raters x attributes, for one unit; raters in the table's
+    order (prompted judges, then automatic measures)."""
     sel = table[table["level"] == unit]
     values = sel.pivot_table(
         index="label", columns="attribute", values="value", aggfunc="first", dropna=False
     )
+    values = values.reindex(index=list(dict.fromkeys(sel["label"])))
 
     def hover(row) -> str:
         if not np.isfinite(row["value"]):
@@ -118,9 +136,12 @@ def correlation_heatmap_frames(table: pd.DataFrame, unit: str):
 
 
 @cache_data(show_spinner="Human baseline…", max_entries=16)
-def baseline(ds: Dataset, group: str, method: str, variant: str) -> pd.DataFrame:
-    """Human baseline of one annotator group (all groups if ``group`` is unknown): each
-    annotator vs the mean of the others, every unit."""
+def baseline(
+    ds: Dataset, group: str, method: str, variant: str, reference: str = "all"
+) -> pd.DataFrame:
+    """Human baseline of one annotator group (all groups if ``group`` is unknown), every
+    unit: each annotator vs the mean of all annotators (``reference="all"``, the paper's
+    upper bound) or of the others ("others", leave-one-out); see :data:`BASELINES`."""
     groups = reference_groups(ds)
     return dag.human_baseline_table(
         ds,
@@ -128,6 +149,7 @@ def baseline(ds: Dataset, group: str, method: str, variant: str) -> pd.DataFrame
         units=tuple(UNITS),
         method=method,
         variant=variant,
+        reference=reference,
     )
 
 
@@ -139,8 +161,15 @@ def iaa(ds: Dataset) -> pd.DataFrame:
 
 @cache_data(show_spinner="Judge self-consistency…", max_entries=16)
 def self_consistency(ds: Dataset) -> pd.DataFrame:
-    """``data.agreement.self_consistency_table`` with a ``label`` per (judge, prompt)."""
-    return _labelled(dag.self_consistency_table(ds))
+    """``data.agreement.self_consistency_table`` of the prompted judges (automatic measures
+    have one value per item), with a ``label`` per rater: ICC2k, Krippendorff's alpha
+    (interval, ordinal) and the share of items whose samples all agree."""
+    table = raters(ds)
+    prompted = table.loc[~table["automatic"]]
+    if not len(prompted):
+        return labelled(dag.self_consistency_table(ds).iloc[0:0])
+    sub = with_raters(ds, tuple(zip(prompted["judge"], prompted["prompt_id"], strict=True)))
+    return labelled(dag.self_consistency_table(sub)).drop(columns="automatic", errors="ignore")
 
 
 @cache_data(show_spinner=False, max_entries=16)
@@ -164,43 +193,6 @@ def scatter(
         y_jitter=df["score"] + rng.uniform(-jitter, jitter, len(df)),
     )
     return df
-
-
-@cache_data(show_spinner="Williams tests between judges…", max_entries=16)
-def williams(
-    ds: Dataset,
-    method: str,
-    variant: str,
-    annotators: tuple | None,
-    unit: str,
-    across_prompts: bool,
-) -> pd.DataFrame:
-    """Williams + BH table; ``across_prompts`` compares every (judge, prompt) pair together."""
-    if across_prompts and len(ds.ratings):
-        r = ds.ratings
-        labels = [variant_label(j, p) for j, p in zip(r["judge"], r["prompt_id"], strict=True)]
-        ds = dataclasses.replace(ds, ratings=r.assign(judge=labels, prompt_id="all prompts"))
-    return dag.williams_table(
-        ds, annotators=_listed(annotators), unit=unit, method=method, variant=variant
-    )
-
-
-def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str):
-    """(adjusted p, hover text) square frames for one attribute and prompt."""
-    p = dag.williams_matrix_frame(table, attribute, prompt_id, "p_bh")
-    sel = table[(table["attribute"] == attribute) & (table["prompt_id"] == prompt_id)]
-    hover = pd.DataFrame("", index=p.index, columns=p.columns)
-    for row in sel.itertuples(index=False):
-        for a, b, ra, rb in (
-            (row.judge_a, row.judge_b, row.r_a, row.r_b),
-            (row.judge_b, row.judge_a, row.r_b, row.r_a),
-        ):
-            hover.loc[a, b] = (
-                f"{a} vs {b}<br>r = {ra:.3f} vs {rb:.3f} (difference {ra - rb:+.3f})"
-                f"<br>p = {row.p:.3g}, BH-adjusted {row.p_bh:.3g}<br>n = {row.n}"
-                + (f"<br>{row.reason}" if row.reason else "")
-            )
-    return p, hover
 
 
 @cache_data(show_spinner="Pairwise accuracy…", max_entries=16)
@@ -250,14 +242,6 @@ def top_bottom(table: pd.DataFrame, column: str, n: int = 10) -> tuple[pd.DataFr
 # ---------------------------------------------------------------------------------------
 
 
-def systems_of(ds: Dataset) -> list[str]:
-    """The systems of the candidates, sorted (empty without system labels)."""
-    cands = ds.candidates
-    if "system" not in cands.columns:
-        return []
-    return sorted(cands["system"].dropna().astype(str).unique())
-
-
 @cache_data(show_spinner="Comparing the two groups…", max_entries=32)
 def group_comparison(
     ds: Dataset,
@@ -295,3 +279,58 @@ def group_display(table: pd.DataFrame) -> pd.DataFrame:
             "note": table["reason"],
         }
     )
+
+
+# The Williams tests and the paper's analyses, in their own modules (re-exported here).
+from pages.services.agreement.paper import (  # noqa: E402
+    annotator_pairs,
+    pairs_matrix,
+    prompt_effect,
+    system_ratings,
+    system_ratings_frames,
+)
+from pages.services.agreement.williams import (  # noqa: E402
+    williams,
+    williams_heatmap_frames,
+    williams_versus,
+    williams_versus_frames,
+)
+
+__all__ = [
+    "BASELINES",
+    "CORRELATIONS",
+    "DEFAULT_MEASURES",
+    "FAMILIES",
+    "MAX_HEATMAP_ANNOTATORS",
+    "SIDES",
+    "UNITS",
+    "annotator_pairs",
+    "annotator_summary",
+    "baseline",
+    "correlation_heatmap_frames",
+    "correlations",
+    "default_group",
+    "default_labels",
+    "group_comparison",
+    "group_display",
+    "iaa",
+    "natural_frame",
+    "pairs_matrix",
+    "pairs_of",
+    "pairwise_accuracy",
+    "prompt_effect",
+    "rater_label",
+    "raters",
+    "reference_groups",
+    "scatter",
+    "self_consistency",
+    "system_ratings",
+    "system_ratings_frames",
+    "systems_of",
+    "top_bottom",
+    "verdicts",
+    "williams",
+    "williams_heatmap_frames",
+    "williams_versus",
+    "williams_versus_frames",
+]
