@@ -15,6 +15,8 @@ itself, which every module needs). The simulator function ``simulate`` is reache
 - Arrays for ranking: :func:`comparisons_to_P`, :class:`PMatrix`, ... (``data.arrays``).
 - Parsing judge answers: :func:`parse_verdict`, :func:`parse_likert`, ... (``data.parsing``).
 - Synthetic data: :func:`simulate_with_truth` (``data.simulate``), :func:`demo_dataset`.
+- The papers' published numbers beside computed ones: :func:`reproduce` (``data.reproduce``;
+  its ``rows`` and ``papers_for`` are reached as ``data.reproduce.rows`` too).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from data.merge import add_to_dataset
 from data.overview import table_summary
 from data.parsing import Parsed, parse_choice_letter, parse_likert, parse_verdict
 from data.paths import data_dirs, user_cache_dir
+from data.reproduce import reproduce  # the function; ``python -m data.reproduce`` runs the package
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from data.simulate import simulate_with_truth
 from data.validate import validate_dataset, validate_table
@@ -93,4 +96,5 @@ __all__ = [
     "parse_choice_letter",
     "data_dirs",
     "user_cache_dir",
+    "reproduce",
 ]
