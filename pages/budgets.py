@@ -102,6 +102,7 @@ with ui.guard("Computing the budget curves"):
             "draws": int(n_draws),
             "seed": int(seed),
             "strategies": ", ".join(svc.STRATEGIES[s] for s in strategies),
+            **state.scope_settings(),
         },
     )
 

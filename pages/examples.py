@@ -202,6 +202,7 @@ with ui.guard("Listing the comparisons"):
             "context": context,
             "search": query,
             **{label: bool(st.session_state.get(key)) for label, key in FILTERS.values()},
+            **state.scope_settings(),
         },
     )
     ui.need(len(shown) > 0, "No pair matches these filters; clear a filter or the search.")

@@ -46,7 +46,12 @@ with ui.guard("Building the leaderboard"):
     board = svc.leaderboard(ds, attribute, intervals)
     ui.settings(
         PAGE,
-        {"dataset": state.active_name(), "attribute": attribute, "intervals": intervals},
+        {
+            "dataset": state.active_name(),
+            "attribute": attribute,
+            "intervals": intervals,
+            **state.scope_settings(),
+        },
     )
     for note in board.notes:
         st.caption(f"ℹ️ {note}")

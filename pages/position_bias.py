@@ -85,6 +85,7 @@ def threshold_section(ds, attribute, judge):
                 "judge": judge,
                 "debias": setting.label,
                 "tau": shown_tau,
+                **state.scope_settings(),
             },
         )
 

@@ -65,7 +65,15 @@ if len(ds.ratings):
                 key=f"{PAGE}.baseline",
                 help="Mean shifts are measured against this template.",
             )
-        ui.settings(PAGE, {"model": model, "attribute": attribute, "baseline": baseline})
+        ui.settings(
+            PAGE,
+            {
+                "model": model,
+                "attribute": attribute,
+                "baseline": baseline,
+                **state.scope_settings(),
+            },
+        )
 
         several = len(names) > 1
         shifts = svc.mean_shift(ds, model, baseline) if several else pd.DataFrame()

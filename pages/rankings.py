@@ -6,7 +6,7 @@ side."""
 import streamlit as st
 
 from data.natural import natural_key
-from pages import choices, debias, state, ui
+from pages import choices, debias, state, system_groups, ui
 from pages.example_link import open_example
 from pages.ranking_views import clickable_matrix, interval_figure, rank_slope
 from pages.services import bias, common, comparisons
@@ -50,6 +50,7 @@ def delta(after, before):
     return f"{after - before:+.3f}"
 
 
+pm = rk = ref = None  # set by the first section; the group comparison needs them
 with ui.guard("Ranking the candidates"):
     pm = comparisons.pmatrix(ds, attribute, judge)
     ref = comparisons.human_reference(ds, attribute, judge)
@@ -140,6 +141,7 @@ with ui.guard("Ranking the candidates"):
             "debias": setting.label,
             "context": context_id,
             "ranking method": method,
+            **state.scope_settings(),
         },
     )
     example = dict(
@@ -304,3 +306,22 @@ with ui.guard("Ranking the systems"):
         )
         for note in result.notes:
             st.caption(f"ℹ️ {note}")
+
+
+if rk is not None:
+    with ui.guard("Comparing two groups of systems"):
+        scores = svc.candidate_scores(ds, pm, rk, ref)
+        system_groups.render(
+            scores,
+            [svc.WIN_RATIO] + ([svc.HUMAN] if ref is not None else []),
+            key="rank.groups",
+            page=PAGE,
+            title=f"Candidates of {judge}, {attribute}",
+            facet=True,
+            caption="As in Chiang & Lee (2023, Table 1), on this page's rankings: each candidate's "
+            "win-ratio in its context (the judge's comparisons"
+            + (", debiased" if setting.active else "")
+            + ") and its human score, as the mean ± sd of each group of systems, and Welch's "
+            "t-test between the groups (two-sided, unequal variances): does the judge separate "
+            "the groups as the humans do? Systems left out in the sidebar are not offered.",
+        )

@@ -214,6 +214,18 @@ def scope_text(ds: Dataset | None = None) -> str:
     return " · ".join(parts)
 
 
+def settings() -> dict:
+    """The scope as report settings: {"left out": ..., "judge ratings": ...} where they apply."""
+    ds = state.active()
+    exclude, reading = current(ds)
+    out = {}
+    if systems_of(ds):
+        out["left out"] = ", ".join(exclude) or "none"
+    if reading is not None:
+        out["judge ratings"] = READING_LABELS[reading]
+    return out
+
+
 def caption() -> None:
     """The scope line under an analysis page's title."""
     text = scope_text()

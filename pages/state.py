@@ -182,6 +182,11 @@ def analysed() -> Dataset:
     return _scope().analysed()
 
 
+def scope_settings() -> dict:
+    """The analysis scope for a page's report settings (``ui.settings``)."""
+    return _scope().settings()
+
+
 def scope_caption() -> None:
     """One caption line on an analysis page: what is left out, which reading is in use."""
     _scope().caption()

@@ -228,3 +228,37 @@ def rankings(ds: Dataset, attribute: str, judge: str, rule: tuple = SOFT) -> Ran
     P, tau = debiased_P(ds, attribute, judge, rule)
     pm = pmatrix(ds, attribute, judge)
     return compute_rankings(pm, human_reference(ds, attribute, judge), P, tau)
+
+
+#: Score columns of :func:`candidate_scores`.
+WIN_RATIO, HUMAN = "judge win-ratio", "human score"
+
+
+def candidate_scores(ds: Dataset, pm: PMatrix, rk: Rankings, ref: Reference | None):
+    """One row per ranked candidate: context_id, candidate_id, system, the judge's win-ratio
+    in its context (under the ranking's debias rule) and the human reference score (when
+    there is one); for comparing groups of systems (``pages.system_groups``).
+
+    Empty (with those columns) when the candidates carry no system labels.
+    """
+    cols = ["context_id", "candidate_id", "system", WIN_RATIO] + ([HUMAN] if ref else [])
+    cands = ds.candidates
+    if "system" not in cands.columns or not cands["system"].notna().any():
+        return pd.DataFrame(columns=cols)
+    n = [len(ids) for ids in pm.candidate_ids]
+    rows = {
+        "context_id": np.repeat(pm.context_ids, n),
+        "candidate_id": [c for ids in pm.candidate_ids for c in ids],
+        WIN_RATIO: np.concatenate([rk.scores["win-ratio"][c, :k] for c, k in enumerate(n)]),
+    }
+    if ref is not None:
+        rows[HUMAN] = np.concatenate([ref.scores[c, :k] for c, k in enumerate(n)])
+    out = pd.DataFrame(rows).astype({"context_id": str, "candidate_id": str})
+    lut = (
+        cands[["context_id", "candidate_id", "system"]]
+        .dropna(subset=["system"])
+        .astype(str)
+        .drop_duplicates(["context_id", "candidate_id"])
+    )
+    out = out.merge(lut, on=["context_id", "candidate_id"], how="inner")
+    return out[cols]
