@@ -28,6 +28,8 @@ pytestmark = pytest.mark.slow
 ITEM = ["context_id", "candidate_id"]
 HANNA_JUDGES = ("Beluga-13B", "OrcaPlatypus", "Mistral-7B", "Llama-13B", "ChatGPT")
 HANNA_CRITERIA = ("relevance", "coherence", "empathy", "surprise", "engagement", "complexity")
+#: The four Eval-Prompts of the LLM judges (the automatic measures have prompt_id "automatic").
+HANNA_PROMPTS = [f"eval_prompt_{i}" for i in range(1, 5)]
 
 
 def _need(folder: str):
@@ -141,7 +143,11 @@ def test_hanna_human_icc2k_and_alpha_per_criterion(hanna):
 @pytest.fixture(scope="module")
 def hanna_corr(hanna):
     return da.correlation_table(
-        hanna, units=("overall", "system"), methods=("kendall",), n_boot=200
+        hanna,
+        prompt_id=HANNA_PROMPTS,
+        units=("overall", "system"),
+        methods=("kendall",),
+        n_boot=200,
     )
 
 
@@ -171,7 +177,7 @@ def test_hanna_kendall_overall_and_system_for_all_judges_and_prompts(hanna, hann
 
 
 def test_hanna_williams_bh_matrix_per_criterion(hanna):
-    table = da.williams_table(hanna, attribute=["coherence", "surprise"])
+    table = da.williams_table(hanna, prompt_id=HANNA_PROMPTS, attribute=["coherence", "surprise"])
     assert len(table) == 2 * 4 * 10  # 2 criteria x 4 prompts x C(5, 2) pairs
     m = merged(hanna)
     for (attr, pid), fam in table.groupby(["attribute", "prompt_id"]):
