@@ -9,7 +9,11 @@ readings are offered:
 - ``"published"``: each rating's score is its raw text read as a number, where it is one;
 - ``"cleaned"``: the scores as loaded.
 
-A dataset "has readings" when the two differ for at least one rating.
+A rating's raw text counts as a published value only when every non-empty raw text of its
+judge is a number (HANNA's LLM judges). A judge whose raw texts are answers ("Score: 4", or
+a bare "3" among sentences, as in TopicalChat's G-Eval outputs) keeps its parsed scores in
+both readings: its unparsed answers are no published ratings. A dataset "has readings" when
+the two readings differ for at least one rating.
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ def _published(ratings: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     num[some] = pd.to_numeric(raw.iloc[some], errors="coerce").to_numpy(dtype=np.float64)
     score = ratings["score"].to_numpy(dtype=np.float64)
     parsed = np.isfinite(num)
+    answers = some[~parsed[some]]  # raw texts that are no number: answers, not values
+    if len(answers):
+        answering = ratings["judge"].iloc[answers].unique()
+        parsed &= ~ratings["judge"].isin(answering).to_numpy()
     differs = parsed & ~(num == score)  # a NaN score with a numeric raw text differs
     return num, differs
 
@@ -56,7 +64,8 @@ def has_readings(ds: Dataset) -> bool:
     Returns
     -------
     bool
-        True when some rating's raw text is a number that differs from its score (a NaN
+        True when some rating's raw text is a published value (see the module notes: every
+        non-empty raw text of its judge is a number) that differs from its score (a NaN
         score included).
     """
     return bool(_published(ds.ratings)[1].any())
@@ -80,7 +89,8 @@ def with_reading(ds: Dataset, reading: str) -> Dataset:
         Any dataset; not changed.
     reading : {"published", "cleaned"}
         ``"cleaned"``: the scores as loaded. ``"published"``: each score replaced by the
-        rating's raw text read as a number, where it is one.
+        rating's raw text read as a number, for the judges whose raw texts are all numbers
+        (see the module notes).
 
     Returns
     -------

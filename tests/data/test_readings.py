@@ -14,7 +14,7 @@ from data.validate import validate_dataset
 from tests.data._benchmark_files import need
 
 
-def _tiny(raws, scores, prompt_ids=None) -> Dataset:
+def _tiny(raws, scores, prompt_ids=None, judges=None) -> Dataset:
     n = len(raws)
     return validate_dataset(
         Dataset(
@@ -24,7 +24,7 @@ def _tiny(raws, scores, prompt_ids=None) -> Dataset:
                     "context_id": ["c"] * n,
                     "candidate_id": [f"x{i}" for i in range(n)],
                     "attribute": ["a"] * n,
-                    "judge": ["j"] * n,
+                    "judge": judges or ["j"] * n,
                     "prompt_id": prompt_ids or ["p"] * n,
                     "sample": [0] * n,
                     "score": scores,
@@ -36,16 +36,22 @@ def _tiny(raws, scores, prompt_ids=None) -> Dataset:
 
 
 def test_readings_of_a_small_table():
-    ds = _tiny(["4.0", "-1.0", "Rating: 3", "", "2"], [4.0, np.nan, 3.0, np.nan, 2.0])
+    ds = _tiny(
+        ["4.0", "-1.0", "Rating: 3", "", "2", "7"],
+        [4.0, np.nan, 3.0, np.nan, 2.0, np.nan],
+        judges=["j", "j", "k", "j", "j", "k"],
+    )
     assert READINGS == ("published", "cleaned")
     assert has_readings(ds)
     pub = with_reading(ds, "published")
-    # only the numeric raw text that differs from the score is read back
+    # only the numeric raw text that differs from the score is read back, and only for
+    # judge j, whose raw texts are all numbers; k's "7" is an unparsed answer, kept NaN
     assert pub.ratings["score"].tolist()[:3] == [4.0, -1.0, 3.0]
     assert np.isnan(pub.ratings["score"].iloc[3]) and pub.ratings["score"].iloc[4] == 2.0
+    assert np.isnan(pub.ratings["score"].iloc[5])
     assert with_reading(ds, "cleaned") is ds
     assert np.isnan(ds.ratings["score"].iloc[1])  # the original untouched
-    assert "1 of 5 ratings" in reading_note(ds, "published")
+    assert "1 of 6 ratings" in reading_note(ds, "published")
     assert reading_note(ds, "cleaned").startswith("Judge ratings cleaned")
     with pytest.raises(DataError, match="'raw'.*published.*cleaned"):
         with_reading(ds, "raw")
@@ -59,6 +65,16 @@ def test_no_readings_when_the_raw_text_agrees():
     demo = demo_dataset()
     assert not has_readings(demo) and with_reading(demo, "published") is demo
     assert not has_readings(Dataset(name="empty"))
+
+
+@need("topicalchat")
+def test_answers_are_not_published_values():
+    # one G-Eval answer "3" on the 0-1 groundedness scale is unparsed (NaN); the judge's
+    # raw texts are answers (some are sentences), so "3" is no published rating
+    ds = load_benchmark("topicalchat")
+    r = ds.ratings
+    assert ((r["raw"] == "3") & r["score"].isna()).sum() == 1
+    assert not has_readings(ds) and with_reading(ds, "published") is ds
 
 
 @need("hanna")
