@@ -18,9 +18,13 @@ import pandas as pd
 from data.agreement.correlations import correlation_table
 from data.agreement.humans import human_baseline_table, iaa_table
 from data.agreement.judges import pairwise_accuracy_table, self_consistency_table
-from data.agreement.williams import williams_table
+from data.agreement.williams import FAMILIES, williams_table
+from data.analysis_view import analysis_view
 from data.schema import DataError, Dataset
+from data.systems import systems_of
 from ranking.correlations import KENDALL_VARIANTS
+from ranking.reliability import BASELINE_REFERENCES
+from ranking.significance import ALTERNATIVES
 
 # Count columns print as whole numbers (missing as <NA>).
 _COUNTS = {
@@ -97,6 +101,17 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     p.add_argument("--prompt-id", action="append", help="prompt id(s) (Eval-Prompts)")
     p.add_argument("--attribute", action="append", help="attribute(s)")
     p.add_argument(
+        "--exclude",
+        action="append",
+        help="systems left out (default: the dataset's reference systems, e.g. HANNA's "
+        "Human story); 'none' keeps every system",
+    )
+    p.add_argument(
+        "--reading",
+        choices=["published", "cleaned"],
+        help="judge ratings as published or cleaned (default: published when they differ)",
+    )
+    p.add_argument(
         "--annotators",
         action="append",
         help="annotators whose mean is the human reference (default: the only group)",
@@ -110,6 +125,25 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--williams-level", default="overall", choices=["overall", "system"])
     p.add_argument(
+        "--alternative",
+        default="two-sided",
+        choices=list(ALTERNATIVES),
+        help="Williams: two-sided, or greater (judge_a agrees more with the humans) / less",
+    )
+    p.add_argument(
+        "--family",
+        default="judges",
+        choices=list(FAMILIES),
+        help="Benjamini-Hochberg over the judge pairs of an attribute and prompt, over the "
+        "attributes of a pair, or over every test",
+    )
+    p.add_argument(
+        "--reference",
+        default="others",
+        choices=list(BASELINE_REFERENCES),
+        help="human baseline: each annotator vs the mean of the others, or of all (HANNA)",
+    )
+    p.add_argument(
         "--tables",
         default="iaa,baseline,correlation,williams,consistency,accuracy",
         help="comma-separated subset of the default",
@@ -117,7 +151,11 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     args = p.parse_args(argv)
 
     try:
-        _print_tables(load_benchmark(args.benchmark, data_dir=args.data_dir), args, out)
+        ds = load_benchmark(args.benchmark, data_dir=args.data_dir)
+        exclude = _split(args.exclude)
+        exclude = [] if exclude == ["none"] else exclude
+        ds = analysis_view(ds, exclude, args.reading)
+        _print_tables(ds, args, out)
     except DataError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -129,12 +167,20 @@ def _print_tables(ds: Dataset, args: argparse.Namespace, out) -> None:
     annotators = _split(args.annotators)
     tables = set(_split([args.tables]) or [])
     print(f"{ds.name}: {ds.counts()}", file=out)
+    print(f"systems: {', '.join(systems_of(ds)) or '(no system labels)'}", file=out)
     if "iaa" in tables and len(ds.human_scores):
         _show("human inter-annotator agreement", iaa_table(ds, attr), out)
     if "baseline" in tables and len(ds.human_scores):
+        whom = "the others" if args.reference == "others" else "all annotators"
         _show(
-            "human baseline (each annotator vs the mean of the others)",
-            human_baseline_table(ds, attr, method=args.methods.split(",")[0], variant=args.variant),
+            f"human baseline (each annotator vs the mean of {whom})",
+            human_baseline_table(
+                ds,
+                attr,
+                method=args.methods.split(",")[0],
+                variant=args.variant,
+                reference=args.reference,
+            ),
             out,
         )
     if len(ds.ratings):
@@ -165,12 +211,15 @@ def _print_tables(ds: Dataset, args: argparse.Namespace, out) -> None:
                 unit=args.williams_level,
                 method=args.methods.split(",")[0],
                 variant=args.variant,
+                alternative=args.alternative,
+                family=args.family,
             )
-            _show(
-                "Williams tests between judges (p_bh: Benjamini-Hochberg per attribute and prompt)",
-                wt,
-                out,
-            )
+            fam = {
+                "judges": "per attribute and prompt",
+                "attributes": "per judge pair over the attributes",
+                "all": "over every test",
+            }[args.family]
+            _show(f"Williams tests between judges, {args.alternative} (p_bh: BH {fam})", wt, out)
         if "consistency" in tables:
             _show(
                 "judge self-consistency across samples",

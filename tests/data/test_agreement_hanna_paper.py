@@ -9,6 +9,8 @@ against an independent scipy computation, and changing a setting must move it.
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -132,3 +134,18 @@ def test_annotator_pairs_on_hanna(generators):
         want = stats.kendalltau(W[row.annotator_a], W[row.annotator_b]).statistic
         assert row.value == pytest.approx(want, abs=1e-12)
     assert isinstance(t, pd.DataFrame) and t["value"].between(-1, 1).all()
+
+
+def test_cli_leaves_out_the_human_story_and_offers_the_paper_settings(hanna):
+    out = io.StringIO()
+    args = ["--benchmark", "hanna", "--attribute", "surprise", "--prompt-id", "eval_prompt_1"]
+    args += ["--tables", "baseline,williams", "--reference", "all", "--alternative", "greater"]
+    assert da.main([*args, "--family", "attributes"], out=out) == 0
+    text = out.getvalue()
+    systems = next(line for line in text.splitlines() if line.startswith("systems:"))
+    assert "Human" not in systems and "GPT-2" in systems
+    assert "vs the mean of all annotators" in text and "greater" in text
+    assert " 960 " in text and " 1056 " not in text
+    out = io.StringIO()
+    assert da.main([*args, "--exclude", "none"], out=out) == 0
+    assert " 1056 " in out.getvalue()
