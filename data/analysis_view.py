@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from data.readings import has_readings, with_reading
+from data.readings import with_reading
 from data.schema import Dataset
 from data.systems import default_excluded, keep_systems
 
@@ -38,6 +38,5 @@ def analysis_view(
         An unknown system or reading.
     """
     exclude = default_excluded(ds) if exclude is None else list(exclude)
-    if reading is None:
-        reading = "published" if has_readings(ds) else "cleaned"
-    return with_reading(keep_systems(ds, exclude), reading)
+    # "published" changes nothing where the readings agree (has_readings is False)
+    return with_reading(keep_systems(ds, exclude), reading or "published")
