@@ -86,7 +86,7 @@ def _heatmaps(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
                 )
                 + (f" Human baseline: {svc.BASELINES[c.reference]}." if len(base_mean) else "")
             )
-            values, hover = svc.correlation_heatmap_frames(corr, level)
+            values, hover = svc.correlation_heatmap_frames(corr, level, c.raters.labels)
             if len(base_mean):
                 bl = base_mean[base_mean["level"] == level].set_index("attribute")["value"]
                 row = c.baseline_row
@@ -112,6 +112,8 @@ def _intervals(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
         attribute = ui.select("Attribute", attrs, key=f"{PAGE}.dot_attr")
     level = a2.selectbox("Level", list(svc.UNITS), index=2, key=f"{PAGE}.dot_level")
     sel = corr[(corr["attribute"] == attribute) & (corr["level"] == level)]
+    rank = {label: i for i, label in enumerate(c.raters.labels)}  # LLM judges first
+    sel = sel.iloc[np.argsort([rank.get(x, len(rank)) for x in sel["label"]], kind="stable")]
     fig = go.Figure(
         go.Scatter(
             x=sel["label"],

@@ -107,14 +107,17 @@ def correlations(
     return labelled(table)
 
 
-def correlation_heatmap_frames(table: pd.DataFrame, unit: str):
-    """(values, hover text) frames, raters x attributes, for one unit; raters in the table's
-    order (prompted judges, then automatic measures)."""
+def correlation_heatmap_frames(table: pd.DataFrame, unit: str, order=None):
+    """(values, hover text) frames, raters x attributes, for one unit; raters in ``order``
+    (labels, e.g. prompted judges then automatic measures), default sorted."""
     sel = table[table["level"] == unit]
     values = sel.pivot_table(
         index="label", columns="attribute", values="value", aggfunc="first", dropna=False
     )
-    values = values.reindex(index=list(dict.fromkeys(sel["label"])))
+    if order is not None:
+        present = set(values.index)
+        rest = [x for x in values.index if x not in set(order)]
+        values = values.reindex(index=[x for x in order if x in present] + rest)
 
     def hover(row) -> str:
         if not np.isfinite(row["value"]):
