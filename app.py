@@ -68,6 +68,12 @@ PAGES = {
     ],
     "Share": [
         st.Page(
+            "pages/reproduce.py",
+            title="Reproduce",
+            icon=":material/fact_check:",
+            url_path="reproduce",
+        ),
+        st.Page(
             "pages/report.py", title="Report", icon=":material/description:", url_path="report"
         ),
     ],
