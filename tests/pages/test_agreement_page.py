@@ -150,7 +150,8 @@ def test_hanna_five_judges_four_prompts():
     at = _page("hanna")
     figs = _figures(at)
     spec = figs["Kendall tau-b with humans, overall level"]["data"][0]
-    assert len(spec["y"]) == 20 + 1  # 5 judges x 4 Eval-Prompts, plus the human baseline
+    # 5 judges x 4 Eval-Prompts, 4 common automatic measures, the human baseline
+    assert len(spec["y"]) == 20 + 4 + 1
     assert len(spec["x"]) == 6
     assert _metrics(at)["Judges × prompts"] == "20"
     will = [t for t in figs if t.startswith("Williams + BH adjusted p")]
