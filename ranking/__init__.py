@@ -20,6 +20,12 @@ Conventions shared by every function:
 The public surface is listed here once.
 """
 
+from ranking.baseline import (
+    HumanBaselineResult,
+    SelfConsistencyResult,
+    human_baseline,
+    self_consistency,
+)
 from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
 from ranking.bradley_terry import BTResult, bradley_terry
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
@@ -38,15 +44,11 @@ from ranking.ml import MLResult, ml_ranking
 from ranking.pooled import PooledStat
 from ranking.reliability import (
     AgreementResult,
-    HumanBaselineResult,
     ICCResult,
-    SelfConsistencyResult,
     cohen_kappa,
     fleiss_kappa,
-    human_baseline,
     icc,
     krippendorff_alpha,
-    self_consistency,
     share_all_agree,
 )
 from ranking.scores import win_ratio
@@ -109,7 +111,7 @@ __all__ = [
     # judge-human correlations (ranking.correlations)
     "correlation",
     "CorrelationResult",
-    # reliability of raters (ranking.reliability)
+    # reliability of raters (ranking.reliability, ranking.baseline)
     "icc",
     "ICCResult",
     "krippendorff_alpha",

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ranking.baseline import human_baseline, self_consistency
 from ranking.correlations import correlation
 from ranking.reliability import (
     ALPHA_SCALES,
@@ -15,10 +16,8 @@ from ranking.reliability import (
     KAPPA_WEIGHTS,
     cohen_kappa,
     fleiss_kappa,
-    human_baseline,
     icc,
     krippendorff_alpha,
-    self_consistency,
     share_all_agree,
 )
 from tests.ranking.agreement_twins import kappa_twin, panel_data
