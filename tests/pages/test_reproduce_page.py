@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+from pages import export
 from tests.pages._analysis_apptest import need, open_page
 
 PAGE = "pages/reproduce.py"
@@ -36,6 +37,8 @@ def test_reproduce_page_on_hanna_shows_the_table_links_plot_and_report():
     assert "chhun2024: published vs computed" in section["views"]
     assert "chhun2024: computed against published" in section["views"]
     assert section["settings"]["paper"] == "chhun2024"
+    doc = export.report_html(at.session_state["app.report"], dataset="hanna")
+    assert "chhun2024: published vs computed" in doc and "Beluga-13B overall" in doc
     # narrowing to one figure keeps only its rows
     at.multiselect(key="reproduce.refs").set_value(["Figure 6"]).run()
     assert set(at.dataframe[0].value["status"]) <= {"ok", "noted"}
