@@ -24,6 +24,7 @@ PAGES = {
     "budgets": "Comparison budgets",
     "agreement": "Human agreement",
     "prompts": "Prompt sensitivity",
+    "reproduce": "Reproduce",
     "report": "Report",
 }
 
