@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from data.schema import HUMAN_JUDGE_PREFIX
-from pages import state, ui
+from pages import state, system_groups, ui
 from pages.services import prompts as svc
 
 PAGE = "prompts"
@@ -39,18 +39,24 @@ if len(ds.ratings):
     with ui.guard("Prompt sensitivity of the ratings"):
         variants = svc.rating_variants(ds)
         models = svc.model_options(variants)
+        measures = svc.automatic_models(variants)
         n_templates = variants.groupby("model")["variant"].nunique()
+
+        def model_label(m: str) -> str:
+            if m in measures:
+                return f"{m} (automatic measure, no prompt)"
+            return f"{m} ({n_templates[m]} template{'s' if n_templates[m] > 1 else ''})"
+
         c1, c2, c3 = st.columns(3)
         with c1:
             model = ui.select(
                 "Judge model",
                 models,
                 key=f"{PAGE}.model",
-                format_func=lambda m: (
-                    f"{m} ({n_templates[m]} template{'s' if n_templates[m] > 1 else ''})"
-                ),
+                format_func=model_label,
                 help="Judge names without their template and decoding tag; the model with "
-                "the most templates comes first.",
+                "the most templates comes first. Automatic measures (BLEU, BERTScore, ...) "
+                "have no prompt: they are listed after the LLM judges.",
             )
         mine = variants[variants["model"] == model]
         names = sorted(mine["variant"].unique())
@@ -111,7 +117,13 @@ if len(ds.ratings):
                 f"{rate:.1%}",
                 "share of all ratings of this model whose score could not be read",
             )
-        if not several:
+        if model in measures:
+            st.info(
+                f"**{model}** is an automatic measure: it has no prompt, so there is no "
+                "prompt effect to measure; its score distribution is below. Compare it with "
+                "the LLM judges on the Human agreement page."
+            )
+        elif not several:
             st.info(
                 f"**{model}** was run with one template here ({names[0]}), so there is no "
                 "prompt effect to measure; its distributions and parse failures are below. "
@@ -243,6 +255,21 @@ if len(ds.ratings):
             )
             fig.update_yaxes(tickformat=".0%", rangemode="tozero")
             ui.figure(fig, f"{model}: unparsed answers per template", page=PAGE, data=fails)
+
+        with ui.guard("Comparing two groups of systems"):
+            system_groups.render(
+                svc.variant_item_scores(ds, model, attribute),
+                names,
+                key=f"{PAGE}.groups",
+                page=PAGE,
+                title=f"{model}, {attribute}",
+                y_title=f"{attribute} score (mean over samples)",
+                caption="As in Chiang & Lee (2023, Table 1), under each template: the mean "
+                "± sd of each group's items (the score averaged over the judge's samples) "
+                "and Welch's t-test between the groups (two-sided, unequal variances). "
+                "Does the template change how far apart the judge puts the groups? Systems "
+                "left out in the sidebar are not offered.",
+            )
 
 # ------------------------------------------------------------------------------ pairwise
 if has_pairwise:

@@ -14,44 +14,70 @@ import math
 import numpy as np
 import pandas as pd
 
-from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
+from data.natural import natural_sorted
+from data.schema import AUTOMATIC, HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.bias import bias_table
-from pages.services.common import cache_data, judge_model
+from pages.services.common import cache_data, cache_resource, judge_model
 from pages.services.comparisons import HUMAN_POOL, human_reference, pmatrix
 from ranking.metrics import kendall_matrix, pairwise_accuracy
 from ranking.significance import paired_shift
 
 
-@cache_data(show_spinner=False, max_entries=16)
+@cache_resource(show_spinner=False, max_entries=4)
 def rating_variants(ds: Dataset) -> pd.DataFrame:
-    """Ratings with ``model``, ``temperature`` and ``variant`` (template, and temperature
-    when a model was run at several) columns; see :func:`~pages.services.common.judge_model`."""
+    """Ratings with ``model``, ``temperature``, ``variant`` (template, and temperature
+    when a model was run at several) and ``automatic`` (an automatic measure: no prompt, no
+    variants) columns; see :func:`~pages.services.common.judge_model`.
+
+    Names are worked out once per (judge, prompt_id) pair and spread over the rows by group
+    codes: HANNA has 530k ratings but 92 pairs. One shared frame (``cache_resource``, not
+    copied out to each caller: 530k rows): read it, never change it in place. The raw
+    answers are left out.
+    """
     r = ds.ratings
     if not len(r):
-        return r.assign(model=[], temperature=[], variant=[])
-    pairs = r[["judge", "prompt_id"]].astype(str).drop_duplicates()
-    info = {
-        (j, p): judge_model(j, p) for j, p in zip(pairs["judge"], pairs["prompt_id"], strict=True)
-    }
-    keys = list(zip(r["judge"].astype(str), r["prompt_id"].astype(str), strict=True))
-    out = r.assign(model=[info[k][0] for k in keys], temperature=[info[k][1] for k in keys])
-    out["temperature"] = out["temperature"].astype("float64")
-    n_temps = out.groupby("model")["temperature"].nunique(dropna=False)
-    several = out["model"].map(n_temps).to_numpy() > 1
-    temp_txt = out["temperature"].map(lambda t: "t?" if pd.isna(t) else f"t{t:g}")
-    out["variant"] = np.where(
-        several, out["prompt_id"].astype(str) + " @ " + temp_txt, out["prompt_id"].astype(str)
+        return r.assign(model=[], temperature=[], variant=[], automatic=[])
+    codes = r.groupby(["judge", "prompt_id"], sort=False, observed=True).ngroup().to_numpy()
+    first = pd.Series(np.arange(len(r))).groupby(codes).first().to_numpy()
+    pairs = pd.DataFrame(
+        {
+            "judge": r["judge"].astype(str).to_numpy()[first],
+            "prompt_id": r["prompt_id"].astype(str).to_numpy()[first],
+        }
     )
+    info = [judge_model(j, p) for j, p in zip(pairs["judge"], pairs["prompt_id"], strict=True)]
+    pairs["model"] = [m for m, _ in info]
+    pairs["temperature"] = pd.Series([t for _, t in info], dtype="float64")
+    pairs["automatic"] = pairs["prompt_id"] == AUTOMATIC
+    n_temps = pairs.groupby("model")["temperature"].nunique(dropna=False)
+    several = pairs["model"].map(n_temps).to_numpy() > 1
+    temp_txt = pairs["temperature"].map(lambda t: "t?" if pd.isna(t) else f"t{t:g}")
+    pairs["variant"] = np.where(several, pairs["prompt_id"] + " @ " + temp_txt, pairs["prompt_id"])
+    out = r.drop(columns=["raw"], errors="ignore")
+    for col in ("model", "temperature", "variant", "automatic"):
+        out[col] = pairs[col].to_numpy()[codes]
     return out
 
 
 def model_options(variants: pd.DataFrame) -> list[str]:
-    """Models, the one with the most templates (then most rows) first."""
+    """Models, the one with the most templates (then most rows) first; automatic measures
+    (no prompt, so no prompt variants) after every LLM judge, in natural order."""
     if not len(variants):
         return []
-    stats = variants.groupby("model").agg(n_var=("variant", "nunique"), n=("score", "size"))
-    stats = stats.sort_values(["n_var", "n"], ascending=False)
-    return stats.index.astype(str).tolist()
+    stats = variants.groupby("model").agg(
+        n_var=("variant", "nunique"), n=("score", "size"), automatic=("automatic", "all")
+    )
+    llm = stats[~stats["automatic"]].sort_values(["n_var", "n"], ascending=False)
+    measures = natural_sorted(stats.index[stats["automatic"]].astype(str))
+    return llm.index.astype(str).tolist() + measures
+
+
+def automatic_models(variants: pd.DataFrame) -> set[str]:
+    """The models of ``variants`` that are automatic measures (prompt_id "automatic")."""
+    if not len(variants):
+        return set()
+    flags = variants["automatic"].to_numpy(dtype=bool)
+    return {str(m) for m in pd.unique(variants["model"].to_numpy()[flags])}
 
 
 def item_means(variants: pd.DataFrame, model: str, attribute: str) -> pd.DataFrame:
@@ -207,3 +233,29 @@ def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
     return bias.assign(
         pairwise_accuracy=accuracy, failure_rate=failure, reference=reference
     ).reset_index(drop=True)
+
+
+@cache_data(show_spinner=False, max_entries=32)
+def variant_item_scores(ds: Dataset, model: str, attribute: str) -> pd.DataFrame:
+    """One row per rated item (context, candidate) of ``model`` on ``attribute``: its
+    ``system`` and one column per variant (template) with the mean parsed score, NaN where
+    none parsed; for comparing groups of systems (``pages.system_groups``).
+
+    Empty (with the id columns) when the candidates carry no system labels.
+    """
+    means = item_means(rating_variants(ds), model, attribute)
+    names = sorted(means["variant"].unique())
+    cands = ds.candidates
+    if "system" not in cands.columns or not cands["system"].notna().any():
+        return pd.DataFrame(columns=["context_id", "candidate_id", "system", *names])
+    wide = _by_variant(means, ["context_id", "candidate_id"], names).reset_index()
+    wide.columns.name = None
+    wide = wide.astype({"context_id": str, "candidate_id": str})
+    lut = (
+        cands[["context_id", "candidate_id", "system"]]
+        .dropna(subset=["system"])
+        .astype(str)
+        .drop_duplicates(["context_id", "candidate_id"])
+    )
+    out = wide.merge(lut, on=["context_id", "candidate_id"], how="inner")
+    return out[["context_id", "candidate_id", "system", *names]]
