@@ -96,6 +96,7 @@ ui.settings(
         "judges": chosen.judges,
         "automatic measures": chosen.measures,
         "human baseline": svc.BASELINES[reference],
+        **state.scope_settings(),
     },
 )
 choices = Choices(

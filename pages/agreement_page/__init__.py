@@ -81,3 +81,12 @@ class Choices:
             if self.reference == "all"
             else "human baseline (vs mean of the others)"
         )
+
+
+def kept_index(options: list, key: str) -> int:
+    """Where the shared setting ``key`` (``app.judge``, ``app.attribute``: a link's choice,
+    or another page's) sits among ``options``; 0 when it is not one of them."""
+    from pages import state
+
+    value = state.kept().get(key)
+    return options.index(value) if value in options else 0

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from pages import ui
-from pages.agreement_page import PAGE, Choices
+from pages.agreement_page import PAGE, Choices, kept_index
 from pages.services import agreement as svc
 
 
@@ -109,7 +109,9 @@ def _intervals(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
     a1, a2 = st.columns(2)
     attrs = sorted(corr["attribute"].unique())
     with a1:
-        attribute = ui.select("Attribute", attrs, key=f"{PAGE}.dot_attr")
+        attribute = ui.select(
+            "Attribute", attrs, key=f"{PAGE}.dot_attr", index=kept_index(attrs, "app.attribute")
+        )
     level = a2.selectbox("Level", list(svc.UNITS), index=2, key=f"{PAGE}.dot_level")
     sel = corr[(corr["attribute"] == attribute) & (corr["level"] == level)]
     rank = {label: i for i, label in enumerate(c.raters.labels)}  # LLM judges first
@@ -147,7 +149,9 @@ def _scatter(c: Choices, corr: pd.DataFrame) -> None:
     pairs = corr[["label", "judge", "prompt_id"]].drop_duplicates()
     present = set(pairs["label"])
     labels = [x for x in c.raters.labels if x in present]  # LLM judges first
-    label = ui.select("Judge", labels, key=f"{PAGE}.scatter_judge")
+    label = ui.select(
+        "Judge", labels, key=f"{PAGE}.scatter_judge", index=kept_index(labels, "app.judge")
+    )
     pick = pairs[pairs["label"] == label].iloc[0]
     points = svc.scatter(c.ds, pick["judge"], pick["prompt_id"], c.annotators)
     fig = px.scatter(

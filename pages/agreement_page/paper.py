@@ -10,7 +10,7 @@ import streamlit as st
 
 from data.systems import systems_of
 from pages import ui
-from pages.agreement_page import PAGE, Choices
+from pages.agreement_page import PAGE, Choices, kept_index
 from pages.services import agreement as svc
 
 LEVELS = {"overall": "Figure 7", "system": "Figure 8"}
@@ -73,6 +73,7 @@ def render_system_ratings(c: Choices) -> None:
             "Judge",
             labels,
             key=f"{PAGE}.sys_judge",
+            index=kept_index(labels, "app.judge"),
             help="HANNA's Tables 6 and 7 show Beluga-13B and Mistral-7B with Eval-Prompt 1.",
         )
         pick = c.raters.table[c.raters.table["label"] == label].iloc[0]

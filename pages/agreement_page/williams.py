@@ -91,7 +91,9 @@ def _pairs(c: Choices, pairs, level: str, across: bool, alternative: str, family
         return
     w3, w4 = st.columns(2)
     with w3:
-        w_attr = ui.select("Attribute", sorted(wt["attribute"].unique()), key=f"{PAGE}.w_attr")
+        w_attr = ui.select(
+            "Attribute", sorted(wt["attribute"].unique()), key=state.keep("app.attribute")
+        )
     prompts = sorted(  # prompted judges first, automatic measures last
         wt.loc[wt["attribute"] == w_attr, "prompt_id"].unique(), key=lambda p: (is_automatic(p), p)
     )
@@ -118,7 +120,7 @@ def _versus(c: Choices, level: str, alternative: str, family: str) -> None:
         me = ui.select(
             "Judge",
             labels,
-            key=state.keep(f"{PAGE}.versus", url="versus"),
+            key=state.keep("app.judge"),
             help="The row judge of every test (HANNA Figure 6: Beluga-13B, Eval-Prompt 1).",
         )
     everyone = (
