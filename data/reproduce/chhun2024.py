@@ -382,5 +382,5 @@ def compute(data_dir: str | os.PathLike | None = None) -> list[dict]:
         *figures_7_8(ten),
         *tables.table_1(ds, every, ten),
         *tables.table_3(every),
-        *tables.tables_6_7(every),
+        *tables.tables_6_7(ds, every),
     ]

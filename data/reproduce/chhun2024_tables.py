@@ -122,10 +122,11 @@ def _system_means(ds: Dataset, judge: str) -> pd.DataFrame:
     return t
 
 
-def tables_6_7(every: Dataset) -> list[dict]:
+def tables_6_7(ds: Dataset, every: Dataset) -> list[dict]:
     """Tables 6 (Beluga-13B) and 7 (Mistral-7B): mean Eval-Prompt 1 rating per generator
-    and criterion."""
-    cleaned = analysis_view(every, exclude=[], reading="cleaned")
+    and criterion; ``ds`` is HANNA as loaded (for the cleaned reading), ``every`` its view
+    with every system and the published reading."""
+    cleaned = analysis_view(ds, exclude=[], reading="cleaned")
     out = []
     for ref, llm, table in (
         ("Table 6", "Beluga-13B", pub.TABLE6),
