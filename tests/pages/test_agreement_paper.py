@@ -240,3 +240,22 @@ def test_hanna_paper_settings():
     # the human story back in: the correlations rise (the bug issue 12 names)
     rows, _, z = _heatmap(_linked(dataset="hanna", exclude=""), OVERALL)
     assert np.nanmean(z[rows.index("Beluga-13B/eval_prompt_1")]) == pytest.approx(0.323, abs=2e-3)
+
+
+@pytest.mark.slow
+def test_hanna_link_chooses_the_judge_and_attribute():
+    """A Reproduce-page link (judge=, attribute=, exclude=, reading=) opens the page on them."""
+    need_folder("hanna")
+    at = _linked(
+        dataset="hanna",
+        judge="Mistral-7B/eval_prompt_1",
+        attribute="surprise",
+        exclude="Human",
+        reading="published",
+    )
+    figs = figures(at)
+    title = "Mistral-7B/eval_prompt_1 against every other rater: Williams + BH adjusted p"
+    assert f"{title}, overall level" in figs
+    assert "Mistral-7B/eval_prompt_1: mean rating per system and criterion" in figs
+    assert "Williams + BH adjusted p: surprise, eval_prompt_1" in figs
+    assert at.selectbox(key="agreement.dot_attr").value == "surprise"
