@@ -93,7 +93,9 @@ def test_demo_heatmaps_metrics_and_method_switch():
         want = baseline_by_unit(demo, attribute, "others")["overall"]
         assert z[row, j] == pytest.approx(want)
         assert want < baseline_by_unit(demo, attribute, "all")["overall"]  # self excluded
-    assert float(_metrics(at)["Human baseline (overall)"]) != float(metrics["Human baseline (overall)"])
+    assert float(_metrics(at)["Human baseline (overall)"]) != float(
+        metrics["Human baseline (overall)"]
+    )
 
     at.selectbox(key="agreement.method").set_value("Pearson").run()
     assert not at.exception
