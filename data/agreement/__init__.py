@@ -43,6 +43,7 @@ from data.agreement.reference import (
     judge_scores,
     reference_annotators,
 )
+from data.agreement.systems import AVERAGE, system_ratings_table
 from data.agreement.verdicts import annotator_summary_table, verdict_agreement_table
 from data.agreement.williams import (
     williams_matrix_frame,
@@ -69,5 +70,7 @@ __all__ = [
     "pairwise_accuracy_table",
     "verdict_agreement_table",
     "annotator_summary_table",
+    "AVERAGE",
+    "system_ratings_table",
     "main",
 ]

@@ -10,7 +10,13 @@ import numpy as np
 import pandas as pd
 
 import ranking as rk
-from data.agreement import iaa_table, judge_scores, rating_matrix, reference_annotators
+from data.agreement import (
+    iaa_table,
+    judge_scores,
+    rating_matrix,
+    reference_annotators,
+    system_ratings_table,
+)
 from data.analysis_view import analysis_view
 from data.reproduce import published as pub
 from data.reproduce._common import fmt, link, row
@@ -111,15 +117,8 @@ def table_3(every: Dataset) -> list[dict]:
 
 def _system_means(ds: Dataset, judge: str) -> pd.DataFrame:
     """Mean rating per system (rows) and criterion abbreviation (columns) + "Average"."""
-    s = judge_scores(ds, judge=judge).merge(
-        ds.candidates[["context_id", "candidate_id", "system"]],
-        on=["context_id", "candidate_id"],
-        how="left",
-    )
-    t = s.pivot_table(index="system", columns="attribute", values="score", aggfunc="mean")
-    t = t.rename(columns={v: k for k, v in pub.HANNA_CRITERIA.items()})
-    t["Average"] = s.groupby("system")["score"].mean()
-    return t
+    t = system_ratings_table(ds, judge).pivot(index="system", columns="attribute", values="mean")
+    return t.rename(columns={v: k for k, v in pub.HANNA_CRITERIA.items()})
 
 
 def tables_6_7(ds: Dataset, every: Dataset) -> list[dict]:

@@ -184,3 +184,43 @@ def test_self_consistency_alpha_across_samples():
         for level in ("interval", "ordinal"):
             want = krippendorff.alpha(reliability_data=Y.to_numpy().T, level_of_measurement=level)
             assert sc.loc[judge, f"alpha_{level}"] == pytest.approx(want, abs=1e-12)
+
+
+def test_system_ratings_table_means_and_t_interval():
+    """Per system and attribute: the mean of the items' scores and the t interval of it;
+    the "Average" row pools every attribute."""
+    import pandas as pd
+    from scipy import stats
+
+    from data.agreement import AVERAGE, system_ratings_table
+    from data.schema import Dataset
+
+    cands = pd.DataFrame(
+        {
+            "context_id": ["c1", "c1", "c2", "c2"],
+            "candidate_id": ["a", "b", "a", "b"],
+            "system": ["A", "B", "A", "B"],
+            "text": ["", "", "", ""],
+        }
+    )
+    ratings = pd.DataFrame(
+        {
+            "context_id": ["c1", "c1", "c1", "c2", "c2", "c1", "c2"],
+            "candidate_id": ["a", "a", "b", "a", "b", "a", "a"],
+            "attribute": ["x", "x", "x", "x", "x", "y", "y"],
+            "judge": "j",
+            "prompt_id": "p",
+            "sample": [0, 1, 0, 0, 0, 0, 0],
+            "score": [2.0, 4.0, 1.0, 5.0, 2.0, 3.0, 4.0],
+        }
+    )
+    ds = Dataset(name="t", candidates=cands, ratings=ratings)
+    t = system_ratings_table(ds, "j").set_index(["system", "attribute"])
+    # System A, x: items c1/a (mean of samples 2, 4 -> 3) and c2/a (5).
+    assert t.loc[("A", "x"), "mean"] == pytest.approx(4.0)
+    lo, hi = stats.t.interval(0.95, 1, loc=4.0, scale=stats.sem([3.0, 5.0]))
+    assert (t.loc[("A", "x"), "lower"], t.loc[("A", "x"), "upper"]) == pytest.approx((lo, hi))
+    assert t.loc[("A", AVERAGE), "mean"] == pytest.approx(np.mean([3.0, 5.0, 3.0, 4.0]))
+    assert t.loc[("B", "x"), "n"] == 2
+    # B was not rated on y: the row is there (one grid for every system), empty.
+    assert t.loc[("B", "y"), "n"] == 0 and np.isnan(t.loc[("B", "y"), "mean"])

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from data import agreement as dag
 from data.schema import Dataset
 from pages.services.common import cache_data, judge_model
-
-#: Name of the column (and row) that pools every criterion in :func:`system_ratings`.
-AVERAGE = "Average"
 
 
 @cache_data(show_spinner="Correlations between annotators…", max_entries=16)
@@ -67,64 +63,19 @@ def prompt_effect(corr: pd.DataFrame) -> pd.DataFrame:
     return out[cols]
 
 
-def _interval(values: np.ndarray, confidence: float) -> tuple[float, float, float, int]:
-    """(mean, standard deviation, half-width of the t interval of the mean, n)."""
-    v = values[np.isfinite(values)]
-    n = int(v.size)
-    if n == 0:
-        return np.nan, np.nan, np.nan, 0
-    if n == 1:
-        return float(v[0]), np.nan, np.nan, 1
-    sd = float(v.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / np.sqrt(n))
-    return float(v.mean()), sd, half, n
-
-
 @cache_data(show_spinner="Ratings per system…", max_entries=16)
 def system_ratings(
     ds: Dataset, judge: str, prompt_id: str, confidence: float = 0.95
 ) -> pd.DataFrame:
-    """A judge's ratings per system and attribute (HANNA Tables 6 and 7): the mean over the
-    system's items (each item's score is the mean of its samples) with a t interval of the
-    mean; attribute :data:`AVERAGE` pools every attribute's ratings of the system.
-
-    Columns: system, attribute, mean, sd, half_width, lower, upper, n."""
-    cols = ["system", "attribute", "mean", "sd", "half_width", "lower", "upper", "n"]
-    if "system" not in ds.candidates.columns:
-        return pd.DataFrame(columns=cols)
-    scores = dag.judge_scores(ds, judge=judge, prompt_id=prompt_id)
-    sys_of = ds.candidates[["context_id", "candidate_id", "system"]].drop_duplicates(
-        ["context_id", "candidate_id"]
-    )
-    scores = scores.merge(sys_of, on=["context_id", "candidate_id"], how="inner")
-    scores = scores[scores["system"].notna()]
-    order = [a for a in ds.attributes if a in set(scores["attribute"].astype(str))]
-    rows = []
-    for system, g in scores.groupby("system", sort=False, observed=True):
-        attrs = g["attribute"].astype(str)
-        for attribute in [*order, AVERAGE]:
-            x = g["score"] if attribute == AVERAGE else g.loc[attrs == attribute, "score"]
-            mean, sd, half, n = _interval(x.to_numpy(dtype=np.float64), confidence)
-            rows.append(
-                dict(
-                    system=str(system),
-                    attribute=attribute,
-                    mean=mean,
-                    sd=sd,
-                    half_width=half,
-                    lower=mean - half,
-                    upper=mean + half,
-                    n=n,
-                )
-            )
-    return pd.DataFrame(rows, columns=cols)
+    """``data.agreement.system_ratings_table``, cached (HANNA Tables 6 and 7)."""
+    return dag.system_ratings_table(ds, judge, prompt_id, confidence)
 
 
 def system_ratings_frames(
     table: pd.DataFrame, systems: list[str]
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(means, hover, "mean ± half-width" text) frames: systems (in ``systems`` order) x
-    attributes, :data:`AVERAGE` last."""
+    attributes, ``data.agreement.AVERAGE`` last."""
     attrs = list(dict.fromkeys(table["attribute"]))
     rows = [s for s in systems if s in set(table["system"])]
     means = table.pivot_table(
