@@ -101,6 +101,7 @@ def compare_groups(
     by=(),
     system: str = "system",
     name: str = "scores",
+    systems: Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """Mean ± sd of two groups of systems and Welch's t between them, per score column.
 
@@ -118,6 +119,10 @@ def compare_groups(
         The column with the system of each item.
     name : str
         What ``frame`` is, for error messages.
+    systems : iterable of str, optional
+        The systems a group may name (default: those in ``frame``). A wider set (every
+        system of the dataset) lets a group name a system with no score here: its group
+        then has fewer values, and the test says so when it has too few.
 
     Returns
     -------
@@ -140,8 +145,11 @@ def compare_groups(
             f"{name}: no column(s) {', '.join(map(repr, missing))}; the columns are "
             f"{', '.join(map(repr, frame.columns))}"
         )
-    known = set(frame[system].dropna().astype(str))
-    a, b = _groups(known, group_a, group_b, name, "scores")
+    if systems is None:
+        known, table = set(frame[system].dropna().astype(str)), "scores"
+    else:
+        known, table = {str(s) for s in systems}, "systems"
+    a, b = _groups(known, group_a, group_b, name, table)
     labels = frame[system].astype(str)
     in_a, in_b = labels.isin(a).to_numpy(), labels.isin(b).to_numpy()
     arrays = {v: pd.to_numeric(frame[v], errors="coerce").to_numpy(np.float64) for v in values}
@@ -218,7 +226,13 @@ def group_comparison_table(
         ds, judge=judge, prompt_id=prompt_id, attribute=attribute, annotators=annotators
     )
     out = compare_groups(
-        df, a, b, ["score", "human"], by=["judge", "prompt_id", "attribute"], name=ds.name
+        df,
+        a,
+        b,
+        ["score", "human"],
+        by=["judge", "prompt_id", "attribute"],
+        name=ds.name,
+        systems=known,
     )
     out = out.rename(columns={"score": "rater"})
     out["rater"] = out["rater"].map({"score": "judge", "human": "human"})

@@ -90,3 +90,12 @@ def test_a_constant_pair_is_nan_with_its_reason():
 def test_bad_groups_and_columns_are_refused_by_name(a, b, values, message):
     with pytest.raises(DataError, match=message):
         compare_groups(_frame(), a, b, values, name="ranking scores")
+
+
+def test_a_known_system_without_scores_gives_an_empty_group_not_an_error():
+    df = _frame()
+    out = compare_groups(df, ["M1"], ["M99"], "win", systems=["M1", "M2", "M99"])
+    row = out.iloc[0]
+    assert row["n_b"] == 0 and math.isnan(row["statistic"]) and "group b has 0" in row["reason"]
+    with pytest.raises(DataError, match=r"'M7' not in the systems"):
+        compare_groups(df, ["M1"], ["M7"], "win", systems=["M1", "M2"])
