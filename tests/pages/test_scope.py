@@ -16,6 +16,7 @@ from data.systems import systems_of
 from ranking.scores import win_ratio
 from tests.pages._analysis_apptest import APP, TIMEOUT, metrics, need
 from tests.pages._known import judge_rows
+from tests.pages.test_state import warnings  # noqa: F401  (Streamlit's default-value warnings)
 
 DEMO_JUDGE = "demo-judge (simulated)"
 
@@ -78,7 +79,7 @@ def test_leaving_systems_out_changes_rankings_and_prompts():
     assert "Welch's t" in metrics(at)
 
 
-def test_the_url_carries_the_scope_and_drops_unknown_systems():
+def test_the_url_carries_the_scope_and_drops_unknown_systems(warnings):  # noqa: F811
     at = _app(exclude="lead,nope")
     assert _exclude(at).value == ["lead"]
     notes = " ".join(i.value for i in at.sidebar.info)
@@ -89,6 +90,7 @@ def test_the_url_carries_the_scope_and_drops_unknown_systems():
     assert at.query_params["exclude"] == ""
     again = _app(exclude="")
     assert _exclude(again).value == []
+    assert not warnings
 
 
 def test_group_comparison_on_rankings_is_welch_on_the_win_ratios():
@@ -144,7 +146,7 @@ def test_hanna_defaults_leave_the_human_story_out():
 
 
 @need("hanna")
-def test_hanna_link_reading_groups_and_memory_per_dataset():
+def test_hanna_link_reading_groups_and_memory_per_dataset(warnings):  # noqa: F811
     link = _app(dataset="hanna", exclude="", reading="cleaned")
     assert _exclude(link).value == []
     assert link.sidebar.radio(key="app.reading").value == "cleaned"
@@ -160,6 +162,7 @@ def test_hanna_link_reading_groups_and_memory_per_dataset():
     _ok(link.run())
     assert _exclude(link).value == ["GPT-2"]
     assert link.sidebar.radio(key="app.reading").value == "published"
+    assert not warnings
 
     shown = {}
     for reading in ("cleaned", "published"):
@@ -173,3 +176,18 @@ def test_hanna_link_reading_groups_and_memory_per_dataset():
         assert at.multiselect(key="prompts.groups.b").value == ["GPT-2"]
         shown[reading] = float(metrics(at)["Welch's t"])
     assert np.isfinite(list(shown.values())).all()
+
+
+def test_one_view_object_per_dataset_scope_and_reading():
+    from pages import scope, state
+
+    demo = data.demo_dataset()
+    assert scope.view(demo, [], None) is demo  # nothing left out: the dataset itself
+    first = scope.view(demo, ["lead"], None)
+    assert scope.view(demo, ["lead"], None) is first  # the services' caches hit
+    assert state.token(first) == state.token(scope.view(demo, ["lead"], None))
+    assert "lead" not in systems_of(first) and len(first.candidates) < len(demo.candidates)
+    assert scope.view(demo, ["lead", "small"], None) is not first
+    assert scope.parse_exclude("Human, GPT-2,") == ["Human", "GPT-2"]
+    with pytest.raises(ValueError, match="not one of"):
+        scope.parse_reading("raw")
