@@ -215,11 +215,12 @@ def scope_text(ds: Dataset | None = None) -> str:
 
 
 def settings() -> dict:
-    """The scope as report settings: {"left out": ..., "judge ratings": ...} where they apply."""
+    """The scope as report settings: {"left out": ..., "judge ratings": ...} where they
+    apply (a dataset without reference systems and nothing left out records nothing)."""
     ds = state.active()
     exclude, reading = current(ds)
     out = {}
-    if systems_of(ds):
+    if exclude or default_excluded(ds):  # said when it matters: something out, or in
         out["left out"] = ", ".join(exclude) or "none"
     if reading is not None:
         out["judge ratings"] = READING_LABELS[reading]
