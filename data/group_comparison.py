@@ -24,26 +24,6 @@ from ranking.significance import welch_t
 
 __all__ = ["COMPARE_COLUMNS", "GROUP_COLUMNS", "compare_groups", "group_comparison_table"]
 
-#: Columns of :func:`group_comparison_table`, in order.
-GROUP_COLUMNS = [
-    "judge",
-    "prompt_id",
-    "attribute",
-    "rater",
-    "mean_a",
-    "std_a",
-    "n_a",
-    "mean_b",
-    "std_b",
-    "n_b",
-    "statistic",
-    "pvalue",
-    "df",
-    "n_dropped_nan",
-    "reason",
-]
-
-
 #: The statistics columns of :func:`compare_groups` (after its ``by`` columns and ``score``).
 STAT_COLUMNS = [
     "mean_a",
@@ -58,6 +38,8 @@ STAT_COLUMNS = [
     "n_dropped_nan",
     "reason",
 ]
+#: Columns of :func:`group_comparison_table`, in order.
+GROUP_COLUMNS = ["judge", "prompt_id", "attribute", "rater", *STAT_COLUMNS]
 #: Columns of :func:`compare_groups` without ``by`` columns.
 COMPARE_COLUMNS = ["score", *STAT_COLUMNS]
 
