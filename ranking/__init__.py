@@ -42,6 +42,12 @@ from ranking.leaderboard import (
 from ranking.metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
 from ranking.ml import MLResult, ml_ranking
 from ranking.pooled import PooledStat
+from ranking.position_profile import (
+    PositionProfile,
+    RepetitionStability,
+    position_profile,
+    repetition_stability,
+)
 from ranking.reliability import (
     AgreementResult,
     ICCResult,
@@ -92,6 +98,11 @@ __all__ = [
     "balanced_threshold",
     "debias",
     "alpha_for_tau",
+    # position-bias profile by quality gap (Shi et al. 2024)
+    "position_profile",
+    "PositionProfile",
+    "repetition_stability",
+    "RepetitionStability",
     # comparison budgets
     "select_comparisons",
     "adaptive_rank",
