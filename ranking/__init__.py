@@ -73,6 +73,7 @@ from ranking.significance import (
     williams_test,
 )
 from ranking.subset import SubsetConsistencyResult, subset_consistency
+from ranking.transitivity import TransitivityResult, transitivity
 
 __all__ = [
     # decisions and pooled statistics
@@ -146,4 +147,7 @@ __all__ = [
     "PermutationResult",
     "paired_shift",
     "PairedShiftResult",
+    # transitivity of a judge's preferences (ranking.transitivity)
+    "transitivity",
+    "TransitivityResult",
 ]
