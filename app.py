@@ -48,6 +48,12 @@ PAGES = {
             url_path="bias",
         ),
         st.Page(
+            "pages/judge_bias.py",
+            title="Judge bias",
+            icon=":material/balance:",
+            url_path="judge-bias",
+        ),
+        st.Page(
             "pages/budgets.py",
             title="Comparison budgets",
             icon=":material/trending_up:",

@@ -21,6 +21,7 @@ PAGES = {
     "leaderboard": "Leaderboard",
     "examples": "Examples",
     "bias": "Position bias",
+    "judge-bias": "Judge bias",
     "budgets": "Comparison budgets",
     "agreement": "Human agreement",
     "prompts": "Prompt sensitivity",

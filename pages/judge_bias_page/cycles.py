@@ -1,0 +1,105 @@
+"""Transitivity: circular triads per context, the worst cycles (openable), zeta and the
+disagreement of the judge with its own Bradley–Terry fit."""
+
+from __future__ import annotations
+
+import plotly.express as px
+import streamlit as st
+
+from pages import example_link, ui
+from pages.judge_bias_page import PAGE, Choice, needs_verdicts
+from pages.services import judge_bias as svc
+from pages.services.common import fmt, mean_finite
+
+
+def metrics(per_context, pooled: dict) -> None:
+    cols = st.columns(4)
+    with cols[0]:
+        ui.metric(
+            "Circular triads",
+            f"{pooled['total_circular']} / {pooled['total_triads']}",
+            "triads whose majority preferences go round in a circle, of the triads checked "
+            "(three pairs compared, no tie)",
+            page=PAGE,
+        )
+    with cols[1]:
+        ui.metric(
+            "Contexts with a cycle",
+            f"{int((per_context['n_circular'] > 0).sum())} / {len(per_context)}",
+            "contexts whose majority preferences have at least one circular triad",
+            page=PAGE,
+        )
+    with cols[2]:
+        ui.metric(
+            "Coefficient of consistence (zeta)",
+            fmt(mean_finite(per_context["zeta"])),
+            "Kendall–Babington Smith, mean over complete tournaments without ties: 1 = "
+            "transitive, 0 = as many cycles as possible",
+            page=PAGE,
+        )
+    with cols[3]:
+        ui.metric(
+            "Disagreement with its own BT fit",
+            fmt(pooled["bt_disagreement"]),
+            "share of the judge's comparisons whose verdict goes against the order of its "
+            "own Bradley–Terry scores in that context (ties 1/2)",
+            page=PAGE,
+        )
+
+
+def worst(choice: Choice, table) -> None:
+    st.markdown("##### The worst cycles")
+    st.caption(
+        "Strength: the weakest of the three majority preferences of the cycle (|m − 0.5|); "
+        "the strongest cycles first. **Open** shows the context on the Examples page."
+    )
+    header = st.columns([3, 2, 2, 2, 2, 1])
+    for col, name in zip(header, ["context", "i", "j", "k", "strength", ""], strict=True):
+        col.markdown(f"**{name}**")
+    for n, row in enumerate(table.head(10).itertuples(index=False)):
+        cols = st.columns([3, 2, 2, 2, 2, 1])
+        cols[0].write(str(row.context_id))
+        cols[1].write(f"{row.i} ≻")
+        cols[2].write(f"{row.j} ≻")
+        cols[3].write(f"{row.k} ≻ {row.i}")
+        cols[4].write(fmt(row.strength))
+        cols[5].button(
+            "Open",
+            key=f"judge_bias.open.{n}",
+            on_click=example_link.open_example,
+            kwargs=dict(
+                dataset=choice.dataset,
+                attribute=choice.attribute,
+                judge=choice.judge.judge,
+                context_id=str(row.context_id),
+            ),
+        )
+    ui.table(table, "The worst cycles", page=PAGE, show=False)
+
+
+def show(choice: Choice) -> None:
+    st.subheader("Transitivity")
+    if needs_verdicts(choice, "Circular triads"):
+        return
+    per_context = svc.cycles_summary(choice.ds, choice.attribute, choice.judge.judge)
+    pooled = svc.cycles_pooled(per_context)
+    if pooled["total_triads"] == 0:
+        st.info(
+            "No triad was compared in all three of its pairs (without a tie), so circular "
+            "triads cannot be counted: the judge never compared three candidates of one "
+            "context with each other. SummEval's ChatGPT verdicts, for instance, compare "
+            "adjacent systems only — no triangles."
+        )
+        metrics(per_context, pooled)
+        return
+    metrics(per_context, pooled)
+    hist = px.histogram(per_context, x="n_circular", color_discrete_sequence=[ui.PALETTE[3]])
+    hist.update_layout(
+        xaxis_title="circular triads in the context", yaxis_title="contexts", height=320
+    )
+    ui.figure(hist, "Circular triads per context", page=PAGE, data=per_context)
+    table = svc.worst_cycles(choice.ds, choice.attribute, choice.judge.judge)
+    if len(table):
+        worst(choice, table)
+    else:
+        st.caption("No circular triad: the judge's majority preferences are transitive.")
