@@ -29,6 +29,7 @@ from ranking.baseline import (
 from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
 from ranking.bradley_terry import BTResult, bradley_terry
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
+from ranking.calibration import CalibrationResult, calibrate, ece, pairwise_labels, reliability
 from ranking.correlations import CorrelationResult, correlation
 from ranking.decisions import decide
 from ranking.elo import EloResult, elo
@@ -99,6 +100,12 @@ __all__ = [
     "balanced_threshold",
     "debias",
     "alpha_for_tau",
+    # calibration beyond one threshold (ranking.calibration)
+    "calibrate",
+    "CalibrationResult",
+    "ece",
+    "reliability",
+    "pairwise_labels",
     # position-bias profile by quality gap (Shi et al. 2024)
     "position_profile",
     "PositionProfile",
