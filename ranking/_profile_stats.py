@@ -40,7 +40,7 @@ def check_probabilities(values, name):
         k = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{name} holds probabilities, so values must lie in [0, 1]; {name}[{k}] = "
-            f"{arr[k]!r} ({int(bad.sum())} value(s) out of range)"
+            f"{float(arr[k])} ({int(bad.sum())} value(s) out of range)"
         )
     return arr
 

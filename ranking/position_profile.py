@@ -399,7 +399,7 @@ def _check_groups(decisions, groups):
         k = int(np.flatnonzero(bad | np.isinf(d))[0])
         raise ValueError(
             "decisions must be 1 (first wins), 0.5 (tie), 0 (second wins) or NaN (unparsed); "
-            f"decisions[{k}] = {d[k]!r}"
+            f"decisions[{k}] = {float(d[k])}"
         )
     if gr.size and not np.issubdtype(gr.dtype, np.integer):
         as_float = gr.astype(np.float64)
