@@ -73,7 +73,7 @@ class TransitivityResult:
     cycles : dict of ndarray
         ``context``, ``i``, ``j``, ``k`` (i > j > k > i, i the smallest index of the three) and
         ``strength`` (min over the three edges of |m - 0.5|), strongest first (ties: by
-        context, i, j, k), at most ``max_cycles``.
+        context, i, then the smaller and the larger of j and k), at most ``max_cycles``.
     tau : ndarray of float, shape (n_contexts,)
         The thresholds used.
     reasons : dict of str
@@ -227,6 +227,19 @@ def _disagreement_kernel(P, taus, theta):
     return dis, cnt
 
 
+def _strongest(strength, n):
+    """Indices of the ``n`` largest strengths, strongest first; equal strengths keep their
+    order (the kernel's: context, i, then the smaller and the larger of j and k)."""
+    if n == 0 or strength.size == 0:
+        return np.zeros(0, np.int64)
+    if strength.size > n:
+        cut = np.partition(strength, strength.size - n)[strength.size - n]
+        keep = np.flatnonzero(strength >= cut)
+    else:
+        keep = np.arange(strength.size)
+    return keep[np.argsort(-strength[keep], kind="stable")][:n]
+
+
 def _where(mask):
     idx = np.flatnonzero(mask)
     more = f" and {idx.size - 10} more" if idx.size > 10 else ""
@@ -325,7 +338,7 @@ def transitivity(P, *, tau=0.5, max_cycles=50, scores=None) -> TransitivityResul
 
     offsets = np.concatenate([[0], np.cumsum(circ)])
     ctx, ii, jj, kk, st = _cycles_kernel(arr, taus, offsets, int(offsets[-1]))
-    order = np.lexsort((kk, jj, ii, ctx, -st))[:max_cycles]
+    order = _strongest(st, max_cycles)
     cycles = {"context": ctx[order], "i": ii[order], "j": jj[order], "k": kk[order]}
     cycles["strength"] = st[order]
 

@@ -52,7 +52,7 @@ def _twin(P, tau=0.5, max_cycles=50):
                 n_c += 1
                 a, b = (j, k) if es[0] == 1 else (k, j)
                 s = min(strength[i, j], strength[j, k], strength[k, i])
-                cycles.append((-s, c, i, a, b))
+                cycles.append((-s, c, i, j, k, a, b))
         circ.append(n_c)
         checked.append(n_t)
     cycles.sort()
@@ -62,13 +62,15 @@ def _twin(P, tau=0.5, max_cycles=50):
         np.array(checked),
         np.array(n_cand),
         np.array(complete),
-        [(c, i, j, k, -s) for s, c, i, j, k in cycles],
+        [(c, i, a, b, -s) for s, c, i, _, _, a, b in cycles],
     )
 
 
 def _random_P(rng, n_ctx, n, holes=0.2, grid=4):
     """Probabilities on a coarse grid (so ties at tau happen), with holes."""
-    P = np.round(rng.random((n_ctx, n, n)) * grid) / grid
+    P = rng.random((n_ctx, n, n))
+    if grid is not None:
+        P = np.round(P * grid) / grid
     P[rng.random(P.shape) < holes] = np.nan
     idx = np.arange(n)
     P[:, idx, idx] = np.nan
@@ -96,11 +98,12 @@ def _cycle_list(r):
 # ---------------------------------------------------------------- the twin
 
 
+@pytest.mark.parametrize("holes, grid", [(0.25, 4), (0.0, None), (0.05, 10)])
 @pytest.mark.parametrize("tau", [0.5, 0.6, "per-context"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_matches_itertools_twin(seed, tau):
+def test_matches_itertools_twin(seed, tau, holes, grid):
     rng = np.random.default_rng(seed)
-    P = _random_P(rng, 12, 7, holes=0.25)
+    P = _random_P(rng, 12, 7, holes=holes, grid=grid)
     P[3] = np.nan  # a context without any comparison
     P[4] = np.nan
     P[4, 0, 1] = 0.75  # two candidates only
@@ -115,6 +118,11 @@ def test_matches_itertools_twin(seed, tau):
     assert r.total_circular == circ.sum() and r.total_triads == checked.sum()
     zeta_defined = complete & (n_cand >= 3)
     np.testing.assert_array_equal(np.isfinite(r.zeta), zeta_defined)
+    n = n_cand[zeta_defined]
+    denom = np.where(n % 2 == 1, n**3 - n, n**3 - 4 * n)
+    np.testing.assert_allclose(r.zeta[zeta_defined], 1 - 24 * circ[zeta_defined] / denom)
+    if holes == 0.0:
+        assert zeta_defined[[0, 1, 2, 6, 7]].all()
     # truncation keeps the strongest, in the same order
     r5 = transitivity(P, tau=t, max_cycles=5)
     assert _cycle_list(r5) == cycles[:5]
