@@ -338,3 +338,15 @@ def test_repetition_stability_without_repeats_and_bad_input():
         repetition_stability([1, 0], [0, -1])
     with pytest.raises(ValueError, match="integer ids"):
         repetition_stability([1, 0], [0, 0.5])
+
+
+def test_empty_bins_between_repeated_gaps_are_nan_with_a_reason():
+    r = position_profile([0.9, 0.2, 0.7, 0.4], [0.1, 0.8, 0.6, 0.3], gap=[0, 0, 1, 1], n_bins=5)
+    # quantiles 0, 0, 0.2, 0.8, 1, 1 (linear interpolation): repeated edges merge, the middle
+    # bin (0.2, 0.8] holds no gap
+    np.testing.assert_allclose(r.bin_edges, [0, 0.2, 0.8, 1.0])
+    assert r.bin_n.tolist() == [2, 0, 2] and r.bin_gap[[0, 2]].tolist() == [0.0, 1.0]
+    assert r.bin_consistency[0] == 1.0 and r.bin_consistency[2] == 0.0
+    assert np.isnan(r.bin_first_win_rate[1]) and np.isnan(r.bin_gap[1])
+    assert r.reasons["bin_first_win_rate"].startswith("bin(s) 1: no pair")
+    assert r.reasons["bin_consistency"].startswith("bin(s) 1:")
