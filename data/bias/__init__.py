@@ -15,6 +15,6 @@ From the command line: ``python -m data.bias summeval --judge J --attribute A``.
 from __future__ import annotations
 
 from data.bias.features import normalized_diff, text_features
-from data.bias.pairs import PAIR_COLUMNS, pair_frame
+from data.bias.pairs import PAIR_COLUMNS, pair_frame, rating_pairs
 
-__all__ = ["PAIR_COLUMNS", "normalized_diff", "pair_frame", "text_features"]
+__all__ = ["PAIR_COLUMNS", "normalized_diff", "pair_frame", "rating_pairs", "text_features"]

@@ -12,7 +12,7 @@ import data
 import ranking
 from data.arrays import comparisons_to_P
 from data.bias import features, pair_frame
-from data.bias.pairs import JUDGE_GAP_RIDGE, PAIR_COLUMNS
+from data.bias.pairs import JUDGE_GAP_RIDGE, PAIR_COLUMNS, rating_pairs
 from data.paths import data_dirs
 from data.schema import DataError, Dataset
 from data.simulate import simulate
@@ -240,3 +240,42 @@ def test_real_summeval_and_pandalm():
     assert int(((df["n_ab"] == 0) & (df["n_ba"] == 0)).sum()) == 25  # the 25 unparsed answers
     assert df.attrs["gap_source"] == "human vote margin"
     assert df["human_pref"].notna().all()
+
+
+def test_rating_pairs_counts_sample_pairs():
+    ds = simulate(3, 4, n_samples=3, likert=True, random_state=5)
+    ds.ratings.loc[0, "score"] = np.nan  # one unparsed sample of d0/c0
+    df = rating_pairs(ds, "quality", "simulated")
+    assert tuple(df.columns) == PAIR_COLUMNS and len(df) == 3 * 6
+    r = ds.ratings
+    for row in df.iloc[[0, 1, 5, 9]].itertuples(index=False):
+        sa = r[(r.context_id == row.context_id) & (r.candidate_id == row.a)]["score"].dropna()
+        sb = r[(r.context_id == row.context_id) & (r.candidate_id == row.b)]["score"].dropna()
+        x, y = sa.to_numpy()[:, None], sb.to_numpy()[None, :]
+        assert row.n_ab == x.size * y.size
+        assert row.p_ab == pytest.approx(((x > y).sum() + 0.5 * (x == y).sum()) / row.n_ab)
+        assert row.tie_ab == pytest.approx((x == y).sum() / row.n_ab)
+        cells = [(x > y).sum(), (x == y).sum(), (x < y).sum()]
+        assert row.stable_ab == pytest.approx(max(cells) / row.n_ab)
+    assert df["p_ba"].isna().all() and (df["n_ba"] == 0).all()
+    assert df.attrs["gap_source"] == "human score gap"
+    with pytest.raises(DataError, match="no ratings by judge 'x'"):
+        rating_pairs(ds, "quality", "x")
+
+
+def test_rating_pairs_needs_a_prompt_when_several():
+    ds = simulate(2, 3, prompts=("p1", "p2"), random_state=0)
+    with pytest.raises(DataError, match="several prompts.*prompt_id="):
+        rating_pairs(ds, "quality", "simulated")
+    assert len(rating_pairs(ds, "quality", "simulated", "p2")) == 2 * 3
+
+
+@pytest.mark.slow
+def test_real_topicalchat_rating_pairs():
+    _need("topicalchat_usr")
+    ds = data.load_benchmark("topicalchat")
+    df = rating_pairs(ds, "coherence", "gpt-3.5-turbo/geval")
+    rated = ds.ratings[ds.ratings.attribute == "coherence"].groupby("context_id")["candidate_id"]
+    assert len(df) == int(rated.nunique().map(lambda m: m * (m - 1) // 2).sum())
+    assert (df["n_ab"] == 400).all()  # 20 x 20 samples
+    assert df["p_ab"].between(0, 1).all() and df.attrs["gap_source"] == "human score gap"
