@@ -73,6 +73,7 @@ from ranking.significance import (
     williams_matrix,
     williams_test,
 )
+from ranking.style import controlled_win_rates
 from ranking.subset import SubsetConsistencyResult, subset_consistency
 from ranking.transitivity import TransitivityResult, transitivity
 
@@ -84,6 +85,7 @@ __all__ = [
     "win_ratio",
     "bradley_terry",
     "BTResult",
+    "controlled_win_rates",
     "ml_ranking",
     "MLResult",
     "elo",

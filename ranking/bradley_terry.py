@@ -20,6 +20,11 @@ shared line search, ``ranking._bt_newton``):
 
 Fisher and bootstrap intervals are in ``ranking._bt_intervals``.
 
+With ``features`` (flat input only) the model gains covariates, the Chatbot Arena style
+control: logit P(first beats second) = theta_first - theta_second + x @ beta, fitted jointly by
+damped Newton with a sparse LU on the item block and a Schur complement on the covariates
+(``ranking._bt_features``); ``coef`` and its Fisher intervals are on the result.
+
 Documented behaviour where the plain MLE does not exist or is not unique:
 
 * Scores are log-strengths, centred to mean 0 within every connected component of the
@@ -43,11 +48,19 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._bt_dense import fit_batch, win_weights
+from ._bt_features import (
+    bootstrap_features,
+    check_features,
+    coef_covariance,
+    fit_features,
+    joint_covariance,
+    plain_fit,
+)
 from ._bt_flat import fit_flat
 from ._bt_intervals import (
     MAX_FISHER_ITEMS,
@@ -99,6 +112,11 @@ class BTResult:
         Solver and interval method used.
     notes : tuple of str
         Human-readable flags (fallback prior used, several components, no convergence).
+    coef, coef_se, coef_low, coef_high : ndarray of shape (k,) or None
+        With ``features``: the covariate coefficients beta (log-odds per unit of the
+        covariate), their Fisher standard errors and interval at ``confidence`` (bootstrap
+        percentiles when ``intervals="bootstrap"``, Fisher otherwise); NaN for a covariate
+        that is not identifiable. None without features.
     """
 
     scores: np.ndarray
@@ -113,6 +131,12 @@ class BTResult:
     ridge: np.ndarray
     method: str
     notes: tuple[str, ...]
+    coef: np.ndarray | None = None
+    coef_se: np.ndarray | None = None
+    coef_low: np.ndarray | None = None
+    coef_high: np.ndarray | None = None
+    #: the flat fit's data for ``ranking.controlled_win_rates`` (None for P input)
+    fit: object = field(default=None, repr=False, compare=False)
 
 
 def bradley_terry(
@@ -131,6 +155,7 @@ def bradley_terry(
     n_boot=200,
     confidence=0.95,
     random_state=None,
+    features=None,
 ) -> BTResult:
     """Bradley–Terry maximum-likelihood scores, per context of P or for one large item set.
 
@@ -170,6 +195,12 @@ def bradley_terry(
         Interval coverage.
     random_state : None, int or numpy Generator
         Seed for the bootstrap (``ranking._checks.check_random_state``).
+    features : array_like of shape (n_comparisons, k), optional
+        Flat input only: covariates added to the logit of "first beats second", logit =
+        theta_first - theta_second + features @ beta (e.g. a constant 1 for the first-slot
+        effect and normalised differences of text features). Scores are then the
+        covariate-adjusted thetas and ``coef`` holds beta. Rows with NaN in features or
+        outcome are dropped (a note counts them). The ridge applies to theta, not beta.
 
     Returns
     -------
@@ -180,7 +211,7 @@ def bradley_terry(
     ------
     ValueError
         Bad shapes, values outside [0, 1], N < 2, empty or mismatched flat arrays,
-        out-of-range indices, bad options. (A context of P without any comparison is not an
+        out-of-range indices, bad options, features with P input or of the wrong shape. (A context of P without any comparison is not an
         error: its scores are NaN.)
     """
     _check_options(ridge, max_iter, tol, intervals, n_boot, confidence)
@@ -200,7 +231,14 @@ def bradley_terry(
         rng=rng,
     )
     if P is not None:
+        if features is not None:
+            raise ValueError(
+                "features= needs the flat input (first, second, outcome): one row of "
+                "covariates per comparison; P input has no rows to attach them to"
+            )
         return _bt_P(P, weights, tau, **options)
+    if features is not None:
+        return _bt_features(first, second, outcome, n_items, weights, tau, features, **options)
     return _bt_flat(first, second, outcome, n_items, weights, tau, **options)
 
 
@@ -337,7 +375,7 @@ def _bt_flat(first, second, outcome, n_items, weights, tau, **options):
             RuntimeWarning,
             stacklevel=3,
         )
-    return _result(
+    res = _result(
         theta,
         fitted,
         per_context=False,
@@ -348,3 +386,53 @@ def _bt_flat(first, second, outcome, n_items, weights, tau, **options):
         ),
         options=options,
     )
+    return dataclasses.replace(res, fit=plain_fit(ei, ej, w, theta, comp, n_comp, ridge_vec))
+
+
+def _bt_features(first, second, outcome, n_items, weights, tau, features, **options):
+    check_confidence(options["confidence"])
+    first, second, outcome, n_items, weights, X, dropped = check_features(
+        first, second, outcome, n_items, weights, features
+    )
+    ei, ej, out, w, n_items = check_flat(first, second, outcome, n_items, weights)
+    tau = check_tau(tau, allow_none=True)
+    wy = w * (out if tau is None else decide(out, tau))
+    ridge, max_iter, tol = options["ridge"], options["max_iter"], options["tol"]
+    fit = fit_features(ei, ej, wy, w, X, n_items, ridge, max_iter, tol)
+    if not fit.converged:
+        warnings.warn(
+            f"bradley_terry: did not converge in {max_iter} iterations",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    cache = {}
+
+    def boot():
+        if "boot" not in cache:
+            cache["boot"] = bootstrap_features(
+                fit, wy, options["n_boot"], options["rng"], ridge, max_iter, tol
+            )
+        return cache["boot"]
+
+    fitted = (fit.converged, fit.n_iter, fit.max_change, fit.comp, fit.n_comp, fit.graph_ok)
+    res = _result(
+        fit.theta,
+        (*fitted, fit.ridge_vec),
+        per_context=False,
+        method="joint newton (sparse LU on the items, Schur complement on the covariates)",
+        se=lambda: np.sqrt(np.clip(np.diag(joint_covariance(fit, MAX_FISHER_ITEMS)[0]), 0, None)),
+        replicates=lambda: boot()[0],
+        options=options,
+    )
+    se = np.sqrt(np.clip(np.diag(coef_covariance(fit)), 0.0, None))
+    if options["intervals"] == "bootstrap":
+        lo, hi, _ = bounds("bootstrap", fit.beta, options["confidence"], 0, None, lambda: boot()[1])
+    else:
+        lo, hi, _ = bounds("fisher", fit.beta, options["confidence"], 0, lambda: se, None)
+    notes = (*res.notes, *fit.notes)
+    if dropped:
+        notes += (f"{dropped} comparison(s) with NaN in features or outcome were dropped",)
+    return dataclasses.replace(
+        res, finite_mle=fit.finite_mle, coef=fit.beta, coef_se=se, coef_low=lo, coef_high=hi,
+        fit=fit, notes=notes,
+    )  # fmt: skip

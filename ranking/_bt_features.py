@@ -1,0 +1,471 @@
+"""Bradley–Terry with covariates (the Chatbot Arena style control): a joint sparse Newton solver.
+
+Model: logit P(first beats second) = theta_first - theta_second + x @ beta, where x is the
+comparison's row of covariates (a constant 1 for the first-slot effect, differences of text
+features of the two candidates, ...). The penalised log-likelihood
+
+    F(theta, beta) = sum_c w_c [y_c log s(d_c) + (1 - y_c) log s(-d_c)]
+                     - 1/2 sum_i ridge_i theta_i^2 - 1/2 ridge_beta ||beta||^2
+
+is concave; it is maximised by damped Newton steps on (theta, beta) jointly, damped by the
+shared line search of ``ranking._bt_newton``. The negative Hessian is
+
+    [[L + diag(ridge), B], [B^T, C]],  L = A^T diag(h) A,  B = A^T diag(h) X,  C = X^T diag(h) X,
+
+with A the (comparisons x items) incidence matrix (+1 first, -1 second) and h = w s (1 - s).
+L is a sparse weighted graph Laplacian (block diagonal over components: one per context when
+the items are (context, candidate) pairs), so every step solves it with one sparse LU
+(``scipy.sparse.linalg.splu``; dense for small item sets) on the k + 1 right-hand sides
+[g_theta, B], then the k x k Schur complement S = C - B^T L^-1 B for the covariates. The
+gauge of every shift-invariant component (no ridge on its items) is fixed by grounding one
+item (its row and column replaced by the identity): the solution differs from the
+pseudo-inverse one by a constant per component, removed by centring. ``ridge_beta`` is 0
+unless the covariates separate the outcomes (see :func:`fit_features`).
+
+Covariance (Fisher): the inverse of the joint negative Hessian under the centring
+constraint, H^+ = (H + J)^-1 - J with J = 1_C 1_C^T / |C| on the theta block of every
+shift-invariant component; coefficient standard errors need only S^-1.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse
+import scipy.sparse.linalg
+
+from ranking._bt_flat import _components_flat, _finite_mle_flat
+from ranking._bt_newton import (
+    RIDGE_FALLBACK,
+    centre,
+    gauge,
+    line_search,
+    log_sigmoid,
+    register,
+    sigmoid,
+    step_size,
+)
+from ranking._numba import njit
+
+__all__ = [
+    "FeatureFit",
+    "FeatureProblem",
+    "bootstrap_features",
+    "check_features",
+    "coef_covariance",
+    "fit_features",
+    "joint_covariance",
+    "plain_fit",
+]
+
+# Newton iterations tried before the existence checks (a converged run proves the MLE exists).
+_EXISTENCE_CHECK_AFTER = 30
+# Item sets up to this size solve the theta block densely (scipy.sparse costs more there).
+_DENSE_MAX = 200
+# Relative pivot below which a covariate counts as not identifiable.
+_IDENT_TOL = 1e-9
+
+#: What the line search evaluates: edges, weights, covariates, ridges; x = (theta, beta).
+FeatureProblem = namedtuple("FeatureProblem", "ei ej wy w X ridge_vec ridge_beta")
+
+
+@dataclass(frozen=True)
+class FeatureFit:
+    """A fitted covariate BT model and its data (kept for the covariance and win rates).
+
+    ``theta`` has NaN for items never compared; ``beta`` NaN for covariates that are not
+    identifiable (``active`` False). ``ridge_vec`` is the ridge per item, ``ridge_beta`` the
+    one on the covariates (0 unless they separate the outcomes).
+    """
+
+    ei: np.ndarray
+    ej: np.ndarray
+    w: np.ndarray
+    X: np.ndarray
+    theta: np.ndarray
+    beta: np.ndarray
+    active: np.ndarray
+    comp: np.ndarray
+    n_comp: int
+    ridge_vec: np.ndarray
+    ridge_beta: float
+    converged: bool
+    n_iter: int
+    max_change: float
+    finite_mle: bool
+    graph_ok: bool
+    notes: tuple
+    coef_cov: np.ndarray
+
+
+@njit(error_model="numpy")
+def _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h, r):
+    """Per-edge curvature h and residual r = wy - w s at x = (theta, beta); returns F."""
+    n = ridge_vec.shape[0]
+    k = X.shape[1]
+    F = 0.0
+    for e in range(ei.shape[0]):
+        d = x[ei[e]] - x[ej[e]]
+        for j in range(k):
+            d += X[e, j] * x[n + j]
+        s = sigmoid(d)
+        h[e] = w[e] * s * (1.0 - s)
+        r[e] = wy[e] - w[e] * s
+        ls = log_sigmoid(d)
+        F += wy[e] * ls + (w[e] - wy[e]) * (ls - d)
+    for i in range(n):
+        F -= 0.5 * ridge_vec[i] * x[i] * x[i]
+    for j in range(k):
+        F -= 0.5 * ridge_beta * x[n + j] * x[n + j]
+    return F
+
+
+@njit(error_model="numpy")
+def _feat_F(ei, ej, wy, w, X, x, ridge_vec, ridge_beta):
+    n = ridge_vec.shape[0]
+    k = X.shape[1]
+    F = 0.0
+    for e in range(ei.shape[0]):
+        d = x[ei[e]] - x[ej[e]]
+        for j in range(k):
+            d += X[e, j] * x[n + j]
+        ls = log_sigmoid(d)
+        F += wy[e] * ls + (w[e] - wy[e]) * (ls - d)
+    for i in range(n):
+        F -= 0.5 * ridge_vec[i] * x[i] * x[i]
+    for j in range(k):
+        F -= 0.5 * ridge_beta * x[n + j] * x[n + j]
+    return F
+
+
+def _feat_objective(problem, x):
+    return _feat_F(
+        problem.ei, problem.ej, problem.wy, problem.w, problem.X, x, problem.ridge_vec,
+        problem.ridge_beta,
+    )  # fmt: skip
+
+
+def _feat_accept_early(problem, trial, step):
+    return False  # the objective is as cheap as the gradient here
+
+
+register(FeatureProblem, _feat_objective, _feat_accept_early)
+
+
+@njit(error_model="numpy")
+def _search(ei, ej, wy, w, X, ridge_vec, ridge_beta, x, step, slope, F0, trial):
+    """The shared line search along ``step`` (called from compiled code: no dispatch cost)."""
+    problem = FeatureProblem(ei, ej, wy, w, X, ridge_vec, ridge_beta)
+    return line_search(problem, x, step, slope, F0, True, trial)
+
+
+class _System:
+    """The fixed structure of the Newton systems: incidence, Laplacian pattern, grounding."""
+
+    def __init__(self, ei, ej, n, comp, n_comp, ridge_vec):
+        m = ei.size
+        self.n = n
+        self.AT = scipy.sparse.csr_matrix(
+            (np.r_[np.ones(m), -np.ones(m)], (np.r_[ei, ej], np.r_[np.arange(m), np.arange(m)])),
+            shape=(n, m),
+        )
+        comp_size, gauged = gauge(comp, n_comp, ridge_vec)
+        self.comp_size, self.gauged = comp_size, gauged
+        # one grounded item per shift-invariant component; items never compared are fixed too
+        fixed = comp < 0
+        order = np.flatnonzero(comp >= 0)
+        labels, first_of = np.unique(comp[order], return_index=True)
+        fixed[order[first_of[gauged[labels]]]] = True
+        self.fixed = fixed
+        self.diag = np.where(fixed, 1.0, ridge_vec)
+        rows = np.r_[ei, ej, ei, ej]
+        cols = np.r_[ej, ei, ei, ej]
+        keep = ~(fixed[rows] | fixed[cols])
+        self.sign = np.r_[-np.ones(2 * m), np.ones(2 * m)] * keep
+        self.dense = n <= _DENSE_MAX
+        if self.dense:
+            self.slot = rows * n + cols
+            self.dslot = np.arange(n) * (n + 1)
+        else:
+            key = np.r_[rows * n + cols, np.arange(n) * (n + 1)]
+            uniq, inv = np.unique(key, return_inverse=True)
+            self.slot, self.dslot = inv[: 4 * m], inv[4 * m :]
+            r = uniq // n
+            self.indptr = np.searchsorted(r, np.arange(n + 1))
+            self.indices = (uniq % n).astype(np.int32)
+            self.nnz = uniq.size
+
+    def solve(self, h, rhs):
+        """Solve (L(h) + diag) Z = rhs (rows of fixed items: identity, rhs zeroed)."""
+        n = self.n
+        vals = np.tile(h, 4) * self.sign
+        rhs = np.where(self.fixed[:, None], 0.0, rhs)
+        if self.dense:
+            Lm = np.bincount(self.slot, vals, minlength=n * n)
+            Lm[self.dslot] += self.diag
+            return scipy.linalg.solve(
+                Lm.reshape(n, n), rhs, assume_a="pos", check_finite=False, overwrite_a=True
+            )
+        data = np.bincount(self.slot, vals, minlength=self.nnz)
+        data[self.dslot] += self.diag
+        # symmetric, so CSR read as CSC is the same matrix
+        Lm = scipy.sparse.csc_matrix((data, self.indices, self.indptr), shape=(n, n))
+        lu = scipy.sparse.linalg.splu(Lm, permc_spec="COLAMD", options={"SymmetricMode": True})
+        return lu.solve(rhs)
+
+
+def _newton(ei, ej, wy, w, X, x, system, ridge_vec, ridge_beta, max_iter, tol):
+    """Damped joint Newton from x = (theta, beta) (in/out); (converged, n_iter, max_change)."""
+    n, k = system.n, X.shape[1]
+    m = ei.size
+    h = np.empty(m)
+    r = np.empty(m)
+    trial = np.empty(n + k)
+    F = _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h, r)
+    max_change, n_iter = np.inf, 0
+    S = np.zeros((k, k))
+    for it in range(max_iter):
+        n_iter = it + 1
+        g = np.empty(n + k)
+        g[:n] = system.AT @ r - ridge_vec * x[:n]
+        g[n:] = X.T @ r - ridge_beta * x[n:]
+        hX = X * h[:, None]
+        B = system.AT @ hX
+        Z = system.solve(h, np.column_stack([g[:n], B]))
+        z0, Zb = Z[:, 0], Z[:, 1:]
+        S = X.T @ hX - B.T @ Zb + ridge_beta * np.eye(k)
+        db = scipy.linalg.solve(S, g[n:] - B.T @ z0, assume_a="pos") if k else np.empty(0)
+        step = np.r_[z0 - Zb @ db, db]
+        step[:n][system.fixed] = 0.0
+        max_change, slope = step_size(g, step)
+        if max_change < tol:
+            x += step
+            return True, n_iter, max_change, S
+        _search(ei, ej, wy, w, X, ridge_vec, ridge_beta, x, step, slope, F, trial)
+        x[:] = trial
+        F = _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h, r)
+    return False, n_iter, max_change, S
+
+
+def _identifiable(ei, ej, w, X, system):
+    """Which covariates are identifiable next to the item scores (pivoted on the Schur
+    complement at s = 1/2; identifiability does not depend on where it is evaluated)."""
+    k = X.shape[1]
+    h = 0.25 * w
+    hX = X * h[:, None]
+    B = system.AT @ hX
+    S = X.T @ hX - B.T @ system.solve(h, B) if k else np.zeros((0, 0))
+    active = np.zeros(k, bool)
+    chosen = []
+    for j in range(k):
+        scale = (X[:, j] ** 2 * h).sum()
+        if not scale > 0:
+            continue
+        idx = [*chosen, j]
+        sub = S[np.ix_(idx, idx)]
+        # the pivot of column j after the chosen ones: the residual variance
+        try:
+            piv = sub[-1, -1] - sub[-1, :-1] @ np.linalg.solve(sub[:-1, :-1], sub[:-1, -1])
+        except np.linalg.LinAlgError:
+            continue
+        if piv > _IDENT_TOL * scale:
+            active[j] = True
+            chosen.append(j)
+    return active
+
+
+def check_features(first, second, outcome, n_items, weights, features):
+    """Covariates as a float (m, k) array and the rows to keep (finite outcome and features).
+
+    Returns (first, second, outcome, weights, n_items, X, n_dropped) restricted to the kept
+    rows (unchecked otherwise: ``ranking._checks.check_flat`` follows). Raises ValueError
+    for a wrong shape or an infinite value (naming the row and column).
+    """
+    arrays = [np.asarray(a) for a in (first, second, outcome)]
+    m = arrays[2].shape[0] if arrays[2].ndim == 1 else -1
+    if any(a.ndim != 1 or a.shape[0] != m for a in arrays):
+        return (*arrays, n_items, weights, None, 0)  # check_flat names the problem
+    X = np.asarray(features, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2 or X.shape[0] != m:
+        raise ValueError(
+            f"features must have one row per comparison, shape ({m}, k); got shape "
+            f"{np.shape(features)}"
+        )
+    if X.shape[1] == 0:
+        raise ValueError("features has no columns; pass features=None for plain Bradley–Terry")
+    if np.isinf(X).any():
+        r, c = np.argwhere(np.isinf(X))[0]
+        raise ValueError(
+            f"features[{r}, {c}] = {X[r, c]!r}: covariates must be finite (NaN drops the row)"
+        )
+    y = arrays[2].astype(np.float64)
+    keep = np.isfinite(y) & np.isfinite(X).all(axis=1)
+    if not keep.any():
+        raise ValueError(
+            f"all {m} comparisons have NaN in their outcome or features; nothing to fit"
+        )
+    if n_items is None and m and all(np.issubdtype(a.dtype, np.integer) for a in arrays[:2]):
+        n_items = int(max(arrays[0].max(), arrays[1].max())) + 1
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if weights.shape == y.shape:
+            weights = weights[keep]
+    return (
+        arrays[0][keep], arrays[1][keep], y[keep], n_items, weights,
+        np.ascontiguousarray(X[keep]), int(m - keep.sum()),
+    )  # fmt: skip
+
+
+def fit_features(ei, ej, wy, w, X, n_items, ridge, max_iter, tol, x0=None):
+    """Fit theta and beta from checked flat arrays; returns a :class:`FeatureFit`.
+
+    Where the MLE does not exist: components whose beats graph is not strongly connected
+    get ``RIDGE_FALLBACK`` on their items (as without covariates); if Newton still does not
+    converge the covariates separate the outcomes, and they get ``RIDGE_FALLBACK`` too.
+    Covariates that are not identifiable (all zero on the comparisons, or a combination of
+    the item scores and earlier covariates) are left out: NaN coefficient and a note.
+    """
+    comp, n_comp = _components_flat(ei, ej, w, n_items)
+    present = comp >= 0
+    ridge_vec = np.where(present, float(ridge), 0.0)
+    notes = []
+    system = _System(ei, ej, n_items, comp, n_comp, ridge_vec)
+    active = _identifiable(ei, ej, w, X, system)
+    if not active.all():
+        notes.append(
+            f"covariate column(s) {np.flatnonzero(~active).tolist()} are not identifiable "
+            "(zero on every comparison, or a combination of the item scores and the other "
+            "columns): left out, their coefficients are NaN"
+        )
+    Xa = np.ascontiguousarray(X[:, active])
+    k = Xa.shape[1]
+
+    def start():
+        if x0 is None:
+            return np.zeros(n_items + k)
+        x = np.r_[x0[:n_items], x0[n_items:][active]]
+        return np.where(np.isfinite(x), x, 0.0)
+
+    x = start()
+    ridge_beta = 0.0
+    first = min(max_iter, _EXISTENCE_CHECK_AFTER)
+    converged, n_iter, max_change, S = _newton(
+        ei, ej, wy, w, Xa, x, system, ridge_vec, ridge_beta, first, tol
+    )
+    ok = np.ones(n_comp, bool)
+    if not converged and n_iter < max_iter:
+        ok = _finite_mle_flat(ei, ej, wy, w, n_items, comp, n_comp)
+        if ridge == 0 and not ok.all():
+            ridge_vec[present & ~ok[np.maximum(comp, 0)]] = RIDGE_FALLBACK
+            system = _System(ei, ej, n_items, comp, n_comp, ridge_vec)
+            x = start()
+        converged, more, max_change, S = _newton(
+            ei, ej, wy, w, Xa, x, system, ridge_vec, ridge_beta,
+            min(max_iter - n_iter, _EXISTENCE_CHECK_AFTER), tol,
+        )  # fmt: skip
+        n_iter += more
+        if not converged and n_iter < max_iter and k:
+            ridge_beta = RIDGE_FALLBACK
+            notes.append(
+                "the covariates separate the outcomes (no finite MLE): their coefficients "
+                f"were fitted with ridge = {RIDGE_FALLBACK} and are large and unreliable"
+            )
+            x = start()
+            converged, more, max_change, S = _newton(
+                ei, ej, wy, w, Xa, x, system, ridge_vec, ridge_beta, max_iter - n_iter, tol
+            )
+            n_iter += more
+    theta = x[:n_items].copy()
+    centre(theta, comp, n_comp)
+    theta[~present] = np.nan
+    beta = np.full(X.shape[1], np.nan)
+    beta[active] = x[n_items:]
+    coef_cov = np.full((X.shape[1],) * 2, np.nan)
+    if k:
+        # the Schur complement at the last Newton point (within tol of the optimum)
+        coef_cov[np.ix_(active, active)] = np.linalg.inv(S)
+    return FeatureFit(
+        ei=ei, ej=ej, w=w, X=X, theta=theta, beta=beta, active=active, comp=comp,
+        n_comp=int(n_comp), ridge_vec=ridge_vec, ridge_beta=ridge_beta,
+        converged=bool(converged), n_iter=int(n_iter), max_change=float(max_change),
+        finite_mle=bool(ok.all()) and ridge_beta == 0.0, graph_ok=bool(ok.all()),
+        notes=tuple(notes), coef_cov=coef_cov,
+    )  # fmt: skip
+
+
+def plain_fit(ei, ej, w, theta, comp, n_comp, ridge_vec):
+    """The :class:`FeatureFit` of a fit without covariates (for the covariance)."""
+    return FeatureFit(
+        ei=ei, ej=ej, w=w, X=np.zeros((ei.size, 0)), theta=theta, beta=np.zeros(0),
+        active=np.zeros(0, bool), comp=comp, n_comp=int(n_comp), ridge_vec=ridge_vec,
+        ridge_beta=0.0, converged=True, n_iter=0, max_change=0.0, finite_mle=True,
+        graph_ok=True, notes=(), coef_cov=np.zeros((0, 0)),
+    )  # fmt: skip
+
+
+def coef_covariance(fit):
+    """Fisher covariance (k x k, NaN rows/columns for inactive covariates) of beta."""
+    return fit.coef_cov
+
+
+def joint_covariance(fit, max_items):
+    """Dense Fisher covariance of (theta, active beta) under the centring constraint.
+
+    Returns (cov_theta (n x n), cov_beta (k_all x k_all)); NaN rows and columns for items
+    never compared and for inactive covariates. Needs n_items <= ``max_items``.
+    """
+    n = fit.theta.size
+    if n > max_items:
+        raise ValueError(
+            f"the Fisher covariance of the scores needs a dense {n} x {n} inverse; it is "
+            f"limited to n_items <= {max_items}. Use intervals='bootstrap' for larger item sets."
+        )
+    Xa = fit.X[:, fit.active]
+    k = Xa.shape[1]
+    th = np.where(np.isfinite(fit.theta), fit.theta, 0.0)
+    s = 1.0 / (1.0 + np.exp(-(th[fit.ei] - th[fit.ej] + Xa @ fit.beta[fit.active])))
+    h = fit.w * s * (1.0 - s)
+    A = np.zeros((fit.ei.size, n))
+    A[np.arange(fit.ei.size), fit.ei] = 1.0
+    A[np.arange(fit.ei.size), fit.ej] = -1.0
+    D = np.column_stack([A, Xa])
+    H = D.T @ (D * h[:, None])
+    H[np.diag_indices(n)] += fit.ridge_vec
+    H[np.arange(n, n + k), np.arange(n, n + k)] += fit.ridge_beta
+    comp_size, gauged = gauge(fit.comp, fit.n_comp, fit.ridge_vec)
+    J = np.zeros_like(H)
+    for c in np.flatnonzero(gauged):
+        idx = np.flatnonzero(fit.comp == c)
+        J[np.ix_(idx, idx)] = 1.0 / comp_size[c]
+    absent = np.flatnonzero(fit.comp < 0)
+    H[absent, absent] = 1.0
+    cov = np.linalg.inv(H + J) - J
+    cov_theta = cov[:n, :n]
+    cov_theta[absent, :] = np.nan
+    cov_theta[:, absent] = np.nan
+    cov_beta = np.full((fit.X.shape[1],) * 2, np.nan)
+    cov_beta[np.ix_(fit.active, fit.active)] = cov[n:, n:]
+    return cov_theta, cov_beta
+
+
+def bootstrap_features(fit, wy, n_boot, rng, ridge, max_iter, tol):
+    """(n_boot, n_items) scores and (n_boot, k) coefficients refitted on the comparisons
+    resampled with replacement (``rng``), each warm-started from the fit."""
+    m = fit.ei.size
+    x0 = np.r_[fit.theta, fit.beta]
+    thetas = np.empty((n_boot, fit.theta.size))
+    betas = np.empty((n_boot, fit.beta.size))
+    for b in range(n_boot):
+        counts = np.bincount(rng.integers(0, m, m), minlength=m).astype(np.float64)
+        refit = fit_features(
+            fit.ei, fit.ej, wy * counts, fit.w * counts, fit.X, fit.theta.size, ridge,
+            max_iter, tol, x0=x0,
+        )  # fmt: skip
+        thetas[b] = refit.theta
+        betas[b] = refit.beta
+    return thetas, betas
