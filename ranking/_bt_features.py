@@ -29,6 +29,7 @@ shift-invariant component; coefficient standard errors need only S^-1.
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 from dataclasses import dataclass
 
@@ -234,10 +235,21 @@ def _newton(ei, ej, wy, w, X, x, system, ridge_vec, ridge_beta, max_iter, tol):
         g[n:] = X.T @ r - ridge_beta * x[n:]
         hX = X * h[:, None]
         B = system.AT @ hX
-        Z = system.solve(h, np.column_stack([g[:n], B]))
-        z0, Zb = Z[:, 0], Z[:, 1:]
-        S = X.T @ hX - B.T @ Zb + ridge_beta * np.eye(k)
-        db = scipy.linalg.solve(S, g[n:] - B.T @ z0, assume_a="pos") if k else np.empty(0)
+        try:
+            with warnings.catch_warnings():
+                # near-singular only while diverging (no finite MLE): non-convergence below
+                warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+                Z = system.solve(h, np.column_stack([g[:n], B]))
+                z0, Zb = Z[:, 0], Z[:, 1:]
+                S = X.T @ hX - B.T @ Zb + ridge_beta * np.eye(k)
+                db = np.empty(0)
+                if k:
+                    db = scipy.linalg.solve(S, g[n:] - B.T @ z0, assume_a="pos")
+        except (np.linalg.LinAlgError, RuntimeError):
+            # curvature lost along a direction to infinity (no finite MLE): not converged
+            return False, n_iter, max_change, S
+        if not np.all(np.isfinite(db)) or not np.all(np.isfinite(z0)):
+            return False, n_iter, max_change, S
         step = np.r_[z0 - Zb @ db, db]
         step[:n][system.fixed] = 0.0
         max_change, slope = step_size(g, step)
