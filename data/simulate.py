@@ -10,12 +10,20 @@ Model (all draws from one ``numpy.random.Generator``, vectorised, no loop over p
   ``round(mid + spread * x)`` clipped to ``scale``, with ``mid`` the middle of the scale and
   ``spread`` a quarter of its width (so q = +-2 reaches the ends).
 * **Pairwise judge**, all N(N-1) ordered pairs per context and attribute: logit
-  ``q_i - q_j + position_bias + judge_noise * e_ij`` (one ``e_ij`` per ordered pair: the
-  judge's own error, shared by its samples). With tie probability ``t`` the verdict
+  ``q_i - q_j + position_bias * exp(-position_bias_decay * |q_i - q_j|) + judge_noise * e_ij
+  + length_bias * (w_i - w_j) / (w_i + w_j)`` (one ``e_ij`` per ordered pair: the judge's own
+  error, shared by its samples; ``w`` the candidates' word counts). With ``cycles = k`` the
+  judge reverses, in the first k contexts, its preference between the candidates ranked 1st
+  and 3rd by latent quality (``q_i - q_j`` enters with the other sign for that pair), which
+  makes exactly one circular triad per such context when ``judge_noise = 0``. With tie probability ``t`` the verdict
   probabilities are A: ``(1 - t) * sigmoid``, B: ``(1 - t) * (1 - sigmoid)``, tie: ``t``.
   ``mode="soft"`` stores the expected score ``p_first = (1 - t) * sigmoid + t / 2`` (one
   row per pair, sample 0, no verdict); ``mode="samples"`` draws ``n_samples`` verdicts
   (p_first 1 / 0.5 / 0 for A / tie / B), whose mean estimates the soft value.
+* **Texts** (``texts=True``, implied by ``length_bias``): word counts uniform on 20-200,
+  texts from a small word list with some markdown headers, list items and bold
+  (``data.simulate_bias``). Drawn from a child generator (``Generator.spawn``), so every
+  other draw is the same as without texts.
 * **Judge Likert ratings** (``likert=True``): per prompt a leniency offset, per prompt and
   candidate an error ``judge_noise * e``, per sample a small extra noise; mapped to the
   scale like human scores; ``n_samples`` samples per prompt.
@@ -28,7 +36,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from data.bias.features import normalized_diff
 from data.schema import Dataset
+from data.simulate_bias import bias_note, draw_words, make_texts, reverse_first_third
 
 #: Correlation between the latent qualities of two attributes of the same candidate.
 ATTRIBUTE_CORRELATION = 0.7
@@ -74,6 +84,10 @@ def simulate_with_truth(
     quality: np.ndarray | None = None,
     random_state: int | np.random.Generator | None = 0,
     judge_name: str = "simulated",
+    length_bias: float = 0.0,
+    position_bias_decay: float = 0.0,
+    cycles: int = 0,
+    texts: bool = False,
 ) -> tuple[Dataset, pd.DataFrame]:
     """Simulate a dataset and return it with the latent truth.
 
@@ -116,6 +130,19 @@ def simulate_with_truth(
         Seed; the same seed gives the same dataset.
     judge_name : str
         The ``judge`` column of comparisons and ratings.
+    length_bias : float
+        Added to the judge's logit times the normalised word-count difference
+        ``(w_first - w_second) / (w_first + w_second)``; > 0 favours the longer candidate.
+        Non-zero implies ``texts``.
+    position_bias_decay : float
+        >= 0; the first-slot bonus is ``position_bias * exp(-position_bias_decay * |q_i -
+        q_j|)``: with a decay, position bias is strongest between close candidates.
+    cycles : int
+        Contexts (the first ``cycles``) where the judge's preference between the candidates
+        ranked 1st and 3rd by latent quality is reversed (needs n_candidates >= 3).
+    texts : bool
+        Give candidates real-looking texts with varied word counts (20-200) and some
+        markdown headers, list items and bold.
 
     Returns
     -------
@@ -124,7 +151,7 @@ def simulate_with_truth(
         ``scales`` map every attribute to ``scale``.
     truth : pandas.DataFrame
         One row per candidate and attribute: context_id, candidate_id, attribute, system,
-        quality (the latent value).
+        quality (the latent value), and ``words`` (the word count) with texts.
 
     Raises
     ------
@@ -132,7 +159,9 @@ def simulate_with_truth(
         ``n_contexts < 1`` or ``n_candidates < 2``; ``mode`` not ``"soft"`` / ``"samples"``;
         ``tie_rate`` outside [0, 1); ``n_samples < 1`` or ``n_annotators < 0``; a negative
         ``judge_noise`` or ``human_noise``; ``scale`` without low < high; ``n_systems < 1``;
-        ``attributes`` empty or repeated; ``quality`` of another shape or not finite.
+        ``attributes`` empty or repeated; ``quality`` of another shape or not finite;
+        ``position_bias_decay < 0``; ``cycles`` negative, above ``n_contexts``, or with fewer
+        than 3 candidates.
     """
     if n_contexts < 1 or n_candidates < 2:
         raise ValueError(
@@ -153,6 +182,14 @@ def simulate_with_truth(
         raise ValueError(f"scale must be (low, high) with low < high, got {scale}")
     if n_systems is not None and n_systems < 1:
         raise ValueError(f"n_systems must be >= 1, got {n_systems}")
+    if position_bias_decay < 0:
+        raise ValueError(f"position_bias_decay must be >= 0, got {position_bias_decay}")
+    if not 0 <= cycles <= n_contexts or (cycles and n_candidates < 3):
+        raise ValueError(
+            f"cycles must lie in [0, n_contexts] = [0, {n_contexts}] and needs n_candidates >= 3;"
+            f" got cycles={cycles} with {n_candidates} candidates"
+        )
+    texts = bool(texts) or length_bias != 0
     attributes = [str(a) for a in attributes]
     prompts = [str(p) for p in prompts]
     if not attributes or len(set(attributes)) != len(attributes):
@@ -198,6 +235,15 @@ def simulate_with_truth(
     )
     cc, ii = np.meshgrid(np.arange(C), np.arange(N), indexing="ij")
     cc, ii = cc.ravel(), ii.ravel()
+    words = None
+    if texts:
+        text_rng = rng.spawn(1)[0]  # leaves rng's own stream untouched
+        words = draw_words(text_rng, (C, N))
+        cand_texts = make_texts(text_rng, words.ravel())
+    else:
+        cand_texts = [
+            f"Simulated candidate {i} of context {c}" for c, i in zip(cc, ii, strict=True)
+        ]
     candidates = pd.DataFrame(
         {
             "context_id": ctx_names[cc],
@@ -207,9 +253,7 @@ def simulate_with_truth(
                 if system_idx is not None
                 else np.full(C * N, np.nan, dtype=object)
             ),
-            "text": [
-                f"Simulated candidate {i} of context {c}" for c, i in zip(cc, ii, strict=True)
-            ],
+            "text": cand_texts,
         }
     )
     truth = pd.DataFrame(
@@ -221,6 +265,8 @@ def simulate_with_truth(
             "quality": q.reshape(-1),
         }
     )
+    if words is not None:
+        truth["words"] = np.tile(words.ravel(), n_attr)
 
     # --- human scores: shape (n_attr, C, N, n_annotators)
     noise = rng.standard_normal((n_attr, C, N, n_annotators))
@@ -242,7 +288,13 @@ def simulate_with_truth(
     first_idx, second_idx = np.nonzero(~np.eye(N, dtype=bool))
     M = len(first_idx)
     pair_noise = rng.standard_normal((n_attr, C, M))
-    logits = q[:, :, first_idx] - q[:, :, second_idx] + position_bias + judge_noise * pair_noise
+    diff = q[:, :, first_idx] - q[:, :, second_idx]
+    bonus = position_bias * np.exp(-position_bias_decay * np.abs(diff))
+    if cycles:
+        diff = reverse_first_third(diff, q, cycles, first_idx, second_idx)
+    logits = diff + bonus + judge_noise * pair_noise
+    if length_bias:
+        logits = logits + length_bias * normalized_diff(words[:, first_idx], words[:, second_idx])
     win = (1.0 - tie_rate) * _sigmoid(logits)
     if mode == "soft":
         p = win + tie_rate / 2.0
@@ -306,6 +358,7 @@ def simulate_with_truth(
             f"Simulated: {C} contexts x {N} candidates, attributes {', '.join(attributes)}, "
             f"{n_annotators} annotators, judge noise {judge_noise:g}, position bias "
             f"{position_bias:g}, tie rate {tie_rate:g}, {mode} mode, seed {random_state!r}"
+            + bias_note(length_bias, position_bias_decay, cycles, ctx_names, texts)
         ),
         source="data.simulate",
     )

@@ -198,3 +198,82 @@ def test_demo_is_the_same_every_time():
     a, b = demo_dataset(), demo_dataset()
     for name in TABLE_NAMES:
         pd.testing.assert_frame_equal(a.table(name), b.table(name))
+
+
+# --- issue 13: known length bias, gap-dependent position bias, cycles, texts
+
+
+def test_new_options_at_defaults_keep_every_draw():
+    base, tb = simulate_with_truth(5, 4, mode="samples", position_bias=0.7, random_state=4)
+    same, ts = simulate_with_truth(
+        5, 4, mode="samples", position_bias=0.7, random_state=4, length_bias=0.0, cycles=0
+    )
+    for name in TABLE_NAMES:
+        pd.testing.assert_frame_equal(base.table(name), same.table(name))
+    pd.testing.assert_frame_equal(tb, ts)
+    # texts come from a child generator: every other draw stays the same
+    txt, tt = simulate_with_truth(
+        5, 4, mode="samples", position_bias=0.7, random_state=4, texts=True
+    )
+    for name in ("contexts", "human_scores", "comparisons", "ratings"):
+        pd.testing.assert_frame_equal(base.table(name), txt.table(name))
+    pd.testing.assert_frame_equal(tb, tt.drop(columns="words"))
+    assert base.description in txt.description and "true biases" in txt.description
+
+
+def test_texts_have_the_drawn_word_counts_and_some_markdown():
+    from data.bias.features import text_features
+
+    ds, truth = simulate_with_truth(40, 5, texts=True, attributes=("a", "b"), random_state=1)
+    f = text_features(ds.candidates["text"])
+    words = truth[truth.attribute == "a"]["words"].to_numpy()
+    np.testing.assert_array_equal(f["words"].to_numpy(), words)
+    np.testing.assert_array_equal(truth[truth.attribute == "b"]["words"].to_numpy(), words)
+    assert words.min() >= 20 and words.max() <= 200 and words.std() > 30
+    for col in ("headers", "lists", "bold"):
+        share = (f[col] > 0).mean()
+        assert 0.1 < share < 0.6, (col, share)
+    assert f["headers"].max() == 1 and f["lists"].max() <= 4 and f["bold"].max() <= 3
+
+
+def test_length_bias_and_position_decay_enter_the_logit_exactly():
+    from data.bias.features import normalized_diff
+
+    q = np.array([[0.0, 1.0, 3.0]])
+    ds, truth = simulate_with_truth(
+        1,
+        3,
+        quality=q,
+        judge_noise=0.0,
+        position_bias=0.8,
+        position_bias_decay=0.5,
+        length_bias=1.5,
+        likert=False,
+        n_annotators=0,
+    )
+    w = truth["words"].to_numpy()
+    c = ds.comparisons
+    i = c["first_id"].str[1:].astype(int).to_numpy()
+    j = c["second_id"].str[1:].astype(int).to_numpy()
+    d = q[0, i] - q[0, j]
+    logit = d + 0.8 * np.exp(-0.5 * np.abs(d)) + 1.5 * normalized_diff(w[i], w[j])
+    np.testing.assert_allclose(c["p_first"], 1 / (1 + np.exp(-logit)))
+    assert "length bias 1.5" in ds.description and "exp(-0.5" in ds.description
+
+
+def test_cycles_reverse_first_and_third():
+    q = np.array([[2.0, 1.0, 0.0, -1.0]] * 3)
+    ds, _ = simulate_with_truth(3, 4, quality=q, judge_noise=0.0, cycles=2, likert=False)
+    P = comparisons_to_P(ds.comparisons, candidates=ds.candidates).P
+    for c in range(3):
+        prefers_third = P[c, 2, 0] > 0.5 and P[c, 0, 2] < 0.5
+        assert prefers_third == (c < 2)
+        assert P[c, 0, 1] > 0.5 and P[c, 1, 2] > 0.5 and P[c, 0, 3] > 0.5
+    assert "2 intransitive context(s) (d0, d1" in ds.description
+    for bad in (dict(cycles=4), dict(cycles=-1)):
+        with pytest.raises(ValueError, match="cycles"):
+            simulate_with_truth(3, 4, **bad)
+    with pytest.raises(ValueError, match="n_candidates >= 3"):
+        simulate_with_truth(3, 2, cycles=1)
+    with pytest.raises(ValueError, match="position_bias_decay"):
+        simulate_with_truth(3, 2, position_bias_decay=-1)
