@@ -4,13 +4,14 @@ choosing the comparisons, with and without debiasing."""
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import choices, state, ui
+from pages import choices, debias, state, ui
+from pages.services import bias, comparisons
 from pages.services import budgets as svc
-from pages.services import comparisons
 
 PAGE = "Comparison budgets"
 BANDS = {"p10_p90": "10–90 % of draws", "sd": "±1 sd"}
 DEFAULT_STRATEGIES = ["random", "no-repeat", "symmetric", "poe-max-info"]
+DASHES = {"raw": "solid", "debiased": "dot", svc.AS_SET: "dash"}
 
 st.title("Comparison budgets")
 st.caption(
@@ -34,6 +35,9 @@ with ui.guard("Computing the budget curves"):
         "SummEval, PandaLM) on the **Data** page.",
     )
     st.caption(f"Reference: {ref.source}.")
+    setting = debias.current(ds, attribute, judge)
+    as_set = setting.mode in bias.CALIBRATION_MODES
+    debias_options = ["raw", "debiased"] + ([svc.AS_SET] if as_set else [])
 
     c1, c2, c3 = st.columns(3)
     with c1:
@@ -49,11 +53,12 @@ with ui.guard("Computing the budget curves"):
         )
         debias_shown = st.multiselect(
             "Debiasing",
-            ["raw", "debiased"],
-            default=["raw", "debiased"],
-            key="budget.debias",
+            debias_options,
+            default=debias_options,
+            key=f"budget.debias|{as_set}",
             help="debiased: the threshold is re-balanced (first-position win rate 0.5) from the "
-            "comparisons drawn so far.",
+            "comparisons drawn so far. as set: the judge's P calibrated as the shared debias "
+            "setting says (a swap or human calibration chosen on Position bias or Judge bias).",
         )
     with c2:
         method = ui.select(
@@ -82,6 +87,13 @@ with ui.guard("Computing the budget curves"):
         band = st.radio(
             "Band", list(BANDS), format_func=BANDS.get, horizontal=True, key="budget.band"
         )
+    if as_set:
+        st.caption(f"as set: {setting.label}. The map is fitted once on all the comparisons.")
+    elif setting.unavailable:
+        st.caption(
+            "The shared debias setting asks for a calibration that is unavailable here "
+            f'({setting.unavailable}): no "as set" curve.'
+        )
     if method == "bradley_terry":
         st.caption(
             "Bradley–Terry refits once per draw and budget: expect a minute or more on "
@@ -102,23 +114,28 @@ with ui.guard("Computing the budget curves"):
             "draws": int(n_draws),
             "seed": int(seed),
             "strategies": ", ".join(svc.STRATEGIES[s] for s in strategies),
+            "debiasing": ", ".join(debias_shown),
+            **({"as set": setting.label} if as_set and svc.AS_SET in debias_shown else {}),
             **state.scope_settings(),
         },
     )
 
     progress = st.progress(0.0, text="Computing budget curves…")
-    curves = []
+    curves, labels = [], []
     for k, strategy in enumerate(strategies):
         progress.progress(
             k / len(strategies),
             text=f"Budget curves: {svc.STRATEGIES[strategy]} ({k + 1}/{len(strategies)})",
         )
-        curves.append(
-            svc.budget(ds, attribute, judge, strategy, method, correlation, int(n_draws), int(seed))
-        )
+        args = (method, correlation, int(n_draws), int(seed))
+        curves.append(svc.budget(ds, attribute, judge, strategy, *args))
+        labels.append(None)
+        if as_set and svc.AS_SET in debias_shown:
+            curves.append(svc.budget_as_set(ds, attribute, judge, strategy, setting.rule, *args))
+            labels.append(svc.AS_SET)
     progress.empty()
 
-    frame = svc.budget_frame(curves)
+    frame = svc.budget_frame(curves, labels)
     frame = frame[frame["debiasing"].isin(debias_shown)]
     if band == "sd":
         frame = frame.assign(lower=frame["mean"] - frame["std"], upper=frame["mean"] + frame["std"])
@@ -151,7 +168,7 @@ with ui.guard("Computing the budget curves"):
                 name=label,
                 legendgroup=label,
                 mode="lines",
-                line=dict(color=colour, dash="dot" if debiasing == "debiased" else "solid"),
+                line=dict(color=colour, dash=DASHES.get(debiasing, "solid")),
             )
         )
     fig.update_layout(
@@ -176,7 +193,7 @@ with ui.guard("Computing the budget curves"):
         help="default: 90 % of the best mean value on the curves",
     )
     n_available = svc.available_comparisons(comparisons.pmatrix(ds, attribute, judge).P)
-    needed = svc.needed_frame(curves, rho, n_available)
+    needed = svc.needed_frame(curves, rho, n_available, labels)
     needed = needed[needed["debiasing"].isin(debias_shown)]
     ui.table(
         needed,

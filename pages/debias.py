@@ -26,8 +26,20 @@ MODE_HELP = (
     "candidate wins when p > tau. Balanced tau per context: each context's own threshold "
     "that gives the first position half of the wins. Soft reweighting: p' = alpha p / "
     "(alpha p + 1 - p) with alpha = (1 - tau) / tau, which decides at 0.5 as tau does and "
-    "keeps the probabilities soft."
+    "keeps the probabilities soft. Swap calibration: a monotone map of p, fitted without "
+    "labels on the pairs judged in both orders, so that a pair's two orders agree "
+    "(p'_ij = 1 - p'_ji). Calibrated to humans: a monotone (isotonic) map of p fitted to the "
+    "human pairwise preferences, cross-fitted over contexts."
 )
+#: Captions of the calibration modes (no slider: the map is fitted, not set).
+CALIBRATION_CAPTIONS = {
+    "swap": "A monotone map of p learnt without labels from the pairs judged in both orders "
+    "(isotonic regression of the order average (p_ij + 1 - p_ji) / 2 on p_ij), applied to "
+    "every comparison; rankings use the mapped probabilities.",
+    "isotonic": "A monotone map of p fitted to the human pairwise preferences by isotonic "
+    "regression, cross-fitted over contexts (each context is mapped without its own labels); "
+    "rankings use the mapped probabilities.",
+}
 
 
 def _keys() -> tuple[str, str]:
@@ -87,7 +99,17 @@ def controls(ds: Dataset, attribute: str, judge: str, *, key: str) -> bias.Debia
             "Each context is decided at its own balanced threshold "
             "(first position wins half of its comparisons)."
         )
-    return bias.resolve_debias(ds, attribute, judge, mode, float(st.session_state[tau_key]))
+    setting = bias.resolve_debias(ds, attribute, judge, mode, float(st.session_state[tau_key]))
+    if mode in bias.CALIBRATION_MODES:
+        if setting.unavailable:
+            st.warning(
+                f"{bias.DEBIAS_MODES[mode]} is not available for this judge and attribute: "
+                f"{setting.unavailable}. Ranking as **off** (probabilities as they are).",
+                icon=":material/info:",
+            )
+        else:
+            st.caption(f"{CALIBRATION_CAPTIONS[mode]} In force: {setting.label}.")
+    return setting
 
 
 def compact(ds: Dataset, attribute: str, judge: str, *, key: str) -> bias.Debias:

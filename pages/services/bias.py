@@ -10,6 +10,7 @@ pooled numbers leave them out, :func:`unparsed` names them so that the pages can
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ import pandas as pd
 
 from data.arrays import PMatrix
 from data.schema import Dataset
-from pages.services.common import cache_data, mean_finite
+from pages.services.common import cache_data, fmt, mean_finite
 from pages.services.comparisons import (
     comparison_attributes,
     human_reference,
@@ -33,6 +34,7 @@ from ranking.bias import (
     position_bias,
     swap_consistency,
 )
+from ranking.calibration import CalibrationResult, calibrate
 from ranking.decisions import decide
 from ranking.metrics import pairwise_accuracy, spearman
 from ranking.scores import win_ratio
@@ -221,7 +223,11 @@ DEBIAS_MODES = {
     "tau": "Threshold tau",
     "per_context": "Balanced tau per context",
     "alpha": "Soft reweighting (alpha)",
+    "swap": "Swap calibration (label-free)",
+    "isotonic": "Calibrated to humans (isotonic)",
 }
+#: Debias modes that calibrate P with a fitted monotone map (``ranking.calibrate``).
+CALIBRATION_MODES = ("swap", "isotonic")
 
 
 @dataclass(frozen=True)
@@ -236,7 +242,8 @@ class Debias:
         Hashable rule for the cached services: ``("soft", None)`` (probabilities as they
         are), ``("hard", tau)`` (decisions at one threshold), ``("per_context", None)``
         (decisions at each context's balanced threshold) or ``("alpha", alpha)`` (soft
-        probabilities reweighted by ``ranking.debias``).
+        probabilities reweighted by ``ranking.debias``) or ``("calibrate", method)``
+        (probabilities mapped by ``ranking.calibrate``, "swap" or "isotonic").
     raw_rule : tuple
         The same rule without correction: decisions at tau = 0.5 for the hard modes,
         the probabilities as they are otherwise.
@@ -247,6 +254,9 @@ class Debias:
         The reweighting of "alpha".
     label, raw_label : str
         One line each for the pages ("tau = 0.62 (hard decisions)", "tau = 0.5").
+    unavailable : str or None
+        Why the mode asked for cannot run for this judge (a calibration with no pair judged
+        in both orders, or no human labels); the setting is then "off". None otherwise.
     """
 
     mode: str
@@ -256,6 +266,7 @@ class Debias:
     alpha: float | None
     label: str
     raw_label: str
+    unavailable: str | None = None
 
     @property
     def active(self) -> bool:
@@ -268,7 +279,10 @@ def resolve_debias(ds: Dataset, attribute: str, judge: str, mode: str, tau: floa
     "tau": hard decisions at ``tau``; "per_context": hard decisions at each context's
     balanced threshold (``ranking.balanced_threshold``); "alpha": soft probabilities
     reweighted by alpha = ``ranking.alpha_for_tau(tau)``, so that a 0.5 threshold on them
-    takes the decisions of ``tau``; "off" (or an unknown mode): nothing changes.
+    takes the decisions of ``tau``; "swap" / "isotonic": soft probabilities mapped by the
+    monotone map of :func:`calibration` (label-free, or fitted to the human labels and
+    cross-fitted over contexts); "off" (or an unknown mode): nothing changes. A calibration
+    that cannot be fitted for this judge gives "off" with the reason in ``unavailable``.
 
     Raises
     ------
@@ -311,7 +325,67 @@ def resolve_debias(ds: Dataset, attribute: str, judge: str, mode: str, tau: floa
             f"alpha = {a:.3f} (soft reweighting, as tau = {t:.2f})",
             "probabilities as they are",
         )
+    if mode in CALIBRATION_MODES:
+        res = calibration(ds, attribute, judge, mode)
+        if res.reason is not None:
+            return Debias(
+                "off",
+                soft,
+                soft,
+                0.5,
+                None,
+                f"off ({DEBIAS_MODES[mode].lower()} unavailable)",
+                "probabilities as they are",
+                unavailable=res.reason,
+            )
+        return Debias(
+            mode,
+            ("calibrate", mode),
+            soft,
+            0.5,
+            None,
+            calibration_label(res),
+            "probabilities as they are",
+        )
     return Debias("off", soft, soft, 0.5, None, "off", "probabilities as they are")
+
+
+@cache_data(show_spinner=False, max_entries=64)
+def calibration(ds: Dataset, attribute: str, judge: str, method: str) -> CalibrationResult:
+    """``ranking.calibrate`` of the judge's P ("swap", or "isotonic" / "platt" against the
+    human reference, folds seeded with 0 so that every page sees the same map).
+
+    Without a human reference the human methods come back unfitted, with the reason.
+    """
+    P = pmatrix(ds, attribute, judge).P
+    if method == "swap":
+        return calibrate(P, "swap")
+    ref = human_reference(ds, attribute, judge)
+    if ref is None:
+        return calibrate(P, method, None)
+    if ref.same_as_judge:
+        return _unfitted(
+            P, method, "the only human reference is this judge's own verdicts (pooled humans)"
+        )
+    return calibrate(P, method, ref.scores, random_state=0)
+
+
+def _unfitted(P: np.ndarray, method: str, reason: str) -> CalibrationResult:
+    res = calibrate(P, method, None)
+    return dataclasses.replace(res, reason=reason)
+
+
+def calibration_label(res: CalibrationResult) -> str:
+    """One line for the pages: which map, fitted on what, and what it changed."""
+    if res.method == "swap":
+        return (
+            f"swap calibration (label-free, {res.n_fit} both-order cells; order disagreement "
+            f"{fmt(res.disagreement_before)} → {fmt(res.disagreement_after)})"
+        )
+    return (
+        f"calibrated to humans ({res.method}, cross-fitted on {res.n_fit} labelled cells; "
+        f"ECE {fmt(res.ece_before)} → {fmt(res.ece_after)})"
+    )
 
 
 def debiased_P(ds: Dataset, attribute: str, judge: str, rule: tuple) -> tuple[np.ndarray, object]:
@@ -329,6 +403,9 @@ def debiased_P(ds: Dataset, attribute: str, judge: str, rule: tuple) -> tuple[np
         return P, np.where(np.isfinite(taus), taus, 0.5)
     if kind == "alpha":
         return debias(P, value), None
+    if kind == "calibrate":
+        res = calibration(ds, attribute, judge, value)
+        return (P if res.reason is not None else res.P), None
     return P, None
 
 
@@ -339,12 +416,17 @@ def debiased_outcomes(
 
     Hard rules: decisions 1 / 0 / 0.5 (``ranking.decide``) at the rule's threshold, or at
     the balanced threshold of each row's context; "alpha": reweighted probabilities;
-    "soft": unchanged. Unparsed rows stay NaN.
+    "calibrate": each row's p_first mapped by the calibration's map fitted on all the data
+    (``CalibrationResult.apply``; the cross-fitted P of :func:`debiased_P` maps each
+    context with its fold's map instead); "soft": unchanged. Unparsed rows stay NaN.
     """
     kind, value = rule
     if kind == "soft":
         return rows
     p = rows["p_first"].to_numpy(dtype=np.float64)
+    if kind == "calibrate":
+        res = calibration(ds, attribute, judge, value)
+        return rows if res.reason is not None else rows.assign(p_first=res.apply(p))
     if kind == "alpha":
         out = np.full(p.shape, np.nan)
         ok = np.isfinite(p)

@@ -1,7 +1,9 @@
 """Services of the Comparison budgets page: budget curves and the comparisons needed.
 
 The curves come from ``ranking.budget.budget_curves`` (raw and debiased, per comparison
-strategy); this module chooses the budget grid and shapes the curves into tables.
+strategy); this module chooses the budget grid and shapes the curves into tables. When the
+shared debias setting is a calibration (``pages.services.bias.CALIBRATION_MODES``) a third
+curve, "as set", runs the same draws on the calibrated P (:func:`budget_as_set`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from data.schema import Dataset
+from pages.services.bias import debiased_P
 from pages.services.common import cache_data
 from pages.services.comparisons import human_reference, pmatrix
 from ranking.budget import budget_curves, comparisons_needed
@@ -41,6 +44,8 @@ CURVE_ARGS = {
     "poe": ("poe", None),
     "bradley_terry": ("bradley_terry", None),
 }
+#: The label of the curves on the calibrated P (the shared debias setting).
+AS_SET = "as set"
 #: Budget grids above this many points are thinned to a geometric grid.
 MAX_BUDGET_POINTS = 40
 #: The same for Bradley–Terry budget curves (one fit per draw and budget).
@@ -80,11 +85,13 @@ def compute_budget(
     correlation: str = "spearman",
     n_draws: int = 20,
     random_state: int = 0,
+    debias: tuple = (False, True),
 ):
     """``ranking.budget.budget_curves`` for one strategy, with and without debiasing.
 
     ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`). The page's
-    cached :func:`budget` runs it on the judge's P; tests run it on any P.
+    cached :func:`budget` runs it on the judge's P; tests run it on any P. ``debias``:
+    the balanced-threshold settings to run ((False,) for a P calibrated beforehand).
     """
     curve_method, tau = CURVE_ARGS[method]
     return budget_curves(
@@ -92,7 +99,7 @@ def compute_budget(
         ref,
         budgets=budget_grid(P, method, strategy),
         strategies=(strategy,),
-        debias=(False, True),
+        debias=tuple(debias),
         n_draws=int(n_draws),
         method=curve_method,
         correlation=correlation,
@@ -101,17 +108,26 @@ def compute_budget(
     )
 
 
-def budget_frame(curves: list) -> pd.DataFrame:
-    """Long table of the curves: strategy, debiasing, budget, mean, std, p10, p90."""
+def _debiasing(deb: bool, label: str | None) -> str:
+    return label if label is not None else ("debiased" if deb else "raw")
+
+
+def budget_frame(curves: list, labels: list | None = None) -> pd.DataFrame:
+    """Long table of the curves: strategy, debiasing, budget, mean, std, p10, p90.
+
+    ``labels``: per curve, None ("raw" / "debiased" from its setting) or the debiasing
+    label to show (:data:`AS_SET` for the curves of :func:`budget_as_set`).
+    """
     rows = []
-    for cur in curves:
+    labels = labels or [None] * len(curves)
+    for cur, label in zip(curves, labels, strict=True):
         for si, s in enumerate(cur.strategies):
             for bi, deb in enumerate(cur.debias):
                 rows.append(
                     pd.DataFrame(
                         {
                             "strategy": STRATEGIES.get(s, s),
-                            "debiasing": "debiased" if deb else "raw",
+                            "debiasing": _debiasing(deb, label),
                             "budget": cur.budgets,
                             "mean": cur.mean[si, bi],
                             "std": cur.std[si, bi],
@@ -131,15 +147,19 @@ def default_target(frame: pd.DataFrame) -> float:
     return round(0.9 * float(best), 2)
 
 
-def needed_frame(curves: list, rho: float, n_available: int) -> pd.DataFrame:
-    """Comparisons per context needed to reach mean correlation ``rho``, per curve."""
+def needed_frame(
+    curves: list, rho: float, n_available: int, labels: list | None = None
+) -> pd.DataFrame:
+    """Comparisons per context needed to reach mean correlation ``rho``, per curve
+    (``labels`` as in :func:`budget_frame`)."""
     rows = []
-    for cur in curves:
+    labels = labels or [None] * len(curves)
+    for cur, label in zip(curves, labels, strict=True):
         for (s, deb), need in comparisons_needed(cur, rho).items():
             rows.append(
                 {
                     "strategy": STRATEGIES.get(s, s),
-                    "debiasing": "debiased" if deb else "raw",
+                    "debiasing": _debiasing(deb, label),
                     "comparisons_needed": need,
                     "share_of_available": None if need is None else round(need / n_available, 3),
                 }
@@ -171,4 +191,41 @@ def budget(
         correlation=correlation,
         n_draws=n_draws,
         random_state=random_state,
+    )
+
+
+@cache_data(show_spinner=False, max_entries=64)
+def budget_as_set(
+    ds: Dataset,
+    attribute: str,
+    judge: str,
+    strategy: str,
+    rule: tuple,
+    method: str = "win_ratio",
+    correlation: str = "spearman",
+    n_draws: int = 20,
+    random_state: int = 0,
+):
+    """Budget curves of one strategy on the judge's P as the shared debias ``rule`` sets it
+    (``pages.services.bias.debiased_P``; a calibration: the mapped P), without the
+    balanced-threshold debiasing of :func:`budget`. Same draws (seed) as :func:`budget`.
+
+    Only soft rules (P changed, no threshold) are accepted: a threshold rule is what the
+    "debiased" curve already does along the budget.
+    """
+    ref = human_reference(ds, attribute, judge)
+    if ref is None:
+        raise ValueError("budget curves need a human reference; this dataset has none")
+    P, tau = debiased_P(ds, attribute, judge, rule)
+    if tau is not None:
+        raise ValueError(f"budget_as_set takes a rule without a threshold; got {rule!r}")
+    return compute_budget(
+        P,
+        ref.scores,
+        strategy,
+        method=method,
+        correlation=correlation,
+        n_draws=n_draws,
+        random_state=random_state,
+        debias=(False,),
     )
