@@ -7,14 +7,42 @@ Where the canonical tables meet the bias statistics of ``ranking``: every functi
   features) and :func:`rating_pairs` (the same from a ratings judge's samples);
 * ``features``: :func:`text_features`, :func:`normalized_diff`;
 * ``profile``: :func:`profile_summary`, :func:`profile_by_gap` (Shi et al. 2024);
-* ``cycles``: :func:`cycles_summary`, :func:`worst_cycles`.
+* ``cycles``: :func:`cycles_summary`, :func:`worst_cycles`;
+* ``style``: :func:`length_preference`, :func:`style_coefficients`, :func:`style_ranking`,
+  :func:`length_controlled_win_rate`;
+* ``calibration``: :func:`calibration_table`, :func:`reliability_frame`.
 
 From the command line: ``python -m data.bias summeval --judge J --attribute A``.
 """
 
 from __future__ import annotations
 
+from data.bias.calibration import calibration_table, reliability_frame
+from data.bias.cycles import cycles_summary, worst_cycles
 from data.bias.features import normalized_diff, text_features
 from data.bias.pairs import PAIR_COLUMNS, pair_frame, rating_pairs
+from data.bias.profile import profile_by_gap, profile_summary
+from data.bias.style import (
+    length_controlled_win_rate,
+    length_preference,
+    style_coefficients,
+    style_ranking,
+)
 
-__all__ = ["PAIR_COLUMNS", "normalized_diff", "pair_frame", "rating_pairs", "text_features"]
+__all__ = [
+    "PAIR_COLUMNS",
+    "calibration_table",
+    "cycles_summary",
+    "length_controlled_win_rate",
+    "length_preference",
+    "normalized_diff",
+    "pair_frame",
+    "profile_by_gap",
+    "profile_summary",
+    "rating_pairs",
+    "reliability_frame",
+    "style_coefficients",
+    "style_ranking",
+    "text_features",
+    "worst_cycles",
+]

@@ -113,20 +113,6 @@ def orient(rows: pd.DataFrame, idx: CandidateIndex, what: str):
     return np.where(a_first, gf, gs), np.where(a_first, gs, gf), a_first
 
 
-def modal_share(decisions: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
-    """Share of the modal decision per group (NaN for groups with < 2 parsed samples).
-
-    The per-group repetition stability of ``ranking.repetition_stability`` (Shi et al.
-    2024), computed with ``bincount`` over the (group, decision) cells.
-    """
-    ok = ~np.isnan(decisions)
-    cat = np.rint(decisions[ok] * 2).astype(np.int64)  # 0, 1, 2
-    cells = np.bincount(groups[ok] * 3 + cat, minlength=3 * n_groups).reshape(n_groups, 3)
-    total = cells.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total >= 2, cells.max(axis=1) / total, np.nan)
-
-
 def human_reference(ds, attribute, idx, ga, gb, pair_key, n_cand):
     """(human_pref, human_gap, source) per pair; NaN where humans said nothing."""
     hs = ds.human_scores

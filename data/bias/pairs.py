@@ -14,9 +14,12 @@ candidates' scores in the judge's own Bradley–Terry fit of the context.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
+import ranking
 from data.bias._pairs_common import (
     GAP_SOURCES,
     JUDGE_GAP_RIDGE,
@@ -27,7 +30,6 @@ from data.bias._pairs_common import (
     empty_pairs,
     human_reference,
     judge_gaps,
-    modal_share,
     orient,
     pair_P,
 )
@@ -39,6 +41,8 @@ __all__ = [
     "PAIR_COLUMNS",
     "CandidateIndex",
     "candidate_index",
+    "JudgedPairs",
+    "judged_pairs",
     "pair_frame",
     "rating_pairs",
 ]
@@ -61,6 +65,25 @@ def _decisions(p: np.ndarray, tie: np.ndarray, tie_band: float) -> np.ndarray:
     out = np.where(p > 0.5 + tie_band, 1.0, np.where(p < 0.5 - tie_band, 0.0, 0.5))
     out = np.where(tie, 0.5, out)
     return np.where(np.isnan(p), np.nan, out)
+
+
+class JudgedPairs(NamedTuple):
+    """A pair frame with the samples behind it (:func:`judged_pairs`).
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        :func:`pair_frame`'s result.
+    decisions : ndarray of float
+        Per comparison row 1 / 0.5 / 0 (first wins / tie / second wins), NaN unparsed.
+    groups : ndarray of int64
+        Per comparison row its ordered pair: ``2 * row of frame`` (a shown first) or
+        ``2 * row + 1`` (b first), for ``ranking.repetition_stability``.
+    """
+
+    frame: pd.DataFrame
+    decisions: np.ndarray
+    groups: np.ndarray
 
 
 def pair_frame(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0) -> pd.DataFrame:
@@ -104,11 +127,32 @@ def pair_frame(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0
     ValueError
         ``tie_band`` outside [0, 0.5).
     """
+    return judged_pairs(ds, attribute, judge, tie_band=tie_band).frame
+
+
+def judged_pairs(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0) -> JudgedPairs:
+    """:func:`pair_frame` with the per-sample decisions and ordered-pair ids behind it.
+
+    Parameters
+    ----------
+    ds, attribute, judge, tie_band
+        As for :func:`pair_frame`.
+
+    Returns
+    -------
+    JudgedPairs
+
+    Raises
+    ------
+    DataError, ValueError
+        As for :func:`pair_frame`.
+    """
     if not 0.0 <= tie_band < 0.5:
         raise ValueError(f"tie_band must lie in [0, 0.5), got {tie_band}")
     rows = _judge_rows(ds, str(attribute), str(judge))
     if not len(rows):
-        return empty_pairs(f"judge {judge!r} has no comparisons for attribute {attribute!r}")
+        reason = f"judge {judge!r} has no comparisons for attribute {attribute!r}"
+        return JudgedPairs(empty_pairs(reason), np.empty(0), np.empty(0, dtype=np.int64))
     what = f"dataset {ds.name!r}, judge {judge!r}, attribute {attribute!r}"
     idx = candidate_index(ds)
     n_cand = len(idx.table)
@@ -134,7 +178,11 @@ def pair_frame(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0
     n = np.bincount(group[parsed], minlength=2 * n_pairs).reshape(n_pairs, 2)
     sums = np.bincount(group[parsed], weights=p[parsed], minlength=2 * n_pairs)
     ties = np.bincount(group[is_tie], minlength=2 * n_pairs).reshape(n_pairs, 2)
-    stable = modal_share(_decisions(p, is_tie, tie_band), group, 2 * n_pairs).reshape(n_pairs, 2)
+    decisions = _decisions(p, is_tie, tie_band)
+    per_group = ranking.repetition_stability(decisions, group, n_boot=0).per_group
+    stable = np.full(2 * n_pairs, np.nan)
+    stable[: len(per_group)] = per_group
+    stable = stable.reshape(n_pairs, 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(n > 0, sums.reshape(n_pairs, 2) / np.maximum(n, 1), np.nan)
         tie_share = np.where(n > 0, ties / np.maximum(n, 1), np.nan)
@@ -151,7 +199,7 @@ def pair_frame(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0
     human = human_reference(ds, str(attribute), idx, ua, ub, uniq, n_cand)
     P, ctx_row = pair_P(mean, idx.ctx_rank[ua], idx.pos[ua], idx.pos[ub])
     jgap = judge_gaps(P, ctx_row, idx.pos[ua], idx.pos[ub])
-    return assemble(idx, ua, ub, cols, human, jgap)
+    return JudgedPairs(assemble(idx, ua, ub, cols, human, jgap), decisions, group)
 
 
 def _rating_rows(ds: Dataset, attribute: str, judge: str, prompt_id) -> pd.DataFrame:
