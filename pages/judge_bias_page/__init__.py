@@ -30,8 +30,8 @@ PAGE = "Judge bias"
 
 #: What the sections for ratings judges say about the ones they cannot show.
 NEEDS_VERDICTS = (
-    "needs pairwise verdicts: **{label}** rates each candidate on its own (no candidate is "
-    "ever shown first or second), so this section applies to pairwise judges only."
+    "{what}: not shown, as it needs pairwise verdicts. **{label}** rates each candidate on "
+    "its own (no candidate is ever shown first or second)."
 )
 
 
@@ -90,5 +90,5 @@ def needs_verdicts(choice: Choice, what: str) -> bool:
     """For a ratings judge, say plainly that ``what`` needs pairwise verdicts; True then."""
     if choice.pairwise:
         return False
-    st.info(f"{what} " + NEEDS_VERDICTS.format(label=choice.judge.label))
+    st.info(NEEDS_VERDICTS.format(what=what, label=choice.judge.label))
     return True

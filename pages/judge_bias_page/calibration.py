@@ -145,7 +145,7 @@ def show(choice: Choice) -> None:
     if needs_verdicts(choice, "Calibrating P(first wins)"):
         return
     table = svc.calibration_table(choice.ds, choice.attribute, choice.judge.judge)
-    shown = table.rename(columns=SHOWN)[list(SHOWN.values())]
+    shown = table[list(SHOWN)].rename(columns=SHOWN)
     ui.table(shown.round(4), "Calibration methods side by side", page=PAGE, hide_index=True)
     gone = table[~table["available"].astype(bool)]
     if len(gone):

@@ -81,8 +81,7 @@ def show(choice: Choice) -> None:
     st.subheader("Transitivity")
     if needs_verdicts(choice, "Circular triads"):
         return
-    per_context = svc.cycles_summary(choice.ds, choice.attribute, choice.judge.judge)
-    pooled = svc.cycles_pooled(per_context)
+    per_context, pooled = svc.cycles_summary(choice.ds, choice.attribute, choice.judge.judge)
     if pooled["total_triads"] == 0:
         st.info(
             "No triad was compared in all three of its pairs (without a tie), so circular "

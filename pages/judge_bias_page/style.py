@@ -18,9 +18,13 @@ def _errors(df, value: str, low: str = "low", high: str = "high") -> dict:
 
 
 def longer(choice: Choice) -> None:
-    table = svc.length_preference(
-        choice.ds, choice.attribute, choice.judge.judge, choice.judge.prompt_id
-    )
+    try:
+        table = svc.length_preference(
+            choice.ds, choice.attribute, choice.judge.judge, choice.judge.prompt_id
+        )
+    except NotImplementedError as err:
+        st.info(f"P(prefers the longer): {err}.")
+        return
     shown = table[table["p_longer"].map(svc.finite)]
     if not len(shown):
         st.info(

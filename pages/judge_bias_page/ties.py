@@ -34,7 +34,8 @@ def show(choice: Choice) -> None:
             "with a tie; 1 = a tie is a tie whichever candidate comes first",
             page=PAGE,
         )
-    if not svc.finite(summary.get("tie_symmetry")):
+    never = not svc.finite(summary.get("tie_rate")) or float(summary["tie_rate"]) == 0.0
+    if not never and not svc.finite(summary.get("tie_symmetry")):
         st.info(
             "Tie symmetry is not available: "
             + svc.reason(
@@ -44,7 +45,7 @@ def show(choice: Choice) -> None:
             )
             + "."
         )
-    if not svc.finite(summary.get("tie_rate")) or float(summary["tie_rate"]) == 0.0:
+    if never:
         st.caption("This judge never ties, so there is no tie rate by gap to show.")
         return
     by_gap = svc.profile_by_gap(

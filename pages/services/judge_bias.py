@@ -8,12 +8,13 @@ hashed by its token), and says in words what the tables leave undefined.
 
 from __future__ import annotations
 
-import importlib
+import inspect
 import math
 from dataclasses import dataclass
 
 import pandas as pd
 
+from data import bias as data_bias
 from data.natural import natural_sorted
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset, is_automatic
 from pages.services.common import cache_data, variant_label
@@ -65,32 +66,27 @@ def is_human(judge: str) -> bool:
     return str(judge).startswith(HUMAN_JUDGE_PREFIX)
 
 
-def _data(module: str, name: str):
-    """``data.bias.<module>.<name>``."""
-    return getattr(importlib.import_module(f"data.bias.{module}"), name)
-
-
 # ------------------------------------------------------------------------------- profile
 
 
 @cache_data(show_spinner="Measuring the position-bias profile…", max_entries=32)
 def profile_summary(ds: Dataset, attribute: str, judge: str) -> dict:
     """The judge's profile as one dict (``data.bias.profile_summary``'s row)."""
-    return _data("profile", "profile_summary")(ds, attribute, judge).iloc[0].to_dict()
+    return data_bias.profile_summary(ds, attribute, judge).iloc[0].to_dict()
 
 
 @cache_data(show_spinner=False, max_entries=64)
 def profile_by_gap(ds: Dataset, attribute: str, judge: str, n_bins: int) -> pd.DataFrame:
     """The profile per quality-gap bin (``data.bias.profile_by_gap``)."""
-    return _data("profile", "profile_by_gap")(ds, attribute, judge, n_bins=n_bins)
+    return data_bias.profile_by_gap(ds, attribute, judge, n_bins=n_bins)
 
 
 @cache_data(show_spinner="Pairing the candidates…", max_entries=32)
 def pairs(ds: Dataset, attribute: str, judge: str, prompt_id: str | None = None) -> pd.DataFrame:
     """The pair frame: verdicts (``pair_frame``) or, with a prompt, ratings (``rating_pairs``)."""
     if prompt_id is None:
-        return _data("pairs", "pair_frame")(ds, attribute, judge)
-    return _data("pairs", "rating_pairs")(ds, attribute, judge, prompt_id)
+        return data_bias.pair_frame(ds, attribute, judge)
+    return data_bias.rating_pairs(ds, attribute, judge, prompt_id)
 
 
 def reason(reasons, field: str, default: str) -> str:
@@ -149,18 +145,23 @@ def length_preference(
 ) -> pd.DataFrame:
     """P(prefers the longer) of the judge and of the humans (``data.bias.style``)."""
     if prompt_id is None:
-        return _data("style", "length_preference")(ds, attribute, judge)
-    return _data("style", "length_preference")(ds, attribute, judge, prompt_id=prompt_id)
+        return data_bias.length_preference(ds, attribute, judge)
+    if "prompt_id" not in inspect.signature(data_bias.length_preference).parameters:
+        raise NotImplementedError(
+            "the length preference of a ratings judge is not available yet "
+            "(data.bias.style.length_preference reads pairwise verdicts only)"
+        )
+    return data_bias.length_preference(ds, attribute, judge, prompt_id=prompt_id)
 
 
 @cache_data(show_spinner="Fitting the style coefficients…", max_entries=32)
 def style_coefficients(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return _data("style", "style_coefficients")(ds, attribute, judge)
+    return data_bias.style_coefficients(ds, attribute, judge)
 
 
 @cache_data(show_spinner="Ranking with and without style…", max_entries=32)
 def style_ranking(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return _data("style", "style_ranking")(ds, attribute, judge)
+    return data_bias.style_ranking(ds, attribute, judge)
 
 
 def systems(ds: Dataset, attribute: str, judge: str) -> list[str]:
@@ -176,20 +177,26 @@ def median_system(ds: Dataset, attribute: str, judge: str) -> str | None:
 
 @cache_data(show_spinner="Controlling the win rates for length…", max_entries=64)
 def length_controlled_win_rate(ds: Dataset, attribute: str, judge: str, baseline: str):
-    return _data("style", "length_controlled_win_rate")(ds, attribute, judge, baseline)
+    return data_bias.length_controlled_win_rate(ds, attribute, judge, baseline)
 
 
 # ------------------------------------------------------------------------------- cycles
 
 
 @cache_data(show_spinner="Counting circular triads…", max_entries=32)
-def cycles_summary(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return _data("cycles", "cycles_summary")(ds, attribute, judge)
+def cycles_summary(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, dict]:
+    """Per context (``data.bias.cycles_summary``) and pooled: ``total_circular``,
+    ``total_triads``, ``circular_share``, ``bt_disagreement``, ``reasons``."""
+    df = data_bias.cycles_summary(ds, attribute, judge)
+    pooled = {"total_circular": 0, "total_triads": 0, "bt_disagreement": math.nan}
+    pooled.update(df.attrs)
+    df.attrs = {}
+    return df, pooled
 
 
 @cache_data(show_spinner=False, max_entries=32)
 def worst_cycles(ds: Dataset, attribute: str, judge: str, n: int = 20) -> pd.DataFrame:
-    return _data("cycles", "worst_cycles")(ds, attribute, judge, n=n)
+    return data_bias.worst_cycles(ds, attribute, judge, n=n)
 
 
 # -------------------------------------------------------------------------- calibration
@@ -197,9 +204,9 @@ def worst_cycles(ds: Dataset, attribute: str, judge: str, n: int = 20) -> pd.Dat
 
 @cache_data(show_spinner="Calibrating…", max_entries=32)
 def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return _data("calibration", "calibration_table")(ds, attribute, judge)
+    return data_bias.calibration_table(ds, attribute, judge)
 
 
 @cache_data(show_spinner=False, max_entries=64)
 def reliability_frame(ds: Dataset, attribute: str, judge: str, method: str) -> pd.DataFrame:
-    return _data("calibration", "reliability_frame")(ds, attribute, judge, method)
+    return data_bias.reliability_frame(ds, attribute, judge, method)

@@ -1,0 +1,188 @@
+"""AppTest of the Judge bias page: the position profile against the quality gap, length and
+style bias, transitivity (openable cycles), calibration (the shared debias mode) and ties,
+on the demo, a simulated judge with a known length bias and cycles, and the real SummEval,
+PandaLM and Topical-Chat judges; a dataset without a judge gets the guidance message."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import data
+from data.schema import Dataset
+from data.simulate import simulate_with_truth
+from pages.debias import MODE
+from pages.services import judge_bias as svc
+from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
+
+PAGE = "pages/judge_bias.py"
+SECTIONS = ["Position-bias profile", "Length and style", "Transitivity", "Calibration", "Ties"]
+GAP_PLOT = "Position consistency, first-position win rate and ties against the quality gap"
+
+
+def _clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _infos(at) -> str:
+    return "\n".join(i.value for i in at.info)
+
+
+@pytest.fixture(scope="module")
+def simulated() -> Dataset:
+    ds, _ = simulate_with_truth(
+        12,
+        6,
+        judge_noise=0.0,
+        position_bias=1.0,
+        position_bias_decay=1.0,
+        length_bias=2.0,
+        cycles=2,
+        texts=True,
+        n_systems=6,
+        mode="soft",
+        random_state=3,
+        judge_name="sim-judge",
+    )
+    return Dataset(
+        name="simulated biases",
+        contexts=ds.contexts,
+        candidates=ds.candidates,
+        human_scores=ds.human_scores,
+        comparisons=ds.comparisons,
+        ratings=ds.ratings,
+    )
+
+
+def test_demo_shows_every_section_with_numbers():
+    at = open_page(PAGE)
+    _clean(at)
+    assert [t.value for t in at.title] == ["Judge bias"]
+    assert [s.value for s in at.subheader] == SECTIONS
+    m = metrics(at)
+    # the demo judge favours the first slot and sees every pair in both orders
+    assert float(m["First-position win rate"]) > 0.55
+    assert 0.0 <= float(m["Position consistency"]) <= 1.0
+    assert float(m["Preference fairness"]) < 0  # primacy
+    titles = chart_titles(at)
+    assert GAP_PLOT in titles
+    assert "Style coefficients: what moves the judge beyond quality" in titles
+    assert "Calibration methods side by side" in str(at.session_state["app.report"])
+    assert any("Judging the Judges" in c.value for c in at.caption)
+
+
+def test_gap_bins_control_redraws_the_profile():
+    at = open_page(PAGE)
+    at.slider(key="judge_bias.n_bins").set_value(3).run()
+    _clean(at)
+    fig = next(f for f in _figures(at) if f["layout"]["title"]["text"] == GAP_PLOT)
+    assert all(len(trace["x"]) <= 3 for trace in fig["data"] if trace.get("mode"))
+
+
+def _figures(at) -> list[dict]:
+    from tests.pages._analysis_apptest import charts
+
+    return charts(at)
+
+
+def test_use_on_every_page_sets_the_shared_debias_mode():
+    at = open_page(PAGE)
+    at.radio(key="judge_bias.shared").set_value("swap").run()
+    button = at.button(key="judge_bias.use")
+    assert not button.disabled
+    button.click().run()
+    _clean(at)
+    assert any("Swap calibration" in c.value for c in at.caption)
+    at.switch_page("pages/position_bias.py").run()
+    assert not at.exception
+    assert at.radio(key=MODE).value == "swap"
+
+
+def test_a_dataset_without_any_judge_gets_guidance():
+    demo = data.demo_dataset()
+    bare = Dataset(
+        name="no judge",
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        human_scores=demo.human_scores,
+        comparisons=demo.comparisons.iloc[0:0],
+        ratings=demo.ratings.iloc[0:0],
+    )
+    at = open_page(PAGE, bare)
+    assert not at.exception
+    assert "no judge verdicts or judge ratings" in _infos(at)
+    assert not at.subheader
+
+
+def test_simulated_length_bias_and_cycles_are_shown(simulated):
+    at = open_page(PAGE, simulated)
+    _clean(at)
+    coef = svc.style_coefficients(simulated, "quality", "sim-judge").set_index("term")
+    assert coef.loc["length", "low"] > 0  # the known length preference, found
+    pref = svc.length_preference(simulated, "quality", "sim-judge").set_index("source")
+    assert pref.loc["judge", "p_longer"] > 0.5
+    assert "Circular triads per context" in chart_titles(at)
+    m = metrics(at)
+    # exactly one circular triad in each of the two contexts given a cycle
+    assert m["Contexts with a cycle"].startswith("2 / ")
+    assert m["Circular triads"].startswith("2 / ")
+    worst = svc.worst_cycles(simulated, "quality", "sim-judge")
+    assert len(worst) == 2
+    # "Open" takes the first cycle's context to the Examples page
+    at.button(key="judge_bias.open.0").click().run()
+    assert not at.exception
+    assert at.session_state["examples.focus"]["context_id"] == str(worst["context_id"].iloc[0])
+
+
+def test_simulated_baseline_choice_changes_the_win_rates(simulated):
+    at = open_page(PAGE, simulated)
+    title = "Length-controlled win rate against a baseline"
+    systems = at.selectbox(key="judge_bias.baseline").options
+    before = next(f for f in _figures(at) if f["layout"]["title"]["text"] == title)
+    other = next(s for s in systems if s != at.selectbox(key="judge_bias.baseline").value)
+    at.selectbox(key="judge_bias.baseline").set_value(other).run()
+    _clean(at)
+    after = next(f for f in _figures(at) if f["layout"]["title"]["text"] == title)
+    assert after["layout"]["yaxis"]["title"]["text"] == f"win rate against {other}"
+    assert after != before
+
+
+@need("summeval")
+def test_summeval_chatgpt_profile_and_no_triangles():
+    at = open_page(PAGE, "summeval")
+    _clean(at)
+    judge = at.selectbox(key="app.judge").value
+    assert "gpt-3.5" in judge
+    m = metrics(at)
+    assert 0.0 < float(m["Position consistency"]) < 1.0
+    assert GAP_PLOT in chart_titles(at)
+    infos = _infos(at)
+    if m["Circular triads"].endswith("/ 0"):
+        assert "No triad was compared in all three of its pairs" in infos
+    table = svc.calibration_table(at.session_state["app.datasets"]["summeval"], "coherence", judge)
+    assert {"off", "swap", "isotonic"} <= set(table["method"])
+
+
+@need("pandalm")
+def test_pandalm_one_order_says_why_consistency_is_missing():
+    at = open_page(PAGE, "pandalm")
+    _clean(at)
+    m = metrics(at)
+    assert m["Position consistency"] == "n/a"
+    assert "Position consistency** is not available" in _infos(at)
+    assert float(m["First-position win rate"]) > 0.0
+
+
+@need("topicalchat")
+def test_topicalchat_ratings_judge_gets_the_sections_that_apply():
+    at = open_page(PAGE, "topicalchat")
+    _clean(at)
+    assert at.selectbox(key="app.judge").value.endswith("(ratings)")
+    infos = _infos(at)
+    assert "needs pairwise verdicts" in infos
+    m = metrics(at)
+    assert 0.0 < float(m["Repetition stability"]) <= 1.0
+    assert 0.0 <= float(m["Tie rate"]) <= 1.0
+    assert "Position consistency" not in m
+    assert not pd.isna(float(m["Repetition stability"]))
