@@ -385,7 +385,7 @@ def _human(P, method, reference, n_folds, random_state):
     )
 
 
-def calibrate(P, method="swap", reference=None, *, n_folds=5, random_state=0):
+def calibrate(P, method="swap", reference=None, *, n_folds=5, random_state=None):
     """Calibrate a judge's probabilities with a monotone map (see the module docstring).
 
     Parameters
@@ -400,8 +400,10 @@ def calibrate(P, method="swap", reference=None, *, n_folds=5, random_state=0):
         ``pairwise_labels``. Ignored by "swap".
     n_folds : int, default 5
         Folds over the contexts with labels (at most one per such context).
-    random_state : None, int or Generator, default 0
-        Assignment of contexts to folds (0: the same folds every time).
+    random_state : None, int or Generator, default None
+        Assignment of contexts to folds for the human methods (None: fresh randomness,
+        so two calls may cross-fit on different folds; pass an int, e.g. 0, for the same
+        folds every time). Ignored by "swap", which has no folds.
 
     Returns
     -------

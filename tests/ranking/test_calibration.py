@@ -138,14 +138,20 @@ def test_human_calibration_keeps_a_calibrated_judge(method):
 
 def test_cross_fitting_keeps_a_contexts_labels_out_of_its_own_map():
     P, scores = human_world(np.random.default_rng(6), n_contexts=20)
-    a = calibrate(P, "isotonic", scores, n_folds=4)
+    a = calibrate(P, "isotonic", scores, n_folds=4, random_state=0)
     flipped = scores.copy()
     flipped[0] = -flipped[0]
-    b = calibrate(P, "isotonic", flipped, n_folds=4)
+    b = calibrate(P, "isotonic", flipped, n_folds=4, random_state=0)
     np.testing.assert_array_equal(a.P[0], b.P[0])
     assert not np.allclose(a.P[1:], b.P[1:])
-    # reproducible by default, other seeds give other folds
-    np.testing.assert_array_equal(a.P, calibrate(P, "isotonic", scores, n_folds=4).P)
+    # reproducible with a seed (or a Generator seeded alike), other seeds give other folds
+    np.testing.assert_array_equal(
+        a.P, calibrate(P, "isotonic", scores, n_folds=4, random_state=0).P
+    )
+    g = np.random.default_rng(0)
+    np.testing.assert_array_equal(
+        a.P, calibrate(P, "isotonic", scores, n_folds=4, random_state=g).P
+    )
     c = calibrate(P, "isotonic", scores, n_folds=4, random_state=1)
     assert not np.array_equal(a.P, c.P)
 
