@@ -110,9 +110,11 @@ def use_everywhere(table) -> None:
         return
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     with left:
+        usable = [m for m in offered if m in available]
         method = st.radio(
             "Calibration for every page",
             offered,
+            index=offered.index(usable[0]) if usable else 0,
             format_func=bias_svc.DEBIAS_MODES.get,
             horizontal=True,
             key="judge_bias.shared",

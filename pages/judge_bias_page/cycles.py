@@ -63,17 +63,13 @@ def worst(choice: Choice, table) -> None:
         cols[2].write(f"{row.j} ≻")
         cols[3].write(f"{row.k} ≻ {row.i}")
         cols[4].write(fmt(row.strength))
-        cols[5].button(
-            "Open",
-            key=f"judge_bias.open.{n}",
-            on_click=example_link.open_example,
-            kwargs=dict(
+        if cols[5].button("Open", key=f"judge_bias.open.{n}"):
+            example_link.open_example(
                 dataset=choice.dataset,
                 attribute=choice.attribute,
                 judge=choice.judge.judge,
                 context_id=str(row.context_id),
-            ),
-        )
+            )
     ui.table(table, "The worst cycles", page=PAGE, show=False)
 
 

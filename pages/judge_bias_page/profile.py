@@ -151,12 +151,12 @@ def show(choice: Choice) -> None:
 
 def stability(choice: Choice) -> None:
     """A ratings judge: repetition stability of its sample pairs (``rating_pairs``)."""
-    frame = svc.pairs(choice.ds, choice.attribute, choice.judge.judge, choice.judge.prompt_id)
-    value = frame["stable_ab"].mean()
+    j = choice.judge
+    summary = svc.rating_summary(choice.ds, choice.attribute, j.judge, j.prompt_id)
     ui.metric(
         "Repetition stability",
-        fmt(value),
+        fmt(summary["repetition_stability"]),
         "per pair of candidates, the share of the judge's sample pairs that order them as "
-        f"its usual verdict does; mean over {frame['stable_ab'].notna().sum()} pairs",
+        f"its usual verdict does; mean over {summary['n_stable']} pairs",
         page=PAGE,
     )

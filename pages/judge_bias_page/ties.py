@@ -85,12 +85,13 @@ def show(choice: Choice) -> None:
 
 def ratings(choice: Choice) -> None:
     """A ratings judge: a tie is the same score for both candidates."""
-    frame = svc.pairs(choice.ds, choice.attribute, choice.judge.judge, choice.judge.prompt_id)
+    j = choice.judge
+    summary = svc.rating_summary(choice.ds, choice.attribute, j.judge, j.prompt_id)
     ui.metric(
         "Tie rate",
-        fmt(frame["tie_ab"].mean()),
+        fmt(summary["tie_rate"]),
         "share of the judge's sample pairs that give both candidates the same score, mean "
-        f"over {frame['tie_ab'].notna().sum()} pairs of candidates",
+        f"over {summary['n_tie']} pairs of candidates",
         page=PAGE,
     )
     st.caption(

@@ -210,3 +210,20 @@ def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
 @cache_data(show_spinner=False, max_entries=64)
 def reliability_frame(ds: Dataset, attribute: str, judge: str, method: str) -> pd.DataFrame:
     return data_bias.reliability_frame(ds, attribute, judge, method)
+
+
+# ------------------------------------------------------------------------ ratings judges
+
+
+@cache_data(show_spinner=False, max_entries=32)
+def rating_summary(ds: Dataset, attribute: str, judge: str, prompt_id: str) -> dict:
+    """A ratings judge's repetition stability and tie rate, means over its candidate pairs
+    (``data.bias.rating_pairs``: per pair, the share of sample pairs giving the modal order,
+    and the share giving both candidates the same score)."""
+    frame = pairs(ds, attribute, judge, prompt_id)
+    return {
+        "repetition_stability": float(frame["stable_ab"].mean()),
+        "n_stable": int(frame["stable_ab"].notna().sum()),
+        "tie_rate": float(frame["tie_ab"].mean()),
+        "n_tie": int(frame["tie_ab"].notna().sum()),
+    }

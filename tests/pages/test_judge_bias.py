@@ -132,7 +132,7 @@ def test_simulated_length_bias_and_cycles_are_shown(simulated):
     # "Open" takes the first cycle's context to the Examples page
     at.button(key="judge_bias.open.0").click().run()
     assert not at.exception
-    assert at.session_state["examples.focus"]["context_id"] == str(worst["context_id"].iloc[0])
+    assert at.selectbox(key="examples.context").value == str(worst["context_id"].iloc[0])
 
 
 def test_simulated_baseline_choice_changes_the_win_rates(simulated):
