@@ -141,7 +141,6 @@ SHARED_URL = {
     "app.exclude": "exclude",
     "app.reading": "reading",
 }
-DEBIAS_MODES = ("off", "tau", "per_context", "alpha")
 #: Page keys mirrored to the URL (``keep(key, url=...)``): key -> (parameter, parser).
 _url_keys: dict[str, tuple[str, Callable[[str], object]]] = {}
 
@@ -153,9 +152,18 @@ def _parse_tau(text: str) -> float:
     return value
 
 
+def debias_modes() -> tuple[str, ...]:
+    """The debias modes a link may ask for: the keys of ``pages.services.bias.DEBIAS_MODES``
+    (the one list; imported here when needed, as the services build on this module)."""
+    from pages.services.bias import DEBIAS_MODES
+
+    return tuple(DEBIAS_MODES)
+
+
 def _parse_mode(text: str) -> str:
-    if text not in DEBIAS_MODES:
-        raise ValueError(f"not one of {', '.join(DEBIAS_MODES)}")
+    modes = debias_modes()
+    if text not in modes:
+        raise ValueError(f"not one of {', '.join(modes)}")
     return text
 
 

@@ -85,6 +85,20 @@ def test_query_params_seed_the_state(warnings):
     assert _param(at, "dataset") == "demo"
 
 
+@pytest.mark.parametrize("mode", ["swap", "isotonic"])
+def test_a_link_opens_a_calibration_mode(warnings, mode):
+    # every mode of pages.services.bias.DEBIAS_MODES is a valid debias= (one list)
+    at = _app(debias=mode)
+    assert not at.sidebar.info or "ignored" not in " ".join(i.value for i in at.sidebar.info)
+    _ok(at.switch_page("pages/position_bias.py").run())
+    assert at.radio(key="app.debias.mode").value == mode
+    label = "swap calibration" if mode == "swap" else "calibrated to humans"
+    assert any(label in c.value for c in at.caption), [c.value for c in at.caption]
+    assert _param(at, "debias") == mode
+    _ok(at.switch_page("pages/rankings.py").run())
+    assert any(label in e.label for e in at.expander), [e.label for e in at.expander]
+
+
 def test_bad_query_params_are_ignored_with_a_note(warnings):
     at = _app(dataset="no-such-set", attribute="colour", tau="abc", debias="sideways")
     notes = " ".join(i.value for i in at.sidebar.info)
