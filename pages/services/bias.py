@@ -2,15 +2,17 @@
 
 The numbers come from ``ranking.bias`` (first-position win rate, swap consistency, balanced
 threshold) and ``ranking.scores`` / ``ranking.metrics``; :func:`rerank` is the threshold
-slider's per-update work on the cached P and reference.
+slider's per-update work on the cached P and reference. The shared debias setting
+(:class:`Debias`, :func:`resolve_debias`, :func:`debiased_P`, :func:`debiased_outcomes`,
+:func:`calibration`) lives in :mod:`pages.services.calibration` and is re-exported here.
 
 Contexts whose every answer by a judge failed to parse have no comparison in its P: the
-pooled numbers leave them out, :func:`unparsed` names them so that the pages can say so, and per-context values are NaN for any context of P without a comparison.
+pooled numbers leave them out, :func:`unparsed` names them so that the pages can say so,
+and per-context values are NaN for any context of P without a comparison.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -19,7 +21,18 @@ import pandas as pd
 
 from data.arrays import PMatrix
 from data.schema import Dataset
-from pages.services.common import cache_data, fmt, mean_finite
+from pages.services.calibration import (  # noqa: F401  (re-exported: the debias setting)
+    CALIBRATION_MODES,
+    DEBIAS_MODES,
+    Debias,
+    balanced_tau,
+    calibration,
+    calibration_label,
+    debiased_outcomes,
+    debiased_P,
+    resolve_debias,
+)
+from pages.services.common import cache_data, mean_finite
 from pages.services.comparisons import (
     comparison_attributes,
     human_reference,
@@ -27,15 +40,7 @@ from pages.services.comparisons import (
     pmatrix,
     select_comparisons,
 )
-from ranking.bias import (
-    alpha_for_tau,
-    balanced_threshold,
-    debias,
-    position_bias,
-    swap_consistency,
-)
-from ranking.calibration import CalibrationResult, calibrate
-from ranking.decisions import decide
+from ranking.bias import balanced_threshold, position_bias, swap_consistency
 from ranking.metrics import pairwise_accuracy, spearman
 from ranking.scores import win_ratio
 
@@ -196,12 +201,6 @@ def unparsed_note(ids: list[str]) -> str | None:
     )
 
 
-@cache_data(show_spinner=False, max_entries=64)
-def balanced_tau(ds: Dataset, attribute: str, judge: str, per_context: bool = False):
-    """``ranking.bias.balanced_threshold`` of the judge's P (one tau, or one per context)."""
-    return balanced_threshold(pmatrix(ds, attribute, judge).P, per_context=per_context)
-
-
 def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.ndarray | None]:
     """The cached P and human reference scores (None without a reference)."""
     ref = human_reference(ds, attribute, judge)
@@ -211,236 +210,3 @@ def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.nda
 def threshold_update(ds: Dataset, attribute: str, judge: str, tau) -> Rerank:
     """The slider's per-update work: cached P and reference, then :func:`rerank` at ``tau``."""
     return rerank(*_arrays(ds, attribute, judge), tau)
-
-
-# ---------------------------------------------------------------------------------------
-# The debias setting shared by the pages (app.debias.mode, app.debias.tau)
-# ---------------------------------------------------------------------------------------
-
-#: Debias modes, in display order, with their labels.
-DEBIAS_MODES = {
-    "off": "Off",
-    "tau": "Threshold tau",
-    "per_context": "Balanced tau per context",
-    "alpha": "Soft reweighting (alpha)",
-    "swap": "Swap calibration (label-free)",
-    "isotonic": "Calibrated to humans (isotonic)",
-}
-#: Debias modes that calibrate P with a fitted monotone map (``ranking.calibrate``).
-CALIBRATION_MODES = ("swap", "isotonic")
-
-
-@dataclass(frozen=True)
-class Debias:
-    """One debias setting resolved for an attribute and judge.
-
-    Attributes
-    ----------
-    mode : str
-        A key of :data:`DEBIAS_MODES`.
-    rule : tuple
-        Hashable rule for the cached services: ``("soft", None)`` (probabilities as they
-        are), ``("hard", tau)`` (decisions at one threshold), ``("per_context", None)``
-        (decisions at each context's balanced threshold) or ``("alpha", alpha)`` (soft
-        probabilities reweighted by ``ranking.debias``) or ``("calibrate", method)``
-        (probabilities mapped by ``ranking.calibrate``, "swap" or "isotonic").
-    raw_rule : tuple
-        The same rule without correction: decisions at tau = 0.5 for the hard modes,
-        the probabilities as they are otherwise.
-    tau : float or ndarray
-        The threshold the decisions use (per context for "per_context"; 0.5 when off; the
-        equivalent threshold for alpha).
-    alpha : float or None
-        The reweighting of "alpha".
-    label, raw_label : str
-        One line each for the pages ("tau = 0.62 (hard decisions)", "tau = 0.5").
-    unavailable : str or None
-        Why the mode asked for cannot run for this judge (a calibration with no pair judged
-        in both orders, or no human labels); the setting is then "off". None otherwise.
-    """
-
-    mode: str
-    rule: tuple
-    raw_rule: tuple
-    tau: float | np.ndarray
-    alpha: float | None
-    label: str
-    raw_label: str
-    unavailable: str | None = None
-
-    @property
-    def active(self) -> bool:
-        return self.mode != "off"
-
-
-def resolve_debias(ds: Dataset, attribute: str, judge: str, mode: str, tau: float) -> Debias:
-    """The debias setting (``mode``, the shared ``tau``) for one attribute and judge.
-
-    "tau": hard decisions at ``tau``; "per_context": hard decisions at each context's
-    balanced threshold (``ranking.balanced_threshold``); "alpha": soft probabilities
-    reweighted by alpha = ``ranking.alpha_for_tau(tau)``, so that a 0.5 threshold on them
-    takes the decisions of ``tau``; "swap" / "isotonic": soft probabilities mapped by the
-    monotone map of :func:`calibration` (label-free, or fitted to the human labels and
-    cross-fitted over contexts); "off" (or an unknown mode): nothing changes. A calibration
-    that cannot be fitted for this judge gives "off" with the reason in ``unavailable``.
-
-    Raises
-    ------
-    ValueError
-        "alpha" with tau not strictly between 0 and 1.
-    """
-    soft = ("soft", None)
-    if mode == "tau":
-        t = float(tau)
-        return Debias(
-            mode,
-            ("hard", t),
-            ("hard", 0.5),
-            t,
-            None,
-            f"tau = {t:.2f} (hard decisions)",
-            "tau = 0.5",
-        )
-    if mode == "per_context":
-        taus = balanced_tau(ds, attribute, judge, per_context=True)
-        shown = f"{np.nanmin(taus):.2f}–{np.nanmax(taus):.2f}" if np.isfinite(taus).any() else "n/a"
-        return Debias(
-            mode,
-            ("per_context", None),
-            ("hard", 0.5),
-            taus,
-            None,
-            f"balanced tau per context ({shown}, hard decisions)",
-            "tau = 0.5",
-        )
-    if mode == "alpha":
-        t = float(tau)
-        a = float(alpha_for_tau(t))
-        return Debias(
-            mode,
-            ("alpha", a),
-            soft,
-            t,
-            a,
-            f"alpha = {a:.3f} (soft reweighting, as tau = {t:.2f})",
-            "probabilities as they are",
-        )
-    if mode in CALIBRATION_MODES:
-        res = calibration(ds, attribute, judge, mode)
-        if res.reason is not None:
-            return Debias(
-                "off",
-                soft,
-                soft,
-                0.5,
-                None,
-                f"off ({DEBIAS_MODES[mode].lower()} unavailable)",
-                "probabilities as they are",
-                unavailable=res.reason,
-            )
-        return Debias(
-            mode,
-            ("calibrate", mode),
-            soft,
-            0.5,
-            None,
-            calibration_label(res),
-            "probabilities as they are",
-        )
-    return Debias("off", soft, soft, 0.5, None, "off", "probabilities as they are")
-
-
-@cache_data(show_spinner=False, max_entries=64)
-def calibration(ds: Dataset, attribute: str, judge: str, method: str) -> CalibrationResult:
-    """``ranking.calibrate`` of the judge's P ("swap", or "isotonic" / "platt" against the
-    human reference, folds seeded with 0 so that every page sees the same map).
-
-    Without a human reference the human methods come back unfitted, with the reason.
-    """
-    P = pmatrix(ds, attribute, judge).P
-    if method == "swap":
-        return calibrate(P, "swap")
-    ref = human_reference(ds, attribute, judge)
-    if ref is None:
-        return calibrate(P, method, None)
-    if ref.same_as_judge:
-        return _unfitted(
-            P, method, "the only human reference is this judge's own verdicts (pooled humans)"
-        )
-    return calibrate(P, method, ref.scores, random_state=0)
-
-
-def _unfitted(P: np.ndarray, method: str, reason: str) -> CalibrationResult:
-    res = calibrate(P, method, None)
-    return dataclasses.replace(res, reason=reason)
-
-
-def calibration_label(res: CalibrationResult) -> str:
-    """One line for the pages: which map, fitted on what, and what it changed."""
-    if res.method == "swap":
-        return (
-            f"swap calibration (label-free, {res.n_fit} both-order cells; order disagreement "
-            f"{fmt(res.disagreement_before)} → {fmt(res.disagreement_after)})"
-        )
-    return (
-        f"calibrated to humans ({res.method}, cross-fitted on {res.n_fit} labelled cells; "
-        f"ECE {fmt(res.ece_before)} → {fmt(res.ece_after)})"
-    )
-
-
-def debiased_P(ds: Dataset, attribute: str, judge: str, rule: tuple) -> tuple[np.ndarray, object]:
-    """(P, tau) to rank with under ``rule`` (see :class:`Debias`).
-
-    tau is None for soft outcomes (rank the probabilities themselves), else the threshold
-    (one per context for "per_context") at which ``ranking`` decides.
-    """
-    P = pmatrix(ds, attribute, judge).P
-    kind, value = rule
-    if kind == "hard":
-        return P, float(value)
-    if kind == "per_context":
-        taus = np.asarray(balanced_tau(ds, attribute, judge, per_context=True), dtype=float)
-        return P, np.where(np.isfinite(taus), taus, 0.5)
-    if kind == "alpha":
-        return debias(P, value), None
-    if kind == "calibrate":
-        res = calibration(ds, attribute, judge, value)
-        return (P if res.reason is not None else res.P), None
-    return P, None
-
-
-def debiased_outcomes(
-    ds: Dataset, attribute: str, judge: str, rows: pd.DataFrame, rule: tuple
-) -> pd.DataFrame:
-    """``rows`` (comparison rows of the judge) with ``p_first`` turned into outcomes.
-
-    Hard rules: decisions 1 / 0 / 0.5 (``ranking.decide``) at the rule's threshold, or at
-    the balanced threshold of each row's context; "alpha": reweighted probabilities;
-    "calibrate": each row's p_first mapped by the calibration's map fitted on all the data
-    (``CalibrationResult.apply``; the cross-fitted P of :func:`debiased_P` maps each
-    context with its fold's map instead); "soft": unchanged. Unparsed rows stay NaN.
-    """
-    kind, value = rule
-    if kind == "soft":
-        return rows
-    p = rows["p_first"].to_numpy(dtype=np.float64)
-    if kind == "calibrate":
-        res = calibration(ds, attribute, judge, value)
-        return rows if res.reason is not None else rows.assign(p_first=res.apply(p))
-    if kind == "alpha":
-        out = np.full(p.shape, np.nan)
-        ok = np.isfinite(p)
-        if ok.any():
-            out[ok] = debias(p[ok], value)
-        return rows.assign(p_first=out)
-    if kind == "per_context":
-        pm = pmatrix(ds, attribute, judge)
-        taus = balanced_tau(ds, attribute, judge, per_context=True)
-        lut = dict(zip(pm.context_ids, np.asarray(taus, dtype=float), strict=True))
-        row_tau = rows["context_id"].astype(str).map(lut).to_numpy(dtype=float)
-        row_tau = np.where(np.isfinite(row_tau), row_tau, 0.5)
-    else:
-        row_tau = np.full(len(p), float(value))
-    if not len(p):
-        return rows
-    return rows.assign(p_first=decide(p.reshape(-1, 1), row_tau).reshape(-1))
