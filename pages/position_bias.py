@@ -89,18 +89,24 @@ def threshold_section(ds, attribute, judge):
             },
         )
 
-        before = svc.threshold_update(ds, attribute, judge, 0.5)
-        after = svc.threshold_update(ds, attribute, judge, tau)
+        # the metrics under the setting's rule (a calibration: its mapped P decided at 0.5)
+        before = svc.rule_update(ds, attribute, judge, setting.raw_rule)
+        after = svc.rule_update(ds, attribute, judge, setting.rule)
         ref = comparisons.human_reference(ds, attribute, judge)
 
-        moved = mode == "per_context" or (mode != "off" and tau != 0.5)
+        calibrated = mode in svc.CALIBRATION_MODES
+        moved = mode in ("per_context", *svc.CALIBRATION_MODES) or (mode != "off" and tau != 0.5)
 
         cols = st.columns(5)
         with cols[0]:
             ui.metric(
                 "tau",
                 shown_tau,
-                "threshold in use (0.5: no correction)"
+                (
+                    "threshold in use, on the calibrated probabilities"
+                    if calibrated
+                    else "threshold in use (0.5: no correction)"
+                )
                 + (f"; alpha = {common.fmt(setting.alpha)}" if setting.alpha else ""),
             )
         with cols[1]:
@@ -141,7 +147,15 @@ def threshold_section(ds, attribute, judge):
             )
         else:
             note = f"Reference: {ref.source}."
-        st.caption("Deltas compare with tau = 0.5. " + note)
+        rule = svc.decision_text(setting)
+        if calibrated:
+            base = (
+                f"Metrics on the calibrated probabilities ({rule}); deltas compare with the "
+                "probabilities as they are (tau = 0.5). "
+            )
+        else:
+            base = f"Metrics with {rule}; deltas compare with tau = 0.5. "
+        st.caption(base + note)
         left_out = svc.unparsed_note(svc.unparsed(ds, attribute, judge))
         if left_out:
             st.caption(f"ℹ️ {left_out}")
@@ -172,7 +186,7 @@ def threshold_section(ds, attribute, judge):
                 line_width=0,
                 annotation_text="per-context thresholds",
             )
-        else:
+        elif not calibrated:
             fig.add_vline(
                 x=float(tau),
                 line_dash="dash",
@@ -188,6 +202,15 @@ def threshold_section(ds, attribute, judge):
             legend=dict(orientation="h", y=1.12),
         )
         ui.figure(fig, "Accuracy against the threshold tau", page=PAGE, data=curve)
+        st.caption(
+            "The curve decides the judge's probabilities as they are at each threshold tau "
+            "(the threshold modes)"
+            + (
+                f"; it does not show {setting.label}, whose numbers are the metrics above."
+                if calibrated
+                else "."
+            )
+        )
         with st.expander("Every context re-ranked"):
             pm = comparisons.pmatrix(ds, attribute, judge)
             ui.table(

@@ -2,9 +2,10 @@
 
 The numbers come from ``ranking.bias`` (first-position win rate, swap consistency, balanced
 threshold) and ``ranking.scores`` / ``ranking.metrics``; :func:`rerank` is the threshold
-slider's per-update work on the cached P and reference. The shared debias setting
-(:class:`Debias`, :func:`resolve_debias`, :func:`debiased_P`, :func:`debiased_outcomes`,
-:func:`calibration`) lives in :mod:`pages.services.calibration` and is re-exported here.
+slider's per-update work on the cached P and reference, :func:`rule_update` the same under
+any debias rule. The shared debias setting (:class:`Debias`, :func:`resolve_debias`,
+:func:`debiased_P`, :func:`debiased_outcomes`, :func:`calibration`) lives in
+:mod:`pages.services.calibration` and is re-exported here.
 
 Contexts whose every answer by a judge failed to parse have no comparison in its P: the
 pooled numbers leave them out, :func:`unparsed` names them so that the pages can say so,
@@ -30,6 +31,7 @@ from pages.services.calibration import (  # noqa: F401  (re-exported: the debias
     calibration_label,
     debiased_outcomes,
     debiased_P,
+    decision_text,
     resolve_debias,
 )
 from pages.services.common import cache_data, mean_finite
@@ -210,3 +212,15 @@ def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.nda
 def threshold_update(ds: Dataset, attribute: str, judge: str, tau) -> Rerank:
     """The slider's per-update work: cached P and reference, then :func:`rerank` at ``tau``."""
     return rerank(*_arrays(ds, attribute, judge), tau)
+
+
+def rule_update(ds: Dataset, attribute: str, judge: str, rule: tuple) -> Rerank:
+    """:func:`rerank` under a debias ``rule`` (:attr:`Debias.rule` or ``raw_rule``).
+
+    The hard rules decide the cached P at their threshold (as :func:`threshold_update`);
+    the soft ones ("alpha", "calibrate", "soft") decide their probabilities
+    (:func:`debiased_P`: reweighted, or mapped by the fitted calibration) at 0.5, which is
+    how Rankings decides them. ``Rerank.tau`` is the threshold the decisions used.
+    """
+    P, tau = debiased_P(ds, attribute, judge, rule)
+    return rerank(P, _arrays(ds, attribute, judge)[1], 0.5 if tau is None else tau)

@@ -261,3 +261,19 @@ def debiased_outcomes(
     if not len(p):
         return rows
     return rows.assign(p_first=decide(p.reshape(-1, 1), row_tau).reshape(-1))
+
+
+def decision_text(setting: Debias) -> str:
+    """How a single comparison is decided under ``setting``, for the pages' help texts:
+    "first wins when p > 0.62", "… when the swap-calibrated p > 0.5", …"""
+    kind, value = setting.rule
+    if kind == "hard":
+        return f"first wins when p > {fmt(value, 2)}"
+    if kind == "per_context":
+        return "first wins when p > its context's balanced tau"
+    if kind == "alpha":
+        return f"first wins when the reweighted p' > 0.5, i.e. p > {fmt(setting.tau, 2)}"
+    if kind == "calibrate":
+        which = "swap-calibrated" if value == "swap" else "human-calibrated"
+        return f"first wins when the {which} p > 0.5"
+    return "first wins when p > 0.5"

@@ -164,3 +164,38 @@ def test_rerank_skips_a_context_without_comparisons():
         assert got.accuracy == pytest.approx(want.accuracy)
         assert got.spearman == pytest.approx(want.spearman)
     assert bias_svc.unparsed(ds, "consistency", judge) == [ctx]
+
+
+@pytest.mark.parametrize("mode", ["swap", "isotonic"])
+def test_a_calibration_mode_measures_the_calibrated_P(mode):
+    import ranking
+
+    at = open_page(PAGE)
+    before = metrics(at)
+    at.radio(key="app.debias.mode").set_value(mode).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    m = metrics(at)
+    demo = data.demo_dataset()
+    pm = comparisons.pmatrix(demo, "consistency", "demo-judge (simulated)")
+    ref = comparisons.reference_for(demo, "consistency", pm)
+    cal = ranking.calibrate(pm.P, mode, ref.scores if mode == "isotonic" else None, random_state=0)
+    want = bias_svc.rerank(cal.P, ref.scores, 0.5)
+    raw = bias_svc.rerank(pm.P, ref.scores, 0.5)
+    for name, w, r in [
+        ("First-position win rate", want.position_bias, raw.position_bias),
+        ("Swap consistency", want.swap_consistency, raw.swap_consistency),
+        ("Pairwise accuracy", want.accuracy, raw.accuracy),
+        ("Spearman", want.spearman, raw.spearman),
+    ]:
+        assert float(m[name]) == pytest.approx(w, abs=5e-4), name
+        assert float(before[name]) == pytest.approx(r, abs=5e-4), name
+    # the demo judge favours the first slot: calibration takes most of it away, with a delta
+    assert abs(want.position_bias - 0.5) < abs(raw.position_bias - 0.5)
+    deltas = {x.label: x.delta for x in at.metric}
+    assert deltas["First-position win rate"] not in (None, "")
+    captions = " ".join(c.value for c in at.caption)
+    assert "calibrated p > 0.5" in captions and "does not show" in captions
+    # the service the page uses agrees
+    setting = bias_svc.resolve_debias(demo, "consistency", "demo-judge (simulated)", mode, 0.5)
+    got = bias_svc.rule_update(demo, "consistency", "demo-judge (simulated)", setting.rule)
+    assert got.accuracy == pytest.approx(want.accuracy)
