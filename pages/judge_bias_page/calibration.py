@@ -42,6 +42,7 @@ def bars(table) -> None:
     fig.update_layout(
         barmode="group",
         yaxis_title="against the humans",
+        yaxis_range=[0, 1],
         height=360,
         legend=dict(orientation="h", y=1.1),
     )

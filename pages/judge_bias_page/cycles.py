@@ -88,11 +88,16 @@ def show(choice: Choice) -> None:
         metrics(per_context, pooled)
         return
     metrics(per_context, pooled)
-    hist = px.histogram(per_context, x="n_circular", color_discrete_sequence=[ui.PALETTE[3]])
-    hist.update_layout(
-        xaxis_title="circular triads in the context", yaxis_title="contexts", height=320
-    )
-    ui.figure(hist, "Circular triads per context", page=PAGE, data=per_context)
+    if pooled["total_circular"] > 0:
+        counts = per_context["n_circular"].value_counts().sort_index()
+        hist = px.bar(x=counts.index, y=counts.to_numpy(), color_discrete_sequence=[ui.PALETTE[3]])
+        hist.update_layout(
+            xaxis_title="circular triads in the context",
+            yaxis_title="contexts",
+            xaxis=dict(dtick=1),
+            height=320,
+        )
+        ui.figure(hist, "Circular triads per context", page=PAGE, data=per_context)
     table = svc.worst_cycles(choice.ds, choice.attribute, choice.judge.judge)
     if len(table):
         worst(choice, table)

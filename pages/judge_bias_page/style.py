@@ -51,7 +51,7 @@ def longer(choice: Choice) -> None:
 
 
 def coefficients(choice: Choice) -> None:
-    table = svc.style_coefficients(choice.ds, choice.attribute, choice.judge.judge)
+    table, notes = svc.style_coefficients(choice.ds, choice.attribute, choice.judge.judge)
     fig = go.Figure(
         go.Scatter(
             x=table["coef"],
@@ -70,11 +70,18 @@ def coefficients(choice: Choice) -> None:
     )
     ui.figure(fig, "Style coefficients: what moves the judge beyond quality", page=PAGE, data=table)
     st.caption(
-        "A Bradley–Terry fit over the candidates with covariates: a constant for the first "
-        "slot and the normalised differences (a − b) / (a + b) of words, headers, list items "
-        "and bold spans. A coefficient whose interval misses 0 is a bias the candidates' "
-        "quality does not explain."
+        "The Chatbot Arena style control: a Bradley–Terry fit over the systems with "
+        "covariates, a constant for the first slot and the normalised differences "
+        "(a − b) / (a + b) of words, headers, list items and bold spans. A coefficient whose "
+        "interval misses 0 is a bias the systems' quality does not explain."
     )
+    missing = table.loc[~table["coef"].map(svc.finite), "term"].tolist()
+    if missing:
+        st.caption(
+            f"Not estimated: {', '.join(missing)} — "
+            + ("; ".join(notes) or "nothing to identify them")
+            + " (texts without any markdown give no such effect)."
+        )
 
 
 def ranking(choice: Choice) -> None:

@@ -155,8 +155,12 @@ def length_preference(
 
 
 @cache_data(show_spinner="Fitting the style coefficients…", max_entries=32)
-def style_coefficients(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return data_bias.style_coefficients(ds, attribute, judge)
+def style_coefficients(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, list[str]]:
+    """The style coefficients (``data.bias.style_coefficients``) and the fit's notes."""
+    df = data_bias.style_coefficients(ds, attribute, judge)
+    notes = [str(n) for n in df.attrs.get("notes", ())]
+    df.attrs = {}
+    return df, notes
 
 
 @cache_data(show_spinner="Ranking with and without style…", max_entries=32)

@@ -118,7 +118,7 @@ def test_a_dataset_without_any_judge_gets_guidance():
 def test_simulated_length_bias_and_cycles_are_shown(simulated):
     at = open_page(PAGE, simulated)
     _clean(at)
-    coef = svc.style_coefficients(simulated, "quality", "sim-judge").set_index("term")
+    coef = svc.style_coefficients(simulated, "quality", "sim-judge")[0].set_index("term")
     assert coef.loc["length", "low"] > 0  # the known length preference, found
     pref = svc.length_preference(simulated, "quality", "sim-judge").set_index("source")
     assert pref.loc["judge", "p_longer"] > 0.5
