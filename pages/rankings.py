@@ -100,12 +100,11 @@ with ui.guard("Ranking the candidates"):
         with cols[-1]:
             st.markdown("**judge comparisons**")
             acc = agree.loc[svc.JUDGE_ROW, "pairwise_accuracy"]
-            rule = "p > 0.5" if setting.mode in ("off", "alpha") else "p > tau"
             ui.metric(
                 "Pairwise accuracy",
                 common.fmt(acc),
-                f"share of the judge's single comparisons ({rule} = first wins) that agree "
-                "with the human order",
+                f"share of the judge's single comparisons ({bias.decision_text(setting)}) "
+                "that agree with the human order",
                 delta=delta(acc, before.loc[svc.JUDGE_ROW, "pairwise_accuracy"]),
                 report_label="Pairwise accuracy, judge comparisons",
             )

@@ -381,6 +381,29 @@ def test_alpha_reweighting_set_on_rankings_ranks_soft_reweighted_probabilities()
     assert any("alpha = 0.667" in e.label for e in at.expander)
 
 
+@pytest.mark.parametrize(
+    ("mode", "rule"),
+    [
+        ("off", "first wins when p > 0.5"),
+        ("tau", "first wins when p > 0.66"),
+        ("per_context", "first wins when p > its context's balanced tau"),
+        ("alpha", "first wins when the reweighted p' > 0.5, i.e. p > 0.66"),
+        ("swap", "first wins when the swap-calibrated p > 0.5"),
+        ("isotonic", "first wins when the human-calibrated p > 0.5"),
+    ],
+)
+def test_judge_comparisons_accuracy_says_how_each_mode_decides(mode, rule):
+    at = open_page(PAGE)
+    at.radio(key="app.debias.mode").set_value(mode).run()
+    if mode in ("tau", "alpha"):
+        at.slider(key="app.debias.tau").set_value(0.66).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    help_lines = [c.value for c in at.caption if "single comparisons" in c.value]
+    assert help_lines == [
+        f"share of the judge's single comparisons ({rule}) that agree with the human order"
+    ]
+
+
 def test_open_this_pair_in_examples():
     at = open_page(PAGE)
     at.selectbox(key="rank.open.first").set_value("lead")
