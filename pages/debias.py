@@ -52,6 +52,13 @@ def _keys() -> tuple[str, str]:
     return mode, tau
 
 
+def shared() -> tuple[str, float]:
+    """The shared (mode, tau) as set, before resolving for a judge (no widget drawn): for a
+    page that applies the one setting to several judges (Leaderboard)."""
+    mode, tau = _keys()
+    return st.session_state[mode], float(st.session_state[tau])
+
+
 def current(ds: Dataset, attribute: str, judge: str) -> bias.Debias:
     """The debias setting in force for this attribute and judge (no widget drawn)."""
     mode, tau = _keys()

@@ -1,15 +1,16 @@
 """Leaderboard: the systems ranked by every judge, Arena-style (issue 11 item 9): Bradley–Terry
 scores with 95% intervals and the number of battles per judge, a systems x judges table of
-ranks, and one judge's win-rate matrix."""
+ranks, and one judge's win-rate matrix; the model judges' outcomes under the debias setting
+shared with Position bias and Rankings (``debias.shared``)."""
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages import choices, state, ui
+from pages import choices, debias, state, ui
 from pages.ranking_views import colours
-from pages.services import comparisons
+from pages.services import bias, common, comparisons
 from pages.services import leaderboard as svc
 
 PAGE = "Leaderboard"
@@ -42,14 +43,40 @@ with right:
         "or percentiles of 200 refits on resampled battles (slow on large sets).",
     )
 
+
+def debias_line(mode: str, tau: float, board) -> str:
+    """The shared debias setting in one line: what the model judges are ranked under."""
+    if mode == "off":
+        return "off: every judge's probabilities as they are"
+    if mode in ("tau", "alpha"):
+        shown = next((s.label for s in board.settings.values() if s.mode == mode), None)
+        what = shown or f"{bias.DEBIAS_MODES[mode].lower()}, tau = {common.fmt(tau, 2)}"
+    else:
+        what = f"{bias.DEBIAS_MODES[mode].lower()}, each judge its own"
+    off = [j for j, s in board.settings.items() if s.unavailable]
+    return f"{what} for the model judges (human verdicts as they are)" + (
+        f"; unavailable, so ranked as off: {', '.join(off)}" if off else ""
+    )
+
+
 with ui.guard("Building the leaderboard"):
-    board = svc.leaderboard(ds, attribute, intervals)
+    mode, tau = debias.shared()
+    board = svc.leaderboard(ds, attribute, intervals, mode, tau)
+    line = debias_line(mode, tau, board)
+    d_left, d_right = st.columns([4, 1], vertical_alignment="center")
+    with d_left:
+        st.markdown(f"Debiasing: **{line}**.")
+    with d_right:
+        st.page_link(
+            "pages/position_bias.py", label="Set it on Position bias", icon=":material/swap_horiz:"
+        )
     ui.settings(
         PAGE,
         {
             "dataset": state.active_name(),
             "attribute": attribute,
             "intervals": intervals,
+            "debias": line,
             **state.scope_settings(),
         },
     )
@@ -137,7 +164,8 @@ with ui.guard("Building the leaderboard"):
         ui.metric("Systems", n_sys, "systems compared across contexts")
         ui.metric("Battles", int(one["battles"].sum() // 2), "comparisons with a parsed answer")
 
-    rate, battles = svc.win_rates(ds, attribute, judge)
+    setting = board.settings[judge]
+    rate, battles = svc.win_rates(ds, attribute, judge, setting.rule)
     if len(rate) > MAX_MATRIX:
         st.caption(
             f"The win-rate matrix shows this judge's {MAX_MATRIX} best systems of {len(rate)}; "
@@ -169,8 +197,8 @@ with ui.guard("Building the leaderboard"):
         ui.figure(heat, f"Win rate, row beats column, {judge}", page=PAGE, data=long)
         st.caption(
             "Share of the battles between two systems that the row system won, in either "
-            "presentation order (decided at p > 0.5, a tie counting half); rows and columns "
-            "in this judge's order, best first."
+            f"presentation order ({bias.decision_text(setting)}, a tie counting half); rows "
+            "and columns in this judge's order, best first."
         )
     human = [j for j in board.judges if j == comparisons.HUMAN_POOL]
     if not human:

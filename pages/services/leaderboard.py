@@ -6,12 +6,13 @@ candidate ids are model names), else nothing, with the reason. :func:`system_ran
 Bradley–Terry with intervals and Elo with a band over game orderings, under a debias rule
 (``pages.services.bias.Debias``); :func:`compare_systems` sets a raw and a debiased ranking
 side by side; :func:`leaderboard` ranks the systems by every judge of an attribute (model
-judges and the human pool) and :func:`win_rates` tallies one judge's battles
-(``ranking.leaderboard``).
+judges and the human pool) under the shared debias mode, and :func:`win_rates` tallies one
+judge's battles (``ranking.leaderboard``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -21,9 +22,10 @@ import pandas as pd
 from data.arrays import PMatrix, flat_comparisons
 from data.natural import natural_key, natural_sorted
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
-from pages.services.bias import debiased_outcomes
+from pages.services.calibration import DEBIAS_MODES, Debias, debiased_outcomes, resolve_debias
 from pages.services.common import cache_data
 from pages.services.comparisons import (
+    HUMAN_POOL,
     Reference,
     human_reference,
     judge_options,
@@ -280,13 +282,18 @@ class Leaderboard:
         The judges ranked, in natural order.
     notes : list of str
         Judges that could not rank the systems, and why; what the systems are when they
-        are candidate ids; Bradley–Terry's flags.
+        are candidate ids; Bradley–Terry's flags; judges for which the debias mode asked
+        for is unavailable (ranked as off), and why.
+    settings : dict
+        Judge -> the :class:`~pages.services.calibration.Debias` its systems were ranked
+        under (the human pool: always "off").
     """
 
     long: pd.DataFrame
     ranks: pd.DataFrame
     judges: list
     notes: list
+    settings: dict = dataclasses.field(default_factory=dict)
 
 
 def leaderboard_judges(ds: Dataset, attribute: str) -> list[str]:
@@ -295,13 +302,24 @@ def leaderboard_judges(ds: Dataset, attribute: str) -> list[str]:
     return natural_sorted(j for j in opts if not j.startswith(HUMAN_JUDGE_PREFIX))
 
 
+def judge_setting(ds: Dataset, attribute: str, judge: str, mode: str, tau: float) -> Debias:
+    """The shared debias setting (``mode``, ``tau``) resolved for one judge of the
+    leaderboard; the human pool is the reference, not a judge to debias: always "off"."""
+    return resolve_debias(ds, attribute, judge, "off" if judge == HUMAN_POOL else mode, tau)
+
+
 @cache_data(show_spinner="Ranking the systems by every judge…", max_entries=32)
-def leaderboard(ds: Dataset, attribute: str, intervals: str = "fisher") -> Leaderboard:
-    """Bradley–Terry over systems (:func:`system_ranking`) for every judge of ``attribute``."""
-    frames, notes, judges = [], [], []
+def leaderboard(
+    ds: Dataset, attribute: str, intervals: str = "fisher", mode: str = "off", tau: float = 0.5
+) -> Leaderboard:
+    """Bradley–Terry over systems (:func:`system_ranking`) for every judge of ``attribute``,
+    each model judge's outcomes under the debias ``mode`` and ``tau`` shared by the pages
+    (:func:`judge_setting`; :func:`~pages.services.calibration.debiased_outcomes`)."""
+    frames, notes, judges, settings = [], [], [], {}
     for judge in leaderboard_judges(ds, attribute):
         try:
-            result = system_ranking(ds, attribute, judge, intervals)
+            setting = judge_setting(ds, attribute, judge, mode, tau)
+            result = system_ranking(ds, attribute, judge, intervals, rule=setting.rule)
         except DataError as err:
             notes.append(f"{judge}: {'; '.join(err.problems[:3])}")
             continue
@@ -309,6 +327,12 @@ def leaderboard(ds: Dataset, attribute: str, intervals: str = "fisher") -> Leade
             notes.append(f"{judge}: {system_items(ds, attribute, judge)[1]}")
             continue
         judges.append(judge)
+        settings[judge] = setting
+        if setting.unavailable:
+            notes.append(
+                f"{judge}: {DEBIAS_MODES[mode].lower()} is not available "
+                f"({setting.unavailable}); ranked as off."
+            )
         notes += [n for n in result.notes if n not in notes]
         cols = ["system", "rank", "bt_score", "lower", "upper", "n_comparisons"]
         cols += ["human_mean"] if "human_mean" in result.table else []
@@ -316,7 +340,7 @@ def leaderboard(ds: Dataset, attribute: str, intervals: str = "fisher") -> Leade
             result.table[cols].rename(columns={"n_comparisons": "battles"}).assign(judge=judge)
         )
     if not frames:
-        return Leaderboard(pd.DataFrame(), pd.DataFrame(), [], notes)
+        return Leaderboard(pd.DataFrame(), pd.DataFrame(), [], notes, settings)
     long = pd.concat(frames, ignore_index=True)
     long = long[["judge"] + [c for c in long.columns if c != "judge"]]
     ranks = long.pivot(index="system", columns="judge", values="rank")[judges]
@@ -325,21 +349,24 @@ def leaderboard(ds: Dataset, attribute: str, intervals: str = "fisher") -> Leade
     ranks = ranks.loc[order]
     ranks.columns.name = None
     ranks.index.name = "system"
-    return Leaderboard(long, ranks, judges, notes)
+    return Leaderboard(long, ranks, judges, notes, settings)
 
 
 @cache_data(show_spinner=False, max_entries=32)
-def win_rates(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def win_rates(
+    ds: Dataset, attribute: str, judge: str, rule: tuple = SOFT
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(share of battles won, number of battles): systems x opponents, one judge.
 
-    Rows and columns in the judge's Bradley–Terry order (best first); a battle is won when
-    the decision at tau = 0.5 goes to the system (a tie counts half), in either position.
+    Rows and columns in the judge's Bradley–Terry order under the debias ``rule`` (best
+    first); a battle is won when the decision at 0.5 of its outcome under ``rule`` (see
+    ``debiased_outcomes``) goes to the system (a tie counts half), in either position.
     Both tables are empty when there is nothing to rank across contexts.
     """
     item, _ = system_items(ds, attribute, judge)
     if item is None:
         return pd.DataFrame(), pd.DataFrame()
-    rows = select_comparisons(ds, attribute, judge)
+    rows = debiased_outcomes(ds, attribute, judge, select_comparisons(ds, attribute, judge), rule)
     fc = flat_comparisons(
         rows, attribute=attribute, judge=judge, item=item, candidates=ds.candidates
     )
@@ -348,6 +375,6 @@ def win_rates(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, pd
     wm = win_matrix(fc.first, fc.second, fc.p, len(fc.items), tau=0.5)
     rate = pd.DataFrame(wm.rate, index=fc.items, columns=fc.items)
     battles = pd.DataFrame(wm.battles, index=fc.items, columns=fc.items)
-    ranked = system_ranking(ds, attribute, judge)
+    ranked = system_ranking(ds, attribute, judge, rule=rule)
     order = list(ranked.table["system"]) if ranked is not None else natural_sorted(fc.items)
     return rate.loc[order, order], battles.loc[order, order]

@@ -81,6 +81,77 @@ def test_demo_ranks_systems_with_intervals_battles_and_win_rates():
     )
 
 
+@pytest.mark.parametrize("mode", ["tau", "swap"])
+def test_the_shared_debias_setting_ranks_the_systems(mode):
+    import ranking
+    from data.arrays import comparisons_to_P, flat_comparisons
+
+    at = open_page("pages/position_bias.py")
+    at.radio(key="app.debias.mode").set_value(mode).run()
+    if mode == "tau":
+        at.slider(key="app.debias.tau").set_value(0.66).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    line = " ".join(m.value for m in at.markdown if m.value.startswith("Debiasing:"))
+    assert ("tau = 0.66" if mode == "tau" else "swap calibration") in line, line
+    assert "Position bias" in [link.proto.label for link in at.get("page_link")][0]
+    demo = data.demo_dataset()
+    rows = judge_rows(demo, "consistency", JUDGE)
+    p = rows["p_first"].to_numpy(float)
+    if mode == "tau":
+        outcome = np.where(p > 0.66, 1.0, np.where(p < 0.66, 0.0, 0.5))
+    else:
+        pm = comparisons_to_P(rows, attribute="consistency", judge=JUDGE)
+        outcome = ranking.calibrate(pm.P, "swap").apply(p)
+    fc = flat_comparisons(
+        rows.assign(p_first=outcome),
+        attribute="consistency",
+        judge=JUDGE,
+        item="system",
+        candidates=demo.candidates,
+    )
+    bt = bradley_terry(
+        first=fc.first, second=fc.second, outcome=fc.p, n_items=len(fc.items), intervals="fisher"
+    )
+    want = pd.Series(bt.scores, index=fc.items).sort_values(ascending=False)
+    raw = system_games(demo, "consistency", JUDGE)
+    raw_bt = bradley_terry(
+        first=raw.first, second=raw.second, outcome=raw.p, n_items=len(raw.items)
+    )
+    assert not np.allclose(np.sort(bt.scores), np.sort(raw_bt.scores), atol=1e-3)
+    _, one = _tables(at)
+    assert list(one["system"]) == list(want.index)
+    np.testing.assert_allclose(one["bt_score"], want.round(3), atol=1e-9)
+    names = list(fc.items)
+    _check_win_matrix(
+        at,
+        JUDGE,
+        _hand_win_rates([names[k] for k in fc.first], [names[k] for k in fc.second], fc.p),
+    )
+    assert any("calibrated p > 0.5" in c.value or "p > 0.66" in c.value for c in at.caption)
+
+
+def test_an_unavailable_calibration_ranks_as_off_and_says_why():
+    from pages.services import leaderboard as board_svc
+
+    demo = data.demo_dataset()
+    c = demo.comparisons
+    one_order = Dataset(
+        name="demo, one order",
+        contexts=demo.contexts,
+        candidates=demo.candidates,
+        human_scores=demo.human_scores,
+        comparisons=c[c["first_id"].astype(str) < c["second_id"].astype(str)],
+    )
+    board = board_svc.leaderboard(one_order, "consistency", "fisher", "swap", 0.5)
+    off = board_svc.leaderboard(one_order, "consistency", "fisher", "off", 0.5)
+    assert (
+        board.settings[JUDGE].mode == "off" and "both orders" in board.settings[JUDGE].unavailable
+    )
+    assert any(JUDGE in n and "ranked as off" in n for n in board.notes)
+    pd.testing.assert_frame_equal(board.long, off.long)
+
+
 def _pairwise_upload(n_contexts: int = 8) -> Dataset:
     """What a pairwise-verdict upload gives: prompts, model names as candidate ids (no
     system column), verdicts as p_first with a few unparsed, one attribute and judge."""
