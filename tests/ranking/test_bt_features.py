@@ -9,6 +9,7 @@ import pytest
 from scipy import optimize, stats
 
 import ranking._bt_features as btf
+import ranking._bt_features_solve as btf_solve
 from ranking import bradley_terry, controlled_win_rates
 
 
@@ -146,7 +147,7 @@ def test_sparse_path_with_many_components_matches_dense_path(monkeypatch):
     y = 1.0 / (1.0 + np.exp(-(theta[first] - theta[second] + X @ [0.3, 0.5])))
     sparse = bradley_terry(first=first, second=second, outcome=y, features=X, intervals="fisher")
     assert sparse.n_components == n_ctx
-    monkeypatch.setattr(btf, "_DENSE_MAX", 10_000)
+    monkeypatch.setattr(btf_solve, "_DENSE_MAX", 10_000)
     dense = bradley_terry(first=first, second=second, outcome=y, features=X, intervals="fisher")
     np.testing.assert_allclose(sparse.scores, dense.scores, atol=1e-9)
     np.testing.assert_allclose(sparse.coef, dense.coef, atol=1e-9)
