@@ -16,7 +16,9 @@ judge's probabilities, fitted once and applied to every cell of P:
   and each context's cells are mapped by the map fitted on the other folds, so the expected
   calibration error after (``ece``) is measured on held-out contexts.
 
-Hard verdicts (p in {0, 0.5, 1}) work: the map then has three levels.
+Hard verdicts (p in {0, 0.5, 1}) work: the map then has three levels. The maps themselves
+are fitted and applied in ``ranking._calibration_fit``; this module lays out the targets,
+cross-fits, and measures (``reliability``, ``ece``, the two orders' disagreement).
 """
 
 from __future__ import annotations
@@ -25,14 +27,18 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
+from ranking._calibration_fit import (  # noqa: F401  (CLIP: re-exported, public here)
+    CLIP,
+    _apply_map,
+    _fit_isotonic,
+    _fit_map,
+    _interp,
+    _platt_apply,
+)
 from ranking._checks import as_P, check_random_state
 
 METHODS = ("swap", "isotonic", "platt")
-#: Platt calibration clips p to [CLIP, 1 - CLIP] before taking its logit.
-CLIP = 1e-4
-_PLATT_GRID = np.linspace(0.0, 1.0, 201)
 
 
 @dataclass(frozen=True)
@@ -111,72 +117,6 @@ class CalibrationResult:
         if self.coef is not None:
             return _platt_apply(arr, self.coef)
         return _interp(arr, self.x, self.y)
-
-
-def _interp(p, x, y):
-    out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    out[ok] = np.interp(p[ok], x, y)
-    return out
-
-
-def _logit(p):
-    q = np.clip(p, CLIP, 1.0 - CLIP)
-    return np.log(q) - np.log1p(-q)
-
-
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
-
-
-def _platt_apply(p, coef):
-    out = np.full(np.shape(p), np.nan)
-    ok = np.isfinite(p)
-    out[ok] = _sigmoid(coef[0] * _logit(p[ok]) + coef[1])
-    return out
-
-
-def _fit_isotonic(p, t, w=None):
-    """Knots (x, y) of the increasing isotonic regression of t on p (ties in p pooled)."""
-    w = np.ones_like(p) if w is None else w
-    x, inv = np.unique(p, return_inverse=True)
-    sw = np.bincount(inv, weights=w)
-    mean_t = np.bincount(inv, weights=w * t) / sw
-    return x, isotonic_regression(mean_t, weights=sw, increasing=True).x
-
-
-def _platt_loss(X, t, beta, ridge):
-    z = X @ beta
-    # cross-entropy of sigmoid(z) against t, written stably: log(1 + e^z) - t z
-    return float(np.sum(np.logaddexp(0.0, z) - t * z) + 0.5 * ridge * beta @ beta)
-
-
-def _fit_platt(p, t, ridge=1e-6, n_iter=100):
-    """(a, b) of p' = sigmoid(a logit(p) + b) minimising the cross-entropy with t.
-
-    Newton's method with step halving (a full step overshoots when many p sit at the clip).
-    """
-    X = np.column_stack([_logit(p), np.ones_like(p)])
-    beta = np.array([1.0, 0.0])
-    loss = _platt_loss(X, t, beta, ridge)
-    for _ in range(n_iter):
-        q = _sigmoid(X @ beta)
-        grad = X.T @ (q - t) + ridge * beta
-        hess = (X * (q * (1.0 - q))[:, None]).T @ X + ridge * np.eye(2)
-        step = np.linalg.lstsq(hess, grad, rcond=None)[0]
-        for _ in range(40):
-            new = beta - step
-            new_loss = _platt_loss(X, t, new, ridge)
-            if new_loss <= loss:
-                break
-            step = 0.5 * step
-        else:
-            break
-        beta, done = new, loss - new_loss < 1e-12 * max(1.0, abs(loss))
-        loss = new_loss
-        if done or np.max(np.abs(step)) < 1e-10:
-            break
-    return float(beta[0]), float(beta[1])
 
 
 def _both_mask(P):
@@ -329,18 +269,6 @@ def _swap(P):
         _disagreement(P),
         _disagreement(out),
     )
-
-
-def _fit_map(method, p, t):
-    if method == "platt":
-        coef = _fit_platt(p, t)
-        return _PLATT_GRID.copy(), _platt_apply(_PLATT_GRID, coef), coef
-    x, y = _fit_isotonic(p, t)
-    return x, y, None
-
-
-def _apply_map(arr, x, y, coef):
-    return _platt_apply(arr, coef) if coef is not None else _interp(arr, x, y)
 
 
 def _human(P, method, reference, n_folds, random_state):
