@@ -34,6 +34,7 @@ __all__ = [
     "RELIABILITY_COLUMNS",
     "calibration_table",
     "corrected",
+    "judge_inputs",
     "reliability_frame",
 ]
 
@@ -74,25 +75,77 @@ def _disagreement(P) -> float:
     return float(np.mean(np.abs(P[cells] - (1.0 - Pt[cells])))) if cells.any() else math.nan
 
 
-def _rank_rows(scores) -> list:
-    """Per context the competition-free ranks (ties averaged) of the scored candidates."""
-    out = []
-    for row in scores:
-        ok = np.isfinite(row)
-        out.append((ok, rankdata(row[ok]) if ok.sum() >= 2 else None))
-    return out
+def _rank_rows(scores) -> tuple[np.ndarray, np.ndarray]:
+    """Per context the ranks (ties averaged) among its scored candidates, all rows at once.
+
+    Returns ``(scored, ranks)``: where each score is finite, and its rank among the finite
+    scores of its row (NaN elsewhere). Unscored cells are ranked last as +inf, so the ranks
+    of the scored ones are exactly those of ``rankdata`` over the scored ones alone.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    ok = np.isfinite(s)
+    if not s.size:
+        return ok, np.full(s.shape, np.nan)
+    ranks = rankdata(np.where(ok, s, np.inf), axis=1)
+    ranks[~ok] = np.nan
+    return ok, ranks
 
 
 def _reordered(raw_ranks, scores) -> float:
     """Share of contexts (with >= 2 scored candidates) ranked differently from the raw one."""
-    n = diff = 0
-    for (ok, r0), row in zip(raw_ranks, scores, strict=True):
-        if r0 is None:
-            continue
-        ok2 = np.isfinite(row)
-        n += 1
-        diff += not (np.array_equal(ok, ok2) and np.array_equal(r0, rankdata(row[ok2])))
-    return diff / n if n else math.nan
+    ok0, r0 = raw_ranks
+    ok1, r1 = _rank_rows(scores)
+    counted = ok0.sum(axis=1) >= 2
+    if not counted.any():
+        return math.nan
+    same = (ok0 == ok1).all(axis=1) & (np.where(ok0, r0, -1.0) == np.where(ok1, r1, -1.0)).all(
+        axis=1
+    )
+    return float(np.mean(~same[counted]))
+
+
+def judge_inputs(ds: Dataset, attribute: str, judge: str) -> tuple:
+    """The judge's P and the human reference the calibration tables start from.
+
+    Parameters
+    ----------
+    ds : Dataset
+        Its comparisons (and human scores or verdicts).
+    attribute, judge : str
+        The selection.
+
+    Returns
+    -------
+    (PMatrix, (ndarray or None, str))
+        ``data.comparative.judge_pmatrix`` and ``human_scores_for`` of it: build them once
+        per judge and pass them as ``pm=`` / ``reference=`` to :func:`calibration_table`
+        and :func:`reliability_frame`.
+
+    Raises
+    ------
+    DataError
+        No parsed comparison for this attribute and judge.
+    """
+    pm = judge_pmatrix(ds, attribute, judge)
+    return pm, human_scores_for(ds, attribute, pm)
+
+
+def _inputs(ds, attribute, judge, pm, reference):
+    """(P, ref, source) from the prebuilt ``pm`` / ``reference`` or built here."""
+    if pm is None:
+        pm = judge_pmatrix(ds, attribute, judge)
+    elif (pm.attribute, pm.judge) != (str(attribute), str(judge)):
+        raise ValueError(
+            f"pm was built for attribute {pm.attribute!r}, judge {pm.judge!r}, not "
+            f"{attribute!r}, {judge!r}: pass the PMatrix of judge_inputs(ds, attribute, judge)"
+        )
+    ref, source = human_scores_for(ds, attribute, pm) if reference is None else reference
+    if ref is not None and np.shape(ref) != pm.P.shape[:2]:
+        raise ValueError(
+            f"reference scores have shape {np.shape(ref)}, the judge's P {pm.P.shape}: pass "
+            "the reference of judge_inputs(ds, attribute, judge)"
+        )
+    return pm.P, ref, source
 
 
 def corrected(P, method: str, reference=None, *, random_state=0):
@@ -140,7 +193,9 @@ def corrected(P, method: str, reference=None, *, random_state=0):
     return res.P, None, res.reason, res
 
 
-def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
+def calibration_table(
+    ds: Dataset, attribute: str, judge: str, *, pm=None, reference=None
+) -> pd.DataFrame:
     """Every correction of :data:`METHODS` side by side, measured against the humans.
 
     Parameters
@@ -149,6 +204,11 @@ def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
         Its comparisons (and human scores or verdicts for the reference).
     attribute, judge : str
         The selection.
+    pm : PMatrix, optional
+        The judge's P as :func:`judge_inputs` builds it; used as is (built here if None).
+    reference : (ndarray or None, str), optional
+        The human reference of ``pm`` as :func:`judge_inputs` gives it (``human_scores_for``);
+        built here if None.
 
     Returns
     -------
@@ -168,10 +228,10 @@ def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
     ------
     DataError
         No parsed comparison for this attribute and judge.
+    ValueError
+        ``pm`` built for another selection, or ``reference`` of another shape.
     """
-    pm = judge_pmatrix(ds, attribute, judge)
-    P = pm.P
-    ref, source = human_scores_for(ds, attribute, pm)
+    P, ref, source = _inputs(ds, attribute, judge, pm, reference)
     labels = None if ref is None else ranking.pairwise_labels(P, ref)
     cells = None if labels is None else np.isfinite(P) & np.isfinite(labels)
     raw_ranks = _rank_rows(ranking.win_ratio(P))
@@ -203,7 +263,14 @@ def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
 
 
 def reliability_frame(
-    ds: Dataset, attribute: str, judge: str, method: str, *, n_bins: int = 10
+    ds: Dataset,
+    attribute: str,
+    judge: str,
+    method: str,
+    *,
+    n_bins: int = 10,
+    pm=None,
+    reference=None,
 ) -> pd.DataFrame:
     """Reliability diagram of the judge before and after one correction.
 
@@ -215,6 +282,8 @@ def reliability_frame(
         A key of :data:`METHODS` ("balanced_tau" shows its hard decisions).
     n_bins : int, default 10
         Equal-width bins of p.
+    pm, reference : optional
+        Prebuilt inputs, as for :func:`calibration_table`.
 
     Returns
     -------
@@ -230,13 +299,11 @@ def reliability_frame(
     DataError
         No parsed comparison for this attribute and judge.
     ValueError
-        Unknown method.
+        Unknown method; ``pm`` or ``reference`` built for another selection.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; use one of {list(METHODS)}")
-    pm = judge_pmatrix(ds, attribute, judge)
-    P = pm.P
-    ref, source = human_scores_for(ds, attribute, pm)
+    P, ref, source = _inputs(ds, attribute, judge, pm, reference)
     empty = pd.DataFrame(columns=list(RELIABILITY_COLUMNS))
     if ref is None:
         empty.attrs.update(reason=source, reference=source)

@@ -17,7 +17,14 @@ import ranking
 from data.arrays import comparisons_to_P
 from data.bias.pairs import _judge_rows
 
-__all__ = ["CYCLE_COLUMNS", "SUMMARY_COLUMNS", "cycles_summary", "transitivity_of", "worst_cycles"]
+__all__ = [
+    "CYCLE_COLUMNS",
+    "SUMMARY_COLUMNS",
+    "cycles_pmatrix",
+    "cycles_summary",
+    "transitivity_of",
+    "worst_cycles",
+]
 
 #: Columns of :func:`cycles_summary`.
 SUMMARY_COLUMNS = (
@@ -32,7 +39,45 @@ SUMMARY_COLUMNS = (
 CYCLE_COLUMNS = ("context_id", "i", "j", "k", "strength")
 
 
-def transitivity_of(ds, attribute: str, judge: str, *, tau: float = 0.5, max_cycles: int = 50):
+def cycles_pmatrix(ds, attribute: str, judge: str):
+    """The judge's P laid out as the transitivity tables read it (candidate-table order).
+
+    Parameters
+    ----------
+    ds : Dataset
+        A validated dataset.
+    attribute, judge : str
+        A pairwise judge and the attribute.
+
+    Returns
+    -------
+    PMatrix or None
+        ``data.arrays.comparisons_to_P`` over the judge's comparisons of the attribute,
+        rows in the order of ``ds.candidates``; None when it has none. Build it once per
+        judge and pass it as ``pm=`` to :func:`cycles_summary` and :func:`worst_cycles`.
+
+    Raises
+    ------
+    DataError
+        ``judge`` has no comparisons in ``ds``.
+    """
+    rows = _judge_rows(ds, str(attribute), str(judge))
+    if not len(rows):
+        return None
+    return comparisons_to_P(
+        rows, attribute=str(attribute), judge=str(judge), candidates=ds.candidates
+    )
+
+
+def transitivity_of(
+    ds,
+    attribute: str,
+    judge: str,
+    *,
+    tau: float = 0.5,
+    max_cycles: int = 50,
+    pm=None,
+):
     """``ranking.transitivity`` of the judge's P, with the PMatrix that names its rows.
 
     Parameters
@@ -45,6 +90,9 @@ def transitivity_of(ds, attribute: str, judge: str, *, tau: float = 0.5, max_cyc
         Decision threshold of the majority preferences.
     max_cycles : int, default 50
         Most cycles listed.
+    pm : PMatrix, optional
+        :func:`cycles_pmatrix` of this selection built once per judge, used as is; built
+        here when None.
 
     Returns
     -------
@@ -55,17 +103,22 @@ def transitivity_of(ds, attribute: str, judge: str, *, tau: float = 0.5, max_cyc
     ------
     DataError
         ``judge`` has no comparisons in ``ds``.
+    ValueError
+        ``pm`` built for another attribute or judge.
     """
-    rows = _judge_rows(ds, str(attribute), str(judge))
-    if not len(rows):
+    if pm is None:
+        pm = cycles_pmatrix(ds, attribute, judge)
+    elif (pm.attribute, pm.judge) != (str(attribute), str(judge)):
+        raise ValueError(
+            f"pm was built for attribute {pm.attribute!r}, judge {pm.judge!r}, not "
+            f"{attribute!r}, {judge!r}: pass cycles_pmatrix(ds, attribute, judge)"
+        )
+    if pm is None:
         return None, None
-    pm = comparisons_to_P(
-        rows, attribute=str(attribute), judge=str(judge), candidates=ds.candidates
-    )
     return ranking.transitivity(pm.P, tau=tau, max_cycles=max_cycles), pm
 
 
-def cycles_summary(ds, attribute: str, judge: str, *, tau: float = 0.5) -> pd.DataFrame:
+def cycles_summary(ds, attribute: str, judge: str, *, tau: float = 0.5, pm=None) -> pd.DataFrame:
     """Circular triads, coefficient of consistence and Bradley–Terry disagreement per context.
 
     Parameters
@@ -76,6 +129,8 @@ def cycles_summary(ds, attribute: str, judge: str, *, tau: float = 0.5) -> pd.Da
         A pairwise judge and the attribute.
     tau : float, default 0.5
         Decision threshold of the majority preferences.
+    pm : PMatrix, optional
+        The prebuilt :func:`cycles_pmatrix`, used as is (built here when None).
 
     Returns
     -------
@@ -92,7 +147,7 @@ def cycles_summary(ds, attribute: str, judge: str, *, tau: float = 0.5) -> pd.Da
     DataError
         ``judge`` has no comparisons in ``ds``.
     """
-    tr, pm = transitivity_of(ds, attribute, judge, tau=tau, max_cycles=0)
+    tr, pm = transitivity_of(ds, attribute, judge, tau=tau, max_cycles=0, pm=pm)
     if tr is None:
         df = pd.DataFrame({c: pd.Series(dtype="float64") for c in SUMMARY_COLUMNS})
         df["context_id"] = df["context_id"].astype(object)
@@ -119,7 +174,9 @@ def cycles_summary(ds, attribute: str, judge: str, *, tau: float = 0.5) -> pd.Da
     return df
 
 
-def worst_cycles(ds, attribute: str, judge: str, n: int = 20, *, tau: float = 0.5) -> pd.DataFrame:
+def worst_cycles(
+    ds, attribute: str, judge: str, n: int = 20, *, tau: float = 0.5, pm=None
+) -> pd.DataFrame:
     """The strongest cycles a > b > c > a of the judge's majority preferences.
 
     Parameters
@@ -132,6 +189,8 @@ def worst_cycles(ds, attribute: str, judge: str, n: int = 20, *, tau: float = 0.
         Most cycles listed.
     tau : float, default 0.5
         Decision threshold of the majority preferences.
+    pm : PMatrix, optional
+        The prebuilt :func:`cycles_pmatrix`, used as is (built here when None).
 
     Returns
     -------
@@ -145,7 +204,7 @@ def worst_cycles(ds, attribute: str, judge: str, n: int = 20, *, tau: float = 0.
     DataError
         ``judge`` has no comparisons in ``ds``.
     """
-    tr, pm = transitivity_of(ds, attribute, judge, tau=tau, max_cycles=int(n))
+    tr, pm = transitivity_of(ds, attribute, judge, tau=tau, max_cycles=int(n), pm=pm)
     if tr is None or not len(tr.cycles["context"]):
         df = pd.DataFrame({c: pd.Series(dtype="object") for c in CYCLE_COLUMNS})
         df["strength"] = df["strength"].astype("float64")

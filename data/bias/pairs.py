@@ -42,6 +42,7 @@ __all__ = [
     "CandidateIndex",
     "candidate_index",
     "JudgedPairs",
+    "frame_of",
     "judged_pairs",
     "pair_frame",
     "rating_pairs",
@@ -86,6 +87,45 @@ class JudgedPairs(NamedTuple):
     groups: np.ndarray
 
 
+def frame_of(pairs, what: str = "pairs") -> pd.DataFrame:
+    """The pair frame behind a ``pairs=`` argument of the ``data.bias`` tables.
+
+    Every table of ``data.bias`` takes an optional prebuilt ``pairs=``: the
+    :class:`JudgedPairs` of :func:`judged_pairs` (or the frame of :func:`pair_frame` /
+    :func:`rating_pairs`), used as is, so that one pair frame per (dataset, attribute, judge)
+    serves every table.
+
+    Parameters
+    ----------
+    pairs : JudgedPairs or pandas.DataFrame
+        A prebuilt pair frame (with its samples).
+    what : str
+        The argument's name, for the message.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    TypeError
+        Anything else, or a frame without the :data:`PAIR_COLUMNS`.
+    """
+    frame = pairs.frame if isinstance(pairs, JudgedPairs) else pairs
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            f"{what} must be judged_pairs(ds, attribute, judge) or a pair_frame; got "
+            f"{type(pairs).__name__}"
+        )
+    missing = [c for c in PAIR_COLUMNS if c not in frame.columns]
+    if missing:
+        raise TypeError(
+            f"{what} is not a pair frame: columns {', '.join(missing[:5])} missing; build it with "
+            "data.bias.judged_pairs or pair_frame"
+        )
+    return frame
+
+
 def pair_frame(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0) -> pd.DataFrame:
     """Every pair of candidates a judge compared, with both orders and the quality gap.
 
@@ -117,7 +157,8 @@ def pair_frame(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0.0
         (ridge :data:`JUDGE_GAP_RIDGE`); ``gap`` human_gap where finite, else judge_gap;
         text features of a and b (:func:`data.bias.features.text_features`).
         ``attrs["gap_source"]`` names the gap used, ``attrs["reason"]`` is "" or why the
-        frame is empty (the judge has no comparison for this attribute).
+        frame is empty (the judge has no comparison for this attribute),
+        ``attrs["tie_band"]`` the ``tie_band`` it was built with.
 
     Raises
     ------
@@ -152,7 +193,9 @@ def judged_pairs(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0
     rows = _judge_rows(ds, str(attribute), str(judge))
     if not len(rows):
         reason = f"judge {judge!r} has no comparisons for attribute {attribute!r}"
-        return JudgedPairs(empty_pairs(reason), np.empty(0), np.empty(0, dtype=np.int64))
+        empty = empty_pairs(reason)
+        empty.attrs["tie_band"] = float(tie_band)
+        return JudgedPairs(empty, np.empty(0), np.empty(0, dtype=np.int64))
     what = f"dataset {ds.name!r}, judge {judge!r}, attribute {attribute!r}"
     idx = candidate_index(ds)
     n_cand = len(idx.table)
@@ -199,7 +242,9 @@ def judged_pairs(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0
     human = human_reference(ds, str(attribute), idx, ua, ub, uniq, n_cand)
     P, ctx_row = pair_P(mean, idx.ctx_rank[ua], idx.pos[ua], idx.pos[ub])
     jgap = judge_gaps(P, ctx_row, idx.pos[ua], idx.pos[ub])
-    return JudgedPairs(assemble(idx, ua, ub, cols, human, jgap), decisions, group)
+    frame = assemble(idx, ua, ub, cols, human, jgap)
+    frame.attrs["tie_band"] = float(tie_band)
+    return JudgedPairs(frame, decisions, group)
 
 
 def _rating_rows(ds: Dataset, attribute: str, judge: str, prompt_id) -> pd.DataFrame:

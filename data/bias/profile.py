@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 import ranking
-from data.bias.pairs import judged_pairs
+from data.bias.pairs import JudgedPairs, frame_of, judged_pairs
 
 __all__ = ["BY_GAP_COLUMNS", "SUMMARY_COLUMNS", "profile_by_gap", "profile_summary"]
 
@@ -36,8 +36,31 @@ SUMMARY_COLUMNS = (
 BY_GAP_COLUMNS = ("gap_low", "gap_high", "gap", "n", "n_both", *_WITH_CI)
 
 
-def _profile(ds, attribute, judge, *, n_bins, tie_band, confidence, n_boot, random_state):
-    jp = judged_pairs(ds, attribute, judge, tie_band=tie_band)
+def _judged(ds, attribute, judge, tie_band, pairs, need_samples):
+    """The prebuilt ``pairs`` (checked) or :func:`judged_pairs` built here."""
+    if pairs is None:
+        return judged_pairs(ds, attribute, judge, tie_band=tie_band)
+    frame = frame_of(pairs)
+    built = frame.attrs.get("tie_band", tie_band)
+    if built != tie_band:
+        raise ValueError(
+            f"pairs were built with tie_band={built}, the table asks for tie_band={tie_band}: "
+            "build them with judged_pairs(..., tie_band=...) of the same value"
+        )
+    if isinstance(pairs, JudgedPairs):
+        return pairs
+    if need_samples:
+        raise TypeError(
+            "profile_summary needs the samples behind the pair frame (repetition stability): "
+            "pass pairs=judged_pairs(ds, attribute, judge), not the bare frame"
+        )
+    return JudgedPairs(frame, np.empty(0), np.empty(0, dtype=np.int64))
+
+
+def _profile(
+    ds, attribute, judge, *, n_bins, tie_band, confidence, n_boot, random_state, pairs, samples
+):
+    jp = _judged(ds, attribute, judge, tie_band, pairs, samples)
     df = jp.frame
     prof = ranking.position_profile(
         df["p_ab"].to_numpy(dtype=np.float64),
@@ -61,6 +84,7 @@ def profile_summary(
     confidence: float = 0.95,
     n_boot: int = 1000,
     random_state=0,
+    pairs=None,
 ) -> pd.DataFrame:
     """The judge's position-bias profile over all its pairs, as one row.
 
@@ -78,6 +102,9 @@ def profile_summary(
         Bootstrap replicates (fairness; repetition stability over ordered pairs).
     random_state : None, int or numpy.random.Generator, default 0
         Seed of the bootstraps (0: the same table on every call).
+    pairs : JudgedPairs, optional
+        ``data.bias.judged_pairs(ds, attribute, judge, tie_band=tie_band)`` built once per
+        judge; used as is (built here when None).
 
     Returns
     -------
@@ -95,6 +122,8 @@ def profile_summary(
     ------
     DataError
         ``judge`` has no comparisons in ``ds``.
+    TypeError, ValueError
+        ``pairs`` is not a pair frame of the judge, or was built with another ``tie_band``.
     """
     jp, prof = _profile(
         ds,
@@ -105,6 +134,8 @@ def profile_summary(
         confidence=confidence,
         n_boot=n_boot,
         random_state=random_state,
+        pairs=pairs,
+        samples=True,
     )
     rng = np.random.default_rng(random_state)
     rep = ranking.repetition_stability(
@@ -139,6 +170,7 @@ def profile_by_gap(
     confidence: float = 0.95,
     n_boot: int = 1000,
     random_state=0,
+    pairs=None,
 ) -> pd.DataFrame:
     """The position-bias profile per quantile bin of the pairs' quality gap.
 
@@ -146,6 +178,9 @@ def profile_by_gap(
     ----------
     ds, attribute, judge, tie_band, confidence, n_boot, random_state
         As for :func:`profile_summary`.
+    pairs : JudgedPairs or pandas.DataFrame, optional
+        The prebuilt pair frame (``judged_pairs`` or ``pair_frame`` with the same
+        ``tie_band``), used as is.
     n_bins : int, default 5
         Quantile bins of the finite gaps (merged where quantiles repeat, so there may be
         fewer rows).
@@ -164,6 +199,8 @@ def profile_by_gap(
     ------
     DataError
         ``judge`` has no comparisons in ``ds``.
+    TypeError, ValueError
+        ``pairs`` is not a pair frame of the judge, or was built with another ``tie_band``.
     """
     jp, prof = _profile(
         ds,
@@ -174,6 +211,8 @@ def profile_by_gap(
         confidence=confidence,
         n_boot=n_boot,
         random_state=random_state,
+        pairs=pairs,
+        samples=False,
     )
     edges = np.asarray(prof.bin_edges, dtype=np.float64)
     k = len(prof.bin_n)

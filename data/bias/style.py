@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from data.bias.features import normalized_diff
-from data.bias.pairs import pair_frame
+from data.bias.pairs import frame_of, pair_frame, rating_pairs
 from data.natural import natural_key, natural_sorted
 from data.schema import DataError, Dataset
 from ranking import bradley_terry, competition_ranks, controlled_win_rates
@@ -68,8 +68,8 @@ def _covariates(rows: pd.DataFrame, terms=STYLE_TERMS) -> np.ndarray:
     return np.column_stack([cols[t] for t in terms])
 
 
-def _rows(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    pairs = pair_frame(ds, attribute, judge)
+def _rows(ds: Dataset, attribute: str, judge: str, pairs=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    pairs = pair_frame(ds, attribute, judge) if pairs is None else frame_of(pairs)
     rows = ordered_comparisons(pairs)
     if rows.empty:
         raise DataError(
@@ -90,19 +90,29 @@ def _mean_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float, flo
     return float(v.mean()), float(lo), float(hi)
 
 
-def length_preference(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
+def length_preference(
+    ds: Dataset, attribute: str, judge: str, prompt_id: str | None = None, *, pairs=None
+) -> pd.DataFrame:
     """How often the judge, and the humans, prefer the longer of two candidates.
 
     Over the pairs whose word counts differ. The judge's preference for the longer answer of
     a pair is the mean over its judged orders of P(longer wins) (p_ab or 1 - p_ba oriented
     to the longer); the humans' is ``human_pref`` oriented to the longer (pairs with a human
-    preference only).
+    preference only). A ratings judge (``prompt_id`` given) never saw the two together: its
+    preference is P(it rates the longer higher) over pairs of its samples, ties counting
+    1/2 (:func:`data.bias.pairs.rating_pairs`).
 
     Parameters
     ----------
     ds : Dataset
     attribute, judge : str
-        The attribute and the comparative judge.
+        The attribute and the judge (comparative, or a ratings judge with ``prompt_id``).
+    prompt_id : str, optional
+        The prompt of a ratings judge: read its ratings (``rating_pairs``) instead of
+        pairwise verdicts (``pair_frame``).
+    pairs : JudgedPairs or pandas.DataFrame, optional
+        The prebuilt pair frame of this selection (``judged_pairs`` / ``pair_frame``, or
+        ``rating_pairs`` with ``prompt_id``), used as is.
 
     Returns
     -------
@@ -110,8 +120,18 @@ def length_preference(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
         One row per source ("judge", "humans"): source, n_pairs, p_longer, low, high (a 95 %
         percentile bootstrap over pairs, seeded). NaN with n_pairs 0 where no pair counts
         (e.g. no human preferences); ``attrs["reasons"]`` says why.
+
+    Raises
+    ------
+    DataError
+        ``judge`` has no comparisons (no ratings, with ``prompt_id``) in ``ds``.
     """
-    pairs = pair_frame(ds, attribute, judge)
+    if pairs is not None:
+        pairs = frame_of(pairs)
+    elif prompt_id is None:
+        pairs = pair_frame(ds, attribute, judge)
+    else:
+        pairs = rating_pairs(ds, attribute, judge, prompt_id)
     wa, wb = pairs["words_a"].to_numpy(float), pairs["words_b"].to_numpy(float)
     differ = np.isfinite(wa) & np.isfinite(wb) & (wa != wb)
     a_longer = wa > wb
@@ -139,7 +159,7 @@ def length_preference(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
 
 
 def style_coefficients(
-    ds: Dataset, attribute: str, judge: str, *, items: str = "system"
+    ds: Dataset, attribute: str, judge: str, *, items: str = "system", pairs=None
 ) -> pd.DataFrame:
     """The judge's first-slot, length and style effects, with 95 % Fisher intervals.
 
@@ -152,7 +172,8 @@ def style_coefficients(
     the non-linearity of the normalised difference, and not at all where a context's
     comparison graph is a tree (e.g. SummEval's ChatGPT verdicts: 11 pairs of 12 candidates).
     A term that cannot be identified (e.g. no markdown at all) is NaN, with a note in
-    ``attrs["notes"]``.
+    ``attrs["notes"]``. ``pairs``: the prebuilt pair frame (``judged_pairs`` or
+    ``pair_frame`` of this selection), used as is.
 
     Returns
     -------
@@ -161,7 +182,7 @@ def style_coefficients(
     """
     if items not in ("system", "candidate"):
         raise ValueError(f"items must be 'system' or 'candidate'; got {items!r}")
-    _, rows = _rows(ds, attribute, judge)
+    _, rows = _rows(ds, attribute, judge, pairs)
     if items == "system":
         res = _system_fit(rows, STYLE_TERMS)[1]
     else:
@@ -199,12 +220,13 @@ def _system_fit(rows: pd.DataFrame, terms):
     return systems, bradley_terry(**kw), first[~same], second[~same], rows["p"].to_numpy()[~same]
 
 
-def style_ranking(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
+def style_ranking(ds: Dataset, attribute: str, judge: str, *, pairs=None) -> pd.DataFrame:
     """System ranking by Bradley–Terry without and with the style covariates.
 
     Items are systems; every parsed order of every pair is one comparison. "controlled" adds
     all of :data:`STYLE_TERMS` (the Chatbot Arena style control, plus the first slot): its
     scores are what the judge's preferences say once length and markdown are held equal.
+    ``pairs``: the prebuilt pair frame of this selection, used as is.
 
     Returns
     -------
@@ -214,7 +236,7 @@ def style_ranking(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
         rank_controlled then system (natural order); ``attrs["coef"]``: the controlled fit's
         term -> (coef, low, high); ``attrs["notes"]``.
     """
-    _, rows = _rows(ds, attribute, judge)
+    _, rows = _rows(ds, attribute, judge, pairs)
     systems, plain, *_ = _system_fit(rows, ())
     _, ctrl, *_ = _system_fit(rows, STYLE_TERMS)
     df = pd.DataFrame(
@@ -238,7 +260,7 @@ def style_ranking(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
 
 
 def length_controlled_win_rate(
-    ds: Dataset, attribute: str, judge: str, baseline: str
+    ds: Dataset, attribute: str, judge: str, baseline: str, *, pairs=None
 ) -> pd.DataFrame:
     """Win rate of every system against ``baseline``: raw and length-controlled (AlpacaEval).
 
@@ -246,7 +268,8 @@ def length_controlled_win_rate(
     p, so a tie counts 1/2), or the plain Bradley–Terry prediction where the two were never
     compared directly. lc: ``ranking.controlled_win_rates`` of the system-level Bradley–Terry
     with a first-slot and a length covariate, i.e. the predicted win rate at equal length and
-    position; low/high its 95 % interval (delta method on the log-odds).
+    position; low/high its 95 % interval (delta method on the log-odds). ``pairs``: the
+    prebuilt pair frame of this selection, used as is.
 
     Raises
     ------
@@ -259,7 +282,7 @@ def length_controlled_win_rate(
         system, win_rate_raw, win_rate_lc, low, high (the baseline itself: 0.5), sorted by
         win_rate_lc descending then system.
     """
-    _, rows = _rows(ds, attribute, judge)
+    _, rows = _rows(ds, attribute, judge, pairs)
     systems, lc_fit, first, second, p = _system_fit(rows, STYLE_TERMS[:2])
     if baseline not in systems:
         shown = ", ".join(systems[:20])
