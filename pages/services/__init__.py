@@ -7,13 +7,22 @@ One module per concern; pages import the ones they need
   number formatting and the names of judges and prompt variants.
 - :mod:`pages.services.comparisons`: P arrays and the human reference of one attribute and
   judge, shared by every page on pairwise comparisons.
+- :mod:`pages.services.calibration`: the debias setting every page shares
+  (``DEBIAS_MODES``, ``resolve_debias``, ``debiased_P`` / ``debiased_outcomes``: decision
+  thresholds and fitted calibrations of the judge's probabilities).
 - :mod:`pages.services.rankings`: the Rankings page.
+- :mod:`pages.services.leaderboard`: systems ranked over every context pooled (the
+  Rankings page's systems and the Leaderboard page).
 - :mod:`pages.services.bias`: the Position bias page.
+- :mod:`pages.services.judge_bias`: the Judge bias page (cached views of ``data.bias``).
 - :mod:`pages.services.budgets`: the Comparison budgets page.
-- :mod:`pages.services.judge`: the Judge page (templates, backends, background runs,
-  merging and importing judge outputs, failure reasons).
+- :mod:`pages.services.examples`: the Examples page's pair tables.
+- :mod:`pages.services.judge`: the Judge page (templates, prompt preview, backends,
+  background runs); :mod:`pages.services.judge_outputs`: merging and importing judge
+  outputs, failure reasons.
 - :mod:`pages.services.agreement`: the Human agreement page.
 - :mod:`pages.services.prompts`: the Prompt sensitivity page.
+- :mod:`pages.services.reproduce`: the Reproduce page's reproduction tables.
 
 Caching: the function that does the work is the cached one. It takes the
 :class:`~data.schema.Dataset` itself and plain arguments (strings, numbers, tuples), e.g.

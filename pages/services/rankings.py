@@ -17,7 +17,7 @@ import pandas as pd
 from data.arrays import PMatrix
 from data.natural import natural_key, natural_sorted
 from data.schema import Dataset
-from pages.services.bias import debiased_P
+from pages.services.calibration import debiased_P
 from pages.services.common import cache_data, mean_finite
 from pages.services.comparisons import Reference, human_reference, pmatrix
 from pages.services.leaderboard import (  # noqa: F401  (the Rankings page's systems)
@@ -105,7 +105,7 @@ def compute_rankings(
     win-ratio and Bradley–Terry.
 
     ``P`` (default ``pm.P``, laid out like it) is what is ranked: the judge's P or a
-    debiased one (``pages.services.bias.debiased_P``). With ``tau=None`` win-ratio counts
+    debiased one (``pages.services.calibration.debiased_P``). With ``tau=None`` win-ratio counts
     hard wins at 0.5 and maximum likelihood and Bradley–Terry use the probabilities
     themselves (soft outcomes); with a threshold (one per context allowed) every method
     ranks the decisions at it. The page's cached :func:`rankings` runs it on the judge's P;
