@@ -18,13 +18,9 @@ def _errors(df, value: str, low: str = "low", high: str = "high") -> dict:
 
 
 def longer(choice: Choice) -> None:
-    try:
-        table = svc.length_preference(
-            choice.ds, choice.attribute, choice.judge.judge, choice.judge.prompt_id
-        )
-    except NotImplementedError as err:
-        st.info(f"P(prefers the longer): {err}.")
-        return
+    table = svc.length_preference(
+        choice.ds, choice.attribute, choice.judge.judge, choice.judge.prompt_id
+    )
     shown = table[table["p_longer"].map(svc.finite)]
     if not len(shown):
         st.info(
@@ -46,6 +42,11 @@ def longer(choice: Choice) -> None:
     fig.add_hline(y=0.5, line_dash="dash", line_color="black", annotation_text="no preference")
     fig.update_layout(yaxis_title="P(prefers the longer)", yaxis_range=[0, 1], height=340)
     ui.figure(fig, "P(prefers the longer candidate): judge and humans", page=PAGE, data=table)
+    if not choice.pairwise:
+        st.caption(
+            "A ratings judge scores each candidate alone: its bar is P(it rates the longer "
+            "of two candidates higher) over pairs of its samples, a tie counting one half."
+        )
     if "humans" not in set(shown["source"]):
         st.caption("No human preference for these pairs: the judge is shown alone.")
 

@@ -4,11 +4,16 @@ Every table comes from the data layer (``data.bias``: pairs, profile, cycles, st
 calibration); this module only caches it per (dataset, attribute, judge, setting), keyed
 like the other services (:func:`~pages.services.common.cache_data`: a dataset argument is
 hashed by its token), and says in words what the tables leave undefined.
+
+The inputs every table starts from are built once per (dataset, attribute, judge) and
+cached apart — the pair frame with its samples (:func:`judged`), the transitivity layout
+(:func:`cycles_pm`), the judge's P with its human reference (:func:`calibration_inputs`) —
+and handed to the tables prebuilt (``pairs=`` / ``pm=`` / ``reference=``): a judge change
+builds each once, a control move (gap bins, baseline, method, cycles listed) none.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass
 
@@ -66,27 +71,54 @@ def is_human(judge: str) -> bool:
     return str(judge).startswith(HUMAN_JUDGE_PREFIX)
 
 
+# ------------------------------------------------------------------- inputs, once per judge
+
+
+@cache_data(show_spinner="Pairing the candidates…", max_entries=32)
+def judged(ds: Dataset, attribute: str, judge: str) -> data_bias.JudgedPairs:
+    """The pair frame of a pairwise judge with its samples (``data.bias.judged_pairs``)."""
+    return data_bias.judged_pairs(ds, attribute, judge)
+
+
+@cache_data(show_spinner="Pairing the candidates…", max_entries=32)
+def _rating_pairs(ds: Dataset, attribute: str, judge: str, prompt_id: str) -> pd.DataFrame:
+    return data_bias.rating_pairs(ds, attribute, judge, prompt_id)
+
+
+def pairs(ds: Dataset, attribute: str, judge: str, prompt_id: str | None = None) -> pd.DataFrame:
+    """The pair frame: verdicts (``pair_frame``) or, with a prompt, ratings (``rating_pairs``)."""
+    if prompt_id is None:
+        return judged(ds, attribute, judge).frame
+    return _rating_pairs(ds, attribute, judge, prompt_id)
+
+
+@cache_data(show_spinner=False, max_entries=32)
+def cycles_pm(ds: Dataset, attribute: str, judge: str):
+    """The judge's P as the transitivity tables read it (``data.bias.cycles_pmatrix``)."""
+    return data_bias.cycles_pmatrix(ds, attribute, judge)
+
+
+@cache_data(show_spinner=False, max_entries=32)
+def calibration_inputs(ds: Dataset, attribute: str, judge: str) -> tuple:
+    """The judge's P and its human reference (``data.bias.judge_inputs``)."""
+    return data_bias.judge_inputs(ds, attribute, judge)
+
+
 # ------------------------------------------------------------------------------- profile
 
 
 @cache_data(show_spinner="Measuring the position-bias profile…", max_entries=32)
 def profile_summary(ds: Dataset, attribute: str, judge: str) -> dict:
     """The judge's profile as one dict (``data.bias.profile_summary``'s row)."""
-    return data_bias.profile_summary(ds, attribute, judge).iloc[0].to_dict()
+    jp = judged(ds, attribute, judge)
+    return data_bias.profile_summary(ds, attribute, judge, pairs=jp).iloc[0].to_dict()
 
 
 @cache_data(show_spinner=False, max_entries=64)
 def profile_by_gap(ds: Dataset, attribute: str, judge: str, n_bins: int) -> pd.DataFrame:
     """The profile per quality-gap bin (``data.bias.profile_by_gap``)."""
-    return data_bias.profile_by_gap(ds, attribute, judge, n_bins=n_bins)
-
-
-@cache_data(show_spinner="Pairing the candidates…", max_entries=32)
-def pairs(ds: Dataset, attribute: str, judge: str, prompt_id: str | None = None) -> pd.DataFrame:
-    """The pair frame: verdicts (``pair_frame``) or, with a prompt, ratings (``rating_pairs``)."""
-    if prompt_id is None:
-        return data_bias.pair_frame(ds, attribute, judge)
-    return data_bias.rating_pairs(ds, attribute, judge, prompt_id)
+    jp = judged(ds, attribute, judge)
+    return data_bias.profile_by_gap(ds, attribute, judge, n_bins=n_bins, pairs=jp)
 
 
 def reason(reasons, field: str, default: str) -> str:
@@ -143,21 +175,16 @@ def gap_trend(by_gap: pd.DataFrame, column: str = "consistency") -> str:
 def length_preference(
     ds: Dataset, attribute: str, judge: str, prompt_id: str | None = None
 ) -> pd.DataFrame:
-    """P(prefers the longer) of the judge and of the humans (``data.bias.style``)."""
-    if prompt_id is None:
-        return data_bias.length_preference(ds, attribute, judge)
-    if "prompt_id" not in inspect.signature(data_bias.length_preference).parameters:
-        raise NotImplementedError(
-            "the length preference of a ratings judge is not available yet "
-            "(data.bias.style.length_preference reads pairwise verdicts only)"
-        )
-    return data_bias.length_preference(ds, attribute, judge, prompt_id=prompt_id)
+    """P(prefers the longer) of the judge and of the humans (``data.bias.style``); a ratings
+    judge (``prompt_id``): P(rates the longer higher), from its ``rating_pairs``."""
+    frame = pairs(ds, attribute, judge, prompt_id)
+    return data_bias.length_preference(ds, attribute, judge, prompt_id, pairs=frame)
 
 
 @cache_data(show_spinner="Fitting the style coefficients…", max_entries=32)
 def style_coefficients(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, list[str]]:
     """The style coefficients (``data.bias.style_coefficients``) and the fit's notes."""
-    df = data_bias.style_coefficients(ds, attribute, judge)
+    df = data_bias.style_coefficients(ds, attribute, judge, pairs=judged(ds, attribute, judge))
     notes = [str(n) for n in df.attrs.get("notes", ())]
     df.attrs = {}
     return df, notes
@@ -165,7 +192,7 @@ def style_coefficients(ds: Dataset, attribute: str, judge: str) -> tuple[pd.Data
 
 @cache_data(show_spinner="Ranking with and without style…", max_entries=32)
 def style_ranking(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return data_bias.style_ranking(ds, attribute, judge)
+    return data_bias.style_ranking(ds, attribute, judge, pairs=judged(ds, attribute, judge))
 
 
 def systems(ds: Dataset, attribute: str, judge: str) -> list[str]:
@@ -181,7 +208,8 @@ def median_system(ds: Dataset, attribute: str, judge: str) -> str | None:
 
 @cache_data(show_spinner="Controlling the win rates for length…", max_entries=64)
 def length_controlled_win_rate(ds: Dataset, attribute: str, judge: str, baseline: str):
-    return data_bias.length_controlled_win_rate(ds, attribute, judge, baseline)
+    jp = judged(ds, attribute, judge)
+    return data_bias.length_controlled_win_rate(ds, attribute, judge, baseline, pairs=jp)
 
 
 # ------------------------------------------------------------------------------- cycles
@@ -191,7 +219,7 @@ def length_controlled_win_rate(ds: Dataset, attribute: str, judge: str, baseline
 def cycles_summary(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFrame, dict]:
     """Per context (``data.bias.cycles_summary``) and pooled: ``total_circular``,
     ``total_triads``, ``circular_share``, ``bt_disagreement``, ``reasons``."""
-    df = data_bias.cycles_summary(ds, attribute, judge)
+    df = data_bias.cycles_summary(ds, attribute, judge, pm=cycles_pm(ds, attribute, judge))
     pooled = {"total_circular": 0, "total_triads": 0, "bt_disagreement": math.nan}
     pooled.update(df.attrs)
     df.attrs = {}
@@ -200,7 +228,7 @@ def cycles_summary(ds: Dataset, attribute: str, judge: str) -> tuple[pd.DataFram
 
 @cache_data(show_spinner=False, max_entries=32)
 def worst_cycles(ds: Dataset, attribute: str, judge: str, n: int = 20) -> pd.DataFrame:
-    return data_bias.worst_cycles(ds, attribute, judge, n=n)
+    return data_bias.worst_cycles(ds, attribute, judge, n=n, pm=cycles_pm(ds, attribute, judge))
 
 
 # -------------------------------------------------------------------------- calibration
@@ -208,12 +236,14 @@ def worst_cycles(ds: Dataset, attribute: str, judge: str, n: int = 20) -> pd.Dat
 
 @cache_data(show_spinner="Calibrating…", max_entries=32)
 def calibration_table(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    return data_bias.calibration_table(ds, attribute, judge)
+    pm, reference = calibration_inputs(ds, attribute, judge)
+    return data_bias.calibration_table(ds, attribute, judge, pm=pm, reference=reference)
 
 
 @cache_data(show_spinner=False, max_entries=64)
 def reliability_frame(ds: Dataset, attribute: str, judge: str, method: str) -> pd.DataFrame:
-    return data_bias.reliability_frame(ds, attribute, judge, method)
+    pm, reference = calibration_inputs(ds, attribute, judge)
+    return data_bias.reliability_frame(ds, attribute, judge, method, pm=pm, reference=reference)
 
 
 # ------------------------------------------------------------------------ ratings judges
