@@ -7,7 +7,7 @@ This script holds the pickers; each section lives in its own module under
 import streamlit as st
 
 from pages import state, ui
-from pages.judge_bias_page import PAGE, calibration, cycles, pick, profile, style, ties
+from pages.judge_bias_page import PAGE, calibration, cycles, pick, profile, style, ties, truth
 
 st.title("Judge bias")
 st.caption(
@@ -16,6 +16,7 @@ st.caption(
     "calibrated, and can a few human labels fix them? One judge and attribute at a time."
 )
 state.scope_caption()
+truth.offer()
 
 choice = pick()
 ui.settings(
@@ -37,6 +38,7 @@ if not choice.pairwise:
     )
 
 for section, what in (
+    (truth, "Checking the known biases"),
     (profile, "Measuring the position-bias profile"),
     (style, "Measuring length and style bias"),
     (cycles, "Counting circular triads"),
