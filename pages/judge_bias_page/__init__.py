@@ -1,6 +1,8 @@
 """The Judge bias page's sections, one module each; the page itself is
 ``pages/judge_bias.py`` (the pickers, then the sections in this order):
 
+- :mod:`~pages.judge_bias_page.truth`: the button that loads a simulated judge with known
+  biases (``data.bias_demo``) and, while it is active, the true values beside the found ones;
 - :mod:`~pages.judge_bias_page.profile`: the position-bias profile (repetition stability,
   position consistency, preference fairness, first-position win rate) overall and against
   the quality gap of the two candidates (Shi et al. 2024);
