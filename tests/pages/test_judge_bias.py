@@ -186,3 +186,54 @@ def test_topicalchat_ratings_judge_gets_the_sections_that_apply():
     assert 0.0 <= float(m["Tie rate"]) <= 1.0
     assert "Position consistency" not in m
     assert not pd.isna(float(m["Repetition stability"]))
+
+
+def test_services_build_each_input_once_per_judge(simulated, monkeypatch):
+    """A judge change builds the pair frame, the cycles P and the calibration inputs once."""
+    from data import bias as data_bias
+
+    calls = {"judged_pairs": 0, "cycles_pmatrix": 0, "judge_inputs": 0}
+    for name in calls:
+        real = getattr(data_bias, name)
+
+        def counted(*args, _real=real, _name=name, **kw):
+            calls[_name] += 1
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(data_bias, name, counted)
+    fresh = Dataset(  # a new object: cold caches
+        name="fresh", contexts=simulated.contexts, candidates=simulated.candidates,
+        human_scores=simulated.human_scores, comparisons=simulated.comparisons,
+        ratings=simulated.ratings,
+    )  # fmt: skip
+    a, j = "quality", "sim-judge"
+    svc.profile_summary(fresh, a, j)
+    for n_bins in (3, 5):
+        svc.profile_by_gap(fresh, a, j, n_bins)
+    svc.length_preference(fresh, a, j)
+    svc.style_coefficients(fresh, a, j)
+    for base in svc.systems(fresh, a, j)[:2]:
+        svc.length_controlled_win_rate(fresh, a, j, base)
+    svc.cycles_summary(fresh, a, j)
+    svc.worst_cycles(fresh, a, j, 5)
+    svc.calibration_table(fresh, a, j)
+    for method in ("swap", "isotonic"):
+        svc.reliability_frame(fresh, a, j, method)
+    assert calls == {"judged_pairs": 1, "cycles_pmatrix": 1, "judge_inputs": 1}
+
+
+@need("topicalchat")
+def test_topicalchat_ratings_judge_length_preference_against_humans():
+    at = open_page(PAGE, "topicalchat")
+    _clean(at)
+    assert "P(prefers the longer candidate): judge and humans" in chart_titles(at)
+    fig = next(
+        f
+        for f in _figures(at)
+        if f["layout"]["title"]["text"] == "P(prefers the longer candidate): judge and humans"
+    )
+    assert list(fig["data"][0]["x"]) == ["judge", "humans"]
+    assert any(
+        c.value.startswith("A ratings judge scores each candidate alone") for c in at.caption
+    )
+    assert "length preference of a ratings judge is not available" not in _infos(at)
