@@ -1,9 +1,10 @@
-"""Text features of candidates for length and style bias: words, characters, markdown.
+r"""Text features of candidates for length and style bias: words, characters, markdown.
 
-Every feature is a count computed with vectorised pandas ``.str`` methods (no loop per
-text in Python), so a whole candidates table is featurised at once:
+Every feature is a count over a whole candidates table at once (pandas ``.str`` methods;
+the markdown patterns only on the texts that hold their marker):
 
-* ``words``: whitespace-separated tokens;
+* ``words``: whitespace-separated tokens (``str.split()``, which splits on exactly the
+  characters the regex ``\s`` matches, at a third of the cost of counting ``\S+``);
 * ``chars``: characters;
 * ``headers``: markdown header lines (``#`` to ``######`` at the start of a line, then a
   space or the line end);
@@ -32,6 +33,17 @@ _LIST = r"(?m)^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S"
 _BOLD = r"\*\*(?=\S)(?:.+?)(?<=\S)\*\*|__(?=\S)(?:.+?)(?<=\S)__"
 
 
+def _count(s: pd.Series, pattern: str, markers) -> np.ndarray:
+    """``s.str.count(pattern)``, run only on the texts holding one of ``markers`` (0 else)."""
+    has = np.zeros(len(s), dtype=bool)
+    for m in markers:
+        has |= s.str.contains(m, regex=False).to_numpy(dtype=bool)
+    out = np.zeros(len(s))
+    if has.any():
+        out[has] = s[has].str.count(pattern).to_numpy(dtype=np.float64)
+    return out
+
+
 def text_features(texts: Sequence[str] | pd.Series) -> pd.DataFrame:
     """Count words, characters, headers, list items and bold spans of each text.
 
@@ -57,11 +69,11 @@ def text_features(texts: Sequence[str] | pd.Series) -> pd.DataFrame:
     s = s.astype("object").where(~missing, "").astype(str)
     out = pd.DataFrame(
         {
-            "words": s.str.count(_WORD),
-            "chars": s.str.len(),
-            "headers": s.str.count(_HEADER),
-            "lists": s.str.count(_LIST),
-            "bold": s.str.count(_BOLD),
+            "words": np.fromiter((len(t.split()) for t in s), np.float64, len(s)),
+            "chars": s.str.len().to_numpy(dtype=np.float64),
+            "headers": _count(s, _HEADER, ("#",)),
+            "lists": s.str.count(_LIST).to_numpy(dtype=np.float64),
+            "bold": _count(s, _BOLD, ("**", "__")),
         },
         index=s.index,
     ).astype(np.float64)

@@ -291,7 +291,6 @@ def length_controlled_win_rate(
             f"{attribute!r}; choose one of: {shown}"
         )
     b = systems.index(baseline)
-    _, plain, *_ = _system_fit(rows, ())
     rate, low, high = controlled_win_rates(lc_fit, b)
     n = len(systems)
     # direct comparisons with the baseline, oriented to the other system
@@ -301,8 +300,12 @@ def length_controlled_win_rate(
     cnt = np.bincount(other[direct], minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         raw = np.bincount(other[direct], won[direct], minlength=n) / cnt
-    predicted = 1.0 / (1.0 + np.exp(-(plain.scores - plain.scores[b])))
-    raw = np.where(cnt > 0, raw, predicted)
+    unseen = cnt == 0
+    unseen[b] = False
+    if unseen.any():  # the plain fit's prediction, only where it is needed
+        plain = _system_fit(rows, ())[1]
+        predicted = 1.0 / (1.0 + np.exp(-(plain.scores - plain.scores[b])))
+        raw = np.where(unseen, predicted, raw)
     raw[b] = 0.5
     df = pd.DataFrame(dict(system=systems, win_rate_raw=raw, win_rate_lc=rate, low=low, high=high))
     df["_key"] = df["system"].map(natural_key)
