@@ -202,12 +202,12 @@ def style_coefficients(
 
 
 def _system_fit(rows: pd.DataFrame, terms):
-    systems = natural_sorted(
-        set(rows["system_first"].astype(str)) | set(rows["system_second"].astype(str))
-    )
-    index = {s: i for i, s in enumerate(systems)}
-    first = rows["system_first"].astype(str).map(index).to_numpy()
-    second = rows["system_second"].astype(str).map(index).to_numpy()
+    # object arrays: iterating pandas' Arrow strings per element costs more than the fits
+    sys_f = rows["system_first"].astype(str).to_numpy(dtype=object)
+    sys_s = rows["system_second"].astype(str).to_numpy(dtype=object)
+    systems = natural_sorted(pd.unique(np.concatenate([sys_f, sys_s])))
+    index = pd.Index(systems, dtype=object)
+    first, second = index.get_indexer(sys_f), index.get_indexer(sys_s)
     same = first == second  # two candidates of one system: nothing about the systems
     kw = dict(
         first=first[~same], second=second[~same], outcome=rows["p"].to_numpy()[~same],
