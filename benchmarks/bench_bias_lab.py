@@ -4,13 +4,20 @@
                                                   [--profile STAT] [--no-peers]
 
 The page caches each table per (dataset, attribute, judge, setting) with ``st.cache_data``
-(``pages.services.judge_bias``), so what a user waits for is one uncached call of the
-``data.bias`` function behind it:
+(``pages.services.judge_bias``), and builds the inputs every table starts from once per
+(dataset, attribute, judge): the pair frame with its samples (``data.bias.judged_pairs``),
+the transitivity layout (``cycles_pmatrix``), the judge's P and human reference
+(``judge_inputs``); the tables take them prebuilt (``pairs=`` / ``pm=`` / ``reference=``).
+Two things are timed:
 
-* **judge change** (attribute or judge picked): every table is rebuilt once;
-* **per update** (a control moved: the number of gap bins, the baseline system, the
-  calibration method, the number of cycles listed): only the table behind that control,
-  timed by cycling through the control's values.
+* **judge change** (attribute or judge picked): the page's service calls in page order
+  with every service cache cleared (cold), i.e. each input built once and each table once,
+  cache hashing and copies included; per call and in all;
+* **per update** (each table, and each control moved: the number of gap bins, the baseline
+  system, the calibration method, the bins of the reliability diagram, the number of cycles
+  listed): one uncached ``data.bias`` call with the inputs prebuilt, cycling through the
+  control's values; beside it the same call building its inputs itself ("built inside",
+  what every update cost before the inputs were shared).
 
 Each statistic is called once first (numba compilation or cache load, reported apart as the
 first call), then ``--repeats`` times warm; the medians and 90th percentiles are printed.
@@ -44,6 +51,7 @@ import pandas as pd  # noqa: E402
 
 import data  # noqa: E402
 import ranking  # noqa: E402
+from data import bias  # noqa: E402
 from data.comparative import judge_pmatrix  # noqa: E402
 from data.schema import DataError  # noqa: E402
 
@@ -63,65 +71,109 @@ def _fn(module, name):
         return None
 
 
-def _systems(ds, attribute, judge):
-    rank = _fn("style", "style_ranking")
-    if rank is not None:
-        try:
-            return [str(s) for s in rank(ds, attribute, judge)["system"]][:6]
-        except Exception:  # noqa: BLE001 - a benchmark reports, it does not stop
-            pass
-    return sorted(ds.candidates["system"].astype(str).unique())[:6]
+def _systems(ds, attribute, judge, pairs):
+    try:
+        ranked = bias.style_ranking(ds, attribute, judge, pairs=pairs)
+        return [str(s) for s in ranked["system"]][:6]
+    except Exception:  # noqa: BLE001 - a benchmark reports, it does not stop
+        return sorted(ds.candidates["system"].astype(str).unique())[:6]
 
 
-def statistics_of_page(ds, attribute, judge):
-    """(name, control, settings, call(setting)) for every table of the page."""
-    methods = list(getattr(importlib.import_module("data.bias.calibration"), "METHODS", []))
-    specs = [
-        ("pair_frame", None, [None], "pairs", "pair_frame", lambda f, s: f(ds, attribute, judge)),
-        ("profile_summary", None, [None], "profile", "profile_summary", None),
-        ("profile_by_gap", "n_bins", [3, 4, 5, 6, 8, 10], "profile", "profile_by_gap", "n_bins"),
-        ("cycles_summary", None, [None], "cycles", "cycles_summary", None),
-        ("worst_cycles", "n", [10, 20, 50], "cycles", "worst_cycles", "n"),
-        ("length_preference", None, [None], "style", "length_preference", None),
-        ("style_coefficients", None, [None], "style", "style_coefficients", None),
-        ("style_ranking", None, [None], "style", "style_ranking", None),
-        (
-            "length_controlled_win_rate",
-            "baseline",
-            _systems(ds, attribute, judge),
-            "style",
-            "length_controlled_win_rate",
-            lambda f, s: f(ds, attribute, judge, s),
-        ),
-        ("calibration_table", None, [None], "calibration", "calibration_table", None),
-        (
-            "reliability_frame",
-            "method",
-            methods,
-            "calibration",
-            "reliability_frame",
-            lambda f, s: f(ds, attribute, judge, s),
-        ),
-        (
-            "reliability_frame",
-            "n_bins",
-            [5, 8, 10, 12, 15, 20],
-            "calibration",
-            "reliability_frame",
-            lambda f, s: f(ds, attribute, judge, "swap", n_bins=s),
-        ),
-    ]
-    out = []
-    for name, control, settings, module, func, how in specs:
-        f = _fn(module, func)
-        if how is None:
-            call = None if f is None else (lambda s, f=f: f(ds, attribute, judge))
-        elif isinstance(how, str):
-            call = None if f is None else (lambda s, f=f, k=how: f(ds, attribute, judge, **{k: s}))
-        else:
-            call = None if f is None else (lambda s, f=f, how=how: how(f, s))
-        out.append((name, control, settings, call))
-    return out
+def inputs(ds, attribute, judge):
+    """The inputs built once per judge: (pairs, cycles pm, calibration pm, reference)."""
+    pm, reference = bias.judge_inputs(ds, attribute, judge)
+    jp = bias.judged_pairs(ds, attribute, judge)
+    return jp, bias.cycles_pmatrix(ds, attribute, judge), pm, reference
+
+
+def statistics_of_page(ds, attribute, judge, prebuilt):
+    """(name, control, settings, call(setting, prebuilt?)) for every table of the page."""
+    jp, cpm, pm, ref = prebuilt
+    methods = list(bias.calibration.METHODS)
+    a, j = attribute, judge
+
+    def kw(what, on):
+        if not on:
+            return {}
+        return {"pairs": {"pairs": jp}, "cycles": {"pm": cpm}, "cal": {"pm": pm, "reference": ref}}[
+            what
+        ]
+
+    return [
+        ("profile_summary", None, [None],
+         lambda s, on: bias.profile_summary(ds, a, j, **kw("pairs", on))),
+        ("profile_by_gap", "n_bins", [3, 4, 5, 6, 8, 10],
+         lambda s, on: bias.profile_by_gap(ds, a, j, n_bins=s, **kw("pairs", on))),
+        ("cycles_summary", None, [None],
+         lambda s, on: bias.cycles_summary(ds, a, j, **kw("cycles", on))),
+        ("worst_cycles", "n", [10, 20, 50],
+         lambda s, on: bias.worst_cycles(ds, a, j, n=s, **kw("cycles", on))),
+        ("length_preference", None, [None],
+         lambda s, on: bias.length_preference(ds, a, j, **kw("pairs", on))),
+        ("style_coefficients", None, [None],
+         lambda s, on: bias.style_coefficients(ds, a, j, **kw("pairs", on))),
+        ("style_ranking", None, [None],
+         lambda s, on: bias.style_ranking(ds, a, j, **kw("pairs", on))),
+        ("length_controlled_win_rate", "baseline", _systems(ds, a, j, jp),
+         lambda s, on: bias.length_controlled_win_rate(ds, a, j, s, **kw("pairs", on))),
+        ("calibration_table", None, [None],
+         lambda s, on: bias.calibration_table(ds, a, j, **kw("cal", on))),
+        ("reliability_frame", "method", methods,
+         lambda s, on: bias.reliability_frame(ds, a, j, s, **kw("cal", on))),
+        ("reliability_frame", "n_bins", [5, 8, 10, 12, 15, 20],
+         lambda s, on: bias.reliability_frame(ds, a, j, "swap", n_bins=s, **kw("cal", on))),
+    ]  # fmt: skip
+
+
+def page_calls(ds, attribute, judge):
+    """(name, call) of the services the page runs on a judge change, in page order."""
+    from pages.services import judge_bias as svc
+
+    a, j = attribute, judge
+
+    def lc():
+        base = svc.median_system(ds, a, j)
+        svc.systems(ds, a, j)
+        return svc.length_controlled_win_rate(ds, a, j, base)
+
+    def calibration():
+        table = svc.calibration_table(ds, a, j)
+        method = next(
+            (m for m, ok in zip(table["method"], table["available"], strict=True) if ok), "off"
+        )
+        return svc.reliability_frame(ds, a, j, method)
+
+    return [
+        ("inputs: judged_pairs", lambda: svc.judged(ds, a, j)),
+        ("profile_summary", lambda: svc.profile_summary(ds, a, j)),
+        ("profile_by_gap", lambda: svc.profile_by_gap(ds, a, j, 5)),
+        ("length_preference", lambda: svc.length_preference(ds, a, j)),
+        ("style_coefficients", lambda: svc.style_coefficients(ds, a, j)),
+        ("style_ranking + LC win rate", lc),
+        ("inputs: cycles_pmatrix", lambda: svc.cycles_pm(ds, a, j)),
+        ("cycles_summary + worst_cycles", lambda: (svc.cycles_summary(ds, a, j),
+                                                   svc.worst_cycles(ds, a, j))),
+        ("inputs: judge_inputs", lambda: svc.calibration_inputs(ds, a, j)),
+        ("calibration_table + reliability", calibration),
+    ]  # fmt: skip
+
+
+def judge_change(ds, attribute, judge, repeats):
+    """Median cold time (ms) of each service call of a judge change, caches cleared."""
+    import streamlit as st
+    from streamlit import logger
+
+    logger.set_log_level("error")  # bare mode: no "no runtime" warning per cached call
+    calls = page_calls(ds, attribute, judge)
+    times = {name: [] for name, _ in calls}
+    for _ in range(max(3, repeats // 3)):
+        st.cache_data.clear()
+        for name, call in calls:
+            t0 = time.perf_counter()
+            call()
+            times[name].append(1e3 * (time.perf_counter() - t0))
+    st.cache_data.clear()
+    return {name: statistics.median(v) for name, v in times.items()}
 
 
 def time_calls(call, settings, repeats):
@@ -152,30 +204,39 @@ def profile(call, setting, label, n=5, top=12):
 
 def run_case(ds, label, attribute, judge, repeats, profile_name):
     print(f"\n{label}  (attribute {attribute!r}, judge {judge!r})")
+    cold = judge_change(ds, attribute, judge, repeats)
+    print("  (a) judge change, services cold (median ms per call, page order):")
+    for name, ms in cold.items():
+        print(f"      {name:<34}{ms:8.1f} ms")
+    total = sum(cold.values())
+    verdict = "OK" if total <= TARGET_MS else "OVER TARGET"
+    print(f"      {'in all':<34}{total:8.1f} ms  {verdict}")
+    t0 = time.perf_counter()
+    prebuilt = inputs(ds, attribute, judge)
+    print(f"  inputs built once: {1e3 * (time.perf_counter() - t0):.1f} ms")
+    print("  (b) per update, inputs prebuilt (uncached data.bias call):")
     print(
         f"  {'statistic':<28}{'control':<10}{'first call':>11}{'warm median':>13}{'p90':>9}  "
-        "verdict"
+        f"{'built inside':>13}  verdict"
     )
     rows, slow = [], []
-    for name, control, settings, call in statistics_of_page(ds, attribute, judge):
-        if call is None or not settings:
-            print(f"  {name:<28}{control or '-':<10}{'':>11}{'not in the tree yet':>22}")
+    for name, control, settings, call in statistics_of_page(ds, attribute, judge, prebuilt):
+        if not settings:
             continue
         try:
-            first, med, p90 = time_calls(call, settings, repeats)
+            first, med, p90 = time_calls(lambda s, c=call: c(s, True), settings, repeats)
+            _, inside, _ = time_calls(lambda s, c=call: c(s, False), settings, max(3, repeats // 3))
         except Exception as err:  # noqa: BLE001 - report and go on
             print(f"  {name:<28}{control or '-':<10}  FAILED: {type(err).__name__}: {err}")
             continue
         verdict = "OK" if med <= TARGET_MS else "OVER TARGET"
         print(
-            f"  {name:<28}{control or '-':<10}{first:>10.2f}s{med:>11.1f}ms{p90:>7.1f}ms  {verdict}"
+            f"  {name:<28}{control or '-':<10}{first:>10.2f}s{med:>11.1f}ms{p90:>7.1f}ms  "
+            f"{inside:>11.1f}ms  {verdict}"
         )
         rows.append((name, control, med))
         if med > TARGET_MS or name == profile_name:
-            slow.append((name, call, settings[0]))
-    judge_change = sum(med for name, control, med in rows if control is None)
-    judge_change += sum({name: med for name, control, med in rows if control is not None}.values())
-    print(f"  judge or attribute change (every table once, warm): {judge_change:.0f} ms in all")
+            slow.append((name, lambda s, c=call: c(s, True), settings[0]))
     for name, call, setting in slow:
         profile(call, setting, name)
     return rows
