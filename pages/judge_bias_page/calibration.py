@@ -3,6 +3,7 @@ human-label method, and a button that makes a calibration the debiasing of every
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -84,9 +85,13 @@ def diagram(choice: Choice, table) -> None:
                 x=rows["mean_p"],
                 y=rows["mean_y"],
                 name=stage,
-                mode="lines+markers",
-                line=dict(color=colour),
-                marker=dict(size=6 + 14 * rows["count"] / max(frame["count"].max(), 1)),
+                # markers only: a bin of a few cells is noisy, and a line through the
+                # bins would draw that noise as a zig-zag; the marker's area says how many
+                mode="markers",
+                marker=dict(
+                    color=colour,
+                    size=6 + 18 * np.sqrt(rows["count"] / max(frame["count"].max(), 1)),
+                ),
                 customdata=rows[["count"]],
                 hovertemplate="p %{x:.2f} → humans %{y:.2f}<br>%{customdata[0]} cells<extra>"
                 + stage

@@ -53,17 +53,16 @@ def worst(choice: Choice, table) -> None:
         "Strength: the weakest of the three majority preferences of the cycle (|m − 0.5|); "
         "the strongest cycles first. **Open** shows the context on the Examples page."
     )
-    header = st.columns([3, 2, 2, 2, 2, 1])
-    for col, name in zip(header, ["context", "i", "j", "k", "strength", ""], strict=True):
+    widths = [3, 5, 2, 1]
+    header = st.columns(widths)
+    for col, name in zip(header, ["context", "cycle", "strength", ""], strict=True):
         col.markdown(f"**{name}**")
     for n, row in enumerate(table.head(10).itertuples(index=False)):
-        cols = st.columns([3, 2, 2, 2, 2, 1])
+        cols = st.columns(widths)
         cols[0].write(str(row.context_id))
-        cols[1].write(f"{row.i} ≻")
-        cols[2].write(f"{row.j} ≻")
-        cols[3].write(f"{row.k} ≻ {row.i}")
-        cols[4].write(fmt(row.strength))
-        if cols[5].button("Open", key=f"judge_bias.open.{n}"):
+        cols[1].write(f"{row.i} ≻ {row.j} ≻ {row.k} ≻ {row.i}")
+        cols[2].write(fmt(row.strength))
+        if cols[3].button("Open", key=f"judge_bias.open.{n}"):
             example_link.open_example(
                 dataset=choice.dataset,
                 attribute=choice.attribute,

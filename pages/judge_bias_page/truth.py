@@ -102,12 +102,12 @@ def show(choice: Choice) -> None:
     )
     shown = table.assign(
         **{c: table[c].map(_shown) for c in ("true", "found", "low", "high")},
-        ok=table["ok"].map({True: "✅", False: "❌"}),
+        ok=table["ok"].map({True: "✓", False: "✗"}),
     ).replace("nan", "")
     shown.attrs = {}  # the bins are for the plot
     ui.table(shown, "True values beside the recovered ones", page=PAGE, hide_index=True)
     st.caption(
-        f"{int(table['ok'].sum())} of {len(table)} checks pass: ✅ when the interval covers "
+        f"{int(table['ok'].sum())} of {len(table)} checks pass: ✓ when the interval covers "
         "the true value (length coefficient from the style coefficients below; first-win "
         "rate per gap bin from the position-bias profile) or, for cycles, when exactly the "
         "injected contexts and the ones the 3-sample noise adds at this seed have a "

@@ -36,7 +36,7 @@ def test_button_loads_the_demo_and_the_truth_is_ticked():
     assert table["check"].iloc[0] == "length coefficient"
     assert table["check"].str.startswith("first-win rate").sum() == 5
     assert table["check"].iloc[-1] == "contexts with a cycle"
-    assert (table["ok"] == "✅").all(), table
+    assert (table["ok"] == "✓").all(), table
     assert table["found"].iloc[-1] == "d00, d01, d02, d17, d31"
     assert "True and measured first-position win rate by gap" in chart_titles(at)
     assert f"{len(table)} of {len(table)} checks pass" in "\n".join(c.value for c in at.caption)
