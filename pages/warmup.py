@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: visits its pages in this order. Rankings (the most compiled) first, beside Leaderboard,
 #: which compiles a good half of Rankings' kernels; the two lists take about as long.
 WORKERS = (
-    ("pages/rankings.py", "pages/agreement.py", "pages/prompts.py"),
+    ("pages/rankings.py", "pages/agreement.py", "pages/prompts.py", "pages/judge_bias.py"),
     ("pages/leaderboard.py", "pages/position_bias.py", "pages/budgets.py"),
 )
 #: Reported as done (or failed) by each worker after its pages: the parallel twins compiled.
