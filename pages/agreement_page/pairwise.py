@@ -10,9 +10,10 @@ import streamlit as st
 
 from data.agreement.verdicts import MAJORITY
 from data.schema import HUMAN_JUDGE_PREFIX
-from pages import ui
+from pages import debias, ui
 from pages.agreement_page import PAGE, Choices
 from pages.services import agreement as svc
+from pages.services.calibration import DEBIAS_MODES, debiased_dataset
 from pages.services.common import fmt
 
 
@@ -23,9 +24,10 @@ def render(c: Choices) -> None:
     )
     if model_comps or c.human_verdicts:
         st.header("Pairwise judges")
+    ds = _debiased(c) if model_comps else c.ds
     if model_comps and c.has_humans:
         with ui.guard("Pairwise accuracy"):
-            acc = svc.pairwise_accuracy(c.ds, c.annotators)
+            acc = svc.pairwise_accuracy(ds, c.annotators)
             st.caption(
                 "Share of compared pairs (both orders) where the judge prefers the "
                 "candidate the humans scored higher; pairs the humans tied are left out."
@@ -37,12 +39,31 @@ def render(c: Choices) -> None:
             ui.figure(fig, "Pairwise accuracy against human scores", page=PAGE, data=acc)
     if c.human_verdicts:
         with ui.guard("Agreement with human verdicts"):
-            va = svc.verdicts(c.ds)
+            va = svc.verdicts(ds)
             humans = va.loc[va["is_human"], "judge"].nunique()
             if humans > svc.MAX_HEATMAP_ANNOTATORS:
                 _crowd(c, va, humans)
             else:
                 _matrix(va)
+
+
+def _debiased(c: Choices):
+    """The dataset with the model judges' comparisons under the shared debias setting (set on
+    Position bias or Judge bias), said in one line; the human verdicts stay the reference."""
+    mode, tau = debias.shared()
+    with ui.guard("Debiasing the pairwise judges"):
+        ds, notes = debiased_dataset(c.ds, mode, tau)
+        label = DEBIAS_MODES.get(mode, mode)
+        if mode == "tau" or mode == "alpha":
+            label += f" (tau = {tau:.2f})"
+        st.caption(
+            f"Debiasing of the pairwise judges: **{label}** (one setting for every page; "
+            "change it on Position bias or Judge bias)."
+        )
+        for note in notes:
+            st.caption(f"ℹ️ Ranked as off: {note}")
+        return ds
+    return c.ds
 
 
 def _matrix(va) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from data.schema import Dataset
+from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services.common import cache_data, fmt
 from pages.services.comparisons import human_reference, pmatrix
 from ranking.bias import alpha_for_tau, balanced_threshold, debias
@@ -277,3 +277,44 @@ def decision_text(setting: Debias) -> str:
         which = "swap-calibrated" if value == "swap" else "human-calibrated"
         return f"first wins when the {which} p > 0.5"
     return "first wins when p > 0.5"
+
+
+@cache_data(show_spinner="Debiasing the pairwise judges…", max_entries=16)
+def debiased_dataset(ds: Dataset, mode: str, tau: float) -> tuple[Dataset, list[str]]:
+    """``ds`` with every model judge's comparisons turned into outcomes by the shared setting.
+
+    For each (attribute, judge) of the comparisons whose judge is not human, the setting is
+    resolved (:func:`resolve_debias`) and the rows go through :func:`debiased_outcomes`; their
+    ``verdict`` is cleared so that verdict-based statistics read the debiased p (A above 0.5,
+    B below, tie at 0.5). Human verdicts are the reference and stay as they are.
+
+    Returns
+    -------
+    (Dataset, list of str)
+        The copy, and one note per judge and attribute whose setting is unavailable (ranked as
+        off, the reason given). ``ds`` itself when ``mode`` is "off".
+    """
+    if mode == "off" or not len(ds.comparisons):
+        return ds, []
+    comps = ds.comparisons
+    human = comps["judge"].astype(str).str.startswith(HUMAN_JUDGE_PREFIX).to_numpy()
+    p = comps["p_first"].to_numpy(dtype=np.float64, copy=True)
+    if "verdict" not in comps.columns:  # optional column: nothing to clear
+        comps = comps.assign(verdict=pd.Series(np.nan, index=comps.index, dtype=object))
+    verdict = comps["verdict"].astype(object).to_numpy(copy=True)
+    keys = comps[["attribute", "judge"]].astype(str)
+    notes = []
+    for (attribute, judge), idx in keys[~human].groupby(["attribute", "judge"]).indices.items():
+        where = np.flatnonzero(~human)[idx]
+        setting = resolve_debias(ds, attribute, judge, mode, tau)
+        if setting.unavailable:
+            notes.append(f"{judge} ({attribute}): {setting.unavailable}")
+        if setting.rule[0] == "soft":
+            continue
+        rows = comps.iloc[where]
+        p[where] = debiased_outcomes(ds, attribute, judge, rows, setting.rule)["p_first"]
+        verdict[where] = np.nan
+    new = comps.assign(
+        p_first=p, verdict=pd.Series(verdict, index=comps.index, dtype=comps["verdict"].dtype)
+    )
+    return dataclasses.replace(ds, comparisons=new), notes

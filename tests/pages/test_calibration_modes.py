@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import data
@@ -122,3 +123,43 @@ def test_budgets_draw_an_as_set_curve_for_a_calibration():
     assert "as set" in " ".join(c.value for c in at.caption)
     needed = next(d.value for d in at.dataframe if "comparisons_needed" in d.value.columns)
     assert "as set" in set(needed["debiasing"])
+
+
+def test_debiased_dataset_turns_model_judges_into_outcomes_and_keeps_humans():
+    from pages.services.calibration import debiased_dataset
+
+    demo = data.demo_dataset()
+    human = demo.comparisons.assign(judge="human:ann1", verdict="A", p_first=1.0)
+    ds = dataclasses.replace(demo, comparisons=pd.concat([demo.comparisons, human]))
+    out, notes = debiased_dataset(ds, "tau", 0.7)
+    assert notes == [] and out.comparisons.index.equals(ds.comparisons.index)
+    model = ~out.comparisons["judge"].str.startswith("human:")
+    p = ds.comparisons.loc[model, "p_first"].to_numpy(float)
+    want = np.where(p > 0.7, 1.0, np.where(p < 0.7, 0.0, 0.5))
+    np.testing.assert_array_equal(out.comparisons.loc[model, "p_first"], want)
+    assert out.comparisons.loc[model, "verdict"].isna().all()  # read from the debiased p
+    pd.testing.assert_frame_equal(out.comparisons[~model], ds.comparisons[~model])
+    assert debiased_dataset(ds, "off", 0.5)[0] is ds
+    one, notes = debiased_dataset(_one_order(demo), "swap", 0.5)
+    assert len(notes) == 2 and all("both orders" in n for n in notes)  # two attributes
+    pd.testing.assert_frame_equal(one.comparisons, _one_order(demo).comparisons)
+
+
+def test_human_agreement_judges_pairwise_judges_under_the_shared_setting():
+    from data.agreement import pairwise_accuracy_table
+    from pages.services.calibration import debiased_dataset
+
+    at = open_page("pages/position_bias.py")
+    at.radio(key="app.debias.mode").set_value("tau").run()
+    at.slider(key="app.debias.tau").set_value(0.7).run()
+    at.switch_page("pages/agreement.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    line = " ".join(c.value for c in at.caption if "Debiasing of the pairwise judges" in c.value)
+    assert "Threshold tau (tau = 0.70)" in line, line
+    fig = next(c for c in charts(at) if "accuracy" in str(c.get("layout", {})).lower())
+    shown = sorted(float(y) for trace in fig["data"] for y in array(trace["y"]))
+    demo = data.demo_dataset()
+    want = pairwise_accuracy_table(debiased_dataset(demo, "tau", 0.7)[0])["accuracy"]
+    raw = pairwise_accuracy_table(demo)["accuracy"]
+    np.testing.assert_allclose(shown, sorted(want), rtol=1e-9)
+    assert not np.allclose(sorted(want), sorted(raw))  # the setting changed the numbers
