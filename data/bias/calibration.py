@@ -25,8 +25,10 @@ import pandas as pd
 from scipy.stats import rankdata
 
 import ranking
+from data.bias.cycles import cycles_pmatrix
+from data.bias.pmatrix import compared_layout
 from data.comparative import human_scores_for, judge_pmatrix
-from data.schema import Dataset
+from data.schema import DataError, Dataset
 
 __all__ = [
     "CALIBRATION_COLUMNS",
@@ -104,7 +106,7 @@ def _reordered(raw_ranks, scores) -> float:
     return float(np.mean(~same[counted]))
 
 
-def judge_inputs(ds: Dataset, attribute: str, judge: str) -> tuple:
+def judge_inputs(ds: Dataset, attribute: str, judge: str, *, cycles_pm=None) -> tuple:
     """The judge's P and the human reference the calibration tables start from.
 
     Parameters
@@ -113,20 +115,39 @@ def judge_inputs(ds: Dataset, attribute: str, judge: str) -> tuple:
         Its comparisons (and human scores or verdicts).
     attribute, judge : str
         The selection.
+    cycles_pm : PMatrix, optional
+        ``data.bias.cycles_pmatrix`` of this selection, already built for the transitivity
+        tables: the P is re-laid out from it (``data.bias.pmatrix.compared_layout``) rather
+        than averaged from the comparisons again. Built here when None.
 
     Returns
     -------
     (PMatrix, (ndarray or None, str))
-        ``data.comparative.judge_pmatrix`` and ``human_scores_for`` of it: build them once
-        per judge and pass them as ``pm=`` / ``reference=`` to :func:`calibration_table`
-        and :func:`reliability_frame`.
+        The P laid out as ``data.comparative.judge_pmatrix`` lays it out (equal to it cell
+        for cell) and ``human_scores_for`` of it: build them once per judge and pass them
+        as ``pm=`` / ``reference=`` to :func:`calibration_table` and
+        :func:`reliability_frame`.
 
     Raises
     ------
     DataError
         No parsed comparison for this attribute and judge.
+    ValueError
+        ``cycles_pm`` built for another attribute or judge.
     """
-    pm = judge_pmatrix(ds, attribute, judge)
+    if cycles_pm is None:
+        cycles_pm = cycles_pmatrix(ds, attribute, judge)
+    elif (cycles_pm.attribute, cycles_pm.judge) != (str(attribute), str(judge)):
+        raise ValueError(
+            f"cycles_pm was built for attribute {cycles_pm.attribute!r}, judge "
+            f"{cycles_pm.judge!r}, not {attribute!r}, {judge!r}: pass "
+            "cycles_pmatrix(ds, attribute, judge)"
+        )
+    pm = None if cycles_pm is None else compared_layout(cycles_pm)
+    if pm is None:
+        raise DataError(
+            f"{ds.name}: no parsed comparison for attribute {attribute!r} by judge {judge!r}"
+        )
     return pm, human_scores_for(ds, attribute, pm)
 
 

@@ -100,8 +100,9 @@ def cycles_pm(ds: Dataset, attribute: str, judge: str):
 
 @cache_data(show_spinner=False, max_entries=32)
 def calibration_inputs(ds: Dataset, attribute: str, judge: str) -> tuple:
-    """The judge's P and its human reference (``data.bias.judge_inputs``)."""
-    return data_bias.judge_inputs(ds, attribute, judge)
+    """The judge's P and its human reference (``data.bias.judge_inputs``), the P re-laid
+    out from :func:`cycles_pm` (one average of the comparisons per judge)."""
+    return data_bias.judge_inputs(ds, attribute, judge, cycles_pm=cycles_pm(ds, attribute, judge))
 
 
 # ------------------------------------------------------------------------------- profile
