@@ -79,13 +79,22 @@ def _rows(ds: Dataset, attribute: str, judge: str, pairs=None) -> tuple[pd.DataF
     return pairs, rows
 
 
-def _mean_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float, float]:
-    """Mean and percentile bootstrap interval (95 %, resampling the values); NaN if none."""
+def _mean_interval(
+    values: np.ndarray, seed: int = 0, draws: dict | None = None
+) -> tuple[float, float, float]:
+    """Mean and percentile bootstrap interval (95 %, resampling the values); NaN if none.
+
+    ``draws``: resampling indices already drawn with this seed, by sample size; filled and
+    reused (the same seed and size draw the same indices, so two sources of one size share
+    them, half the random numbers).
+    """
     v = values[np.isfinite(values)]
     if v.size == 0:
         return np.nan, np.nan, np.nan
-    rng = np.random.default_rng(seed)
-    means = v[rng.integers(0, v.size, (_N_BOOT, v.size))].mean(axis=1)
+    draws = {} if draws is None else draws
+    if v.size not in draws:
+        draws[v.size] = np.random.default_rng(seed).integers(0, v.size, (_N_BOOT, v.size))
+    means = np.take(v, draws[v.size]).mean(axis=1)
     lo, hi = np.percentile(means, [2.5, 97.5])
     return float(v.mean()), float(lo), float(hi)
 
@@ -141,10 +150,10 @@ def length_preference(
     with np.errstate(invalid="ignore", divide="ignore"):
         judge_a = np.where(n_orders > 0, np.nansum(both, axis=1) / n_orders, np.nan)
     human_a = pairs["human_pref"].to_numpy(float)
-    out, reasons = [], {}
+    out, reasons, draws = [], {}, {}
     for source, pref_a in (("judge", judge_a), ("humans", human_a)):
         v = np.where(a_longer, pref_a, 1.0 - pref_a)[differ]
-        p, lo, hi = _mean_interval(v)
+        p, lo, hi = _mean_interval(v, draws=draws)
         n = int(np.isfinite(v).sum())
         if n == 0:
             reasons[source] = (
