@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 import ranking
+from data.arrays import comparisons_to_P
 from data.bias.pairs import _judge_rows
-from data.bias.pmatrix import table_order_P
 
 __all__ = [
     "CYCLE_COLUMNS",
@@ -53,8 +53,7 @@ def cycles_pmatrix(ds, attribute: str, judge: str):
     -------
     PMatrix or None
         ``data.arrays.comparisons_to_P`` over the judge's comparisons of the attribute,
-        rows in the order of ``ds.candidates`` (built by integer lookups,
-        ``data.bias.pmatrix.table_order_P``); None when it has none. Build it once per
+        rows in the order of ``ds.candidates``; None when it has none. Build it once per
         judge and pass it as ``pm=`` to :func:`cycles_summary` and :func:`worst_cycles`.
 
     Raises
@@ -65,7 +64,9 @@ def cycles_pmatrix(ds, attribute: str, judge: str):
     rows = _judge_rows(ds, str(attribute), str(judge))
     if not len(rows):
         return None
-    return table_order_P(ds, rows, str(attribute), str(judge))
+    return comparisons_to_P(
+        rows, attribute=str(attribute), judge=str(judge), candidates=ds.candidates
+    )
 
 
 def transitivity_of(

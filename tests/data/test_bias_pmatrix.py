@@ -1,5 +1,4 @@
-"""One P per judge: the transitivity P by integer lookups equals comparisons_to_P in
-candidate-table order, and the calibration layout gathered from the transitivity P
+"""One P per judge: the calibration layout gathered from the transitivity P
 (data.bias.pmatrix.compared_layout) equals data.comparative.judge_pmatrix exactly — same
 contexts, candidates, floats and counts — on a simulated judge with holes, SummEval and
 PandaLM; judge_inputs uses the prebuilt cycles P and refuses another judge's; the human
@@ -15,7 +14,6 @@ import pytest
 
 import data
 from data import bias
-from data.arrays import comparisons_to_P
 from data.bias.pmatrix import compared_layout
 from data.bias.reference import human_reference
 from data.comparative import human_scores_for, judge_pmatrix
@@ -59,17 +57,8 @@ def holes() -> Dataset:
     )  # fmt: skip
 
 
-def _table_order(ds, attribute, judge):
-    """cycles_pmatrix (integer lookups) equals comparisons_to_P in candidate-table order."""
-    cpm = bias.cycles_pmatrix(ds, attribute, judge)
-    comps = ds.comparisons
-    rows = comps[(comps["judge"] == judge) & (comps["attribute"] == attribute)]
-    _same(cpm, comparisons_to_P(rows, attribute=attribute, judge=judge, candidates=ds.candidates))
-    return cpm
-
-
 def test_simulated_judge_with_holes(holes):
-    cpm = _table_order(holes, "quality", J)
+    cpm = bias.cycles_pmatrix(holes, "quality", J)
     want = judge_pmatrix(holes, "quality", J)
     assert len(cpm.context_ids) > len(want.context_ids)  # the all-unparsed context
     full = dict(zip(cpm.context_ids, cpm.candidate_ids, strict=True))
@@ -113,7 +102,7 @@ def test_real_judges(name, attribute, judge):
         ds = data.load_benchmark(name)
     except (DataError, OSError) as err:
         pytest.skip(f"{name} not in the data folder ({err})")
-    cpm = _table_order(ds, attribute, judge)
+    cpm = bias.cycles_pmatrix(ds, attribute, judge)
     want = judge_pmatrix(ds, attribute, judge)
     _same(compared_layout(cpm), want)
     pm, ref = bias.judge_inputs(ds, attribute, judge, cycles_pm=cpm)
