@@ -12,8 +12,7 @@ of correcting it (``METHODS``) and measures the result against the humans:
   cross-fitted over contexts (each context mapped without its own labels).
 
 The human reference is ``data.comparative.human_scores_for`` (mean human scores, else the
-win-ratio of pooled human verdicts), laid out like the judge's P (``judge_inputs`` computes
-the same arrays faster with ``data.bias.reference.human_reference``).
+win-ratio of pooled human verdicts), laid out like the judge's P.
 :func:`reliability_frame` gives the reliability diagram of one method before and after.
 """
 
@@ -28,7 +27,6 @@ from scipy.stats import rankdata
 import ranking
 from data.bias.cycles import cycles_pmatrix
 from data.bias.pmatrix import compared_layout
-from data.bias.reference import human_reference
 from data.comparative import human_scores_for, judge_pmatrix
 from data.schema import DataError, Dataset
 
@@ -126,8 +124,7 @@ def judge_inputs(ds: Dataset, attribute: str, judge: str, *, cycles_pm=None) -> 
     -------
     (PMatrix, (ndarray or None, str))
         The P laid out as ``data.comparative.judge_pmatrix`` lays it out (equal to it cell
-        for cell) and its human reference (``data.bias.reference.human_reference``: the arrays
-        of ``human_scores_for``, by integer lookups): build them once per judge and pass them
+        for cell) and ``human_scores_for`` of it: build them once per judge and pass them
         as ``pm=`` / ``reference=`` to :func:`calibration_table` and
         :func:`reliability_frame`.
 
@@ -151,7 +148,7 @@ def judge_inputs(ds: Dataset, attribute: str, judge: str, *, cycles_pm=None) -> 
         raise DataError(
             f"{ds.name}: no parsed comparison for attribute {attribute!r} by judge {judge!r}"
         )
-    return pm, human_reference(ds, attribute, pm)
+    return pm, human_scores_for(ds, attribute, pm)
 
 
 def _inputs(ds, attribute, judge, pm, reference):

@@ -1,22 +1,17 @@
 """One P per judge: the calibration layout gathered from the transitivity P
 (data.bias.pmatrix.compared_layout) equals data.comparative.judge_pmatrix exactly — same
 contexts, candidates, floats and counts — on a simulated judge with holes, SummEval and
-PandaLM; judge_inputs uses the prebuilt cycles P and refuses another judge's; the human
-reference by integer lookups (data.bias.reference.human_reference) equals
-data.comparative.human_scores_for exactly (mean scores, pooled verdicts, a human judge left
-out of them, none)."""
+PandaLM; judge_inputs uses the prebuilt cycles P and refuses another judge's."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import data
 from data import bias
 from data.bias.pmatrix import compared_layout
-from data.bias.reference import human_reference
-from data.comparative import human_scores_for, judge_pmatrix
+from data.comparative import judge_pmatrix
 from data.schema import DataError, Dataset
 from data.simulate import simulate_with_truth
 
@@ -107,66 +102,7 @@ def test_real_judges(name, attribute, judge):
     _same(compared_layout(cpm), want)
     pm, ref = bias.judge_inputs(ds, attribute, judge, cycles_pm=cpm)
     _same(pm, want)
-    assert _same_reference(ds, attribute, want)[0] is not None
+    from data.comparative import human_scores_for
+
     r, s = human_scores_for(ds, attribute, want)
     assert np.array_equal(ref[0], r, equal_nan=True) and ref[1] == s
-
-
-# --------------------------------------------------------------- the human reference
-
-
-def _same_reference(ds, attribute, pm):
-    got, got_src = human_reference(ds, attribute, pm)
-    want, want_src = human_scores_for(ds, attribute, pm)
-    assert got_src == want_src
-    if want is None:
-        assert got is None
-    else:
-        assert got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
-    return got, got_src
-
-
-def _verdicts_only(ds: Dataset) -> Dataset:
-    """Human scores dropped; three human annotators' verdicts (noisy copies of the judge's,
-    some unparsed, some pairs outside the judge's layout) instead."""
-    comps = ds.comparisons
-    rng = np.random.default_rng(5)
-    humans = []
-    for k in range(3):
-        h = comps.sample(frac=0.6, random_state=k).assign(judge=f"human:rater{k}")
-        p = np.nan_to_num(h["p_first"].to_numpy(float), nan=0.5)  # parsed where the judge's
-        p = np.clip(p + rng.normal(0, 0.3, len(h)), 0, 1)  # was not: outside its layout
-        p[rng.random(len(h)) < 0.1] = np.nan
-        humans.append(h.assign(p_first=np.round(p)))
-    return Dataset(
-        name="verdicts", contexts=ds.contexts, candidates=ds.candidates,
-        human_scores=ds.human_scores.iloc[:0], comparisons=pd.concat([comps, *humans]),
-        ratings=ds.ratings,
-    )  # fmt: skip
-
-
-def test_human_reference_equals_human_scores_for(holes):
-    pm = judge_pmatrix(holes, "quality", J)
-    ref, source = _same_reference(holes, "quality", pm)
-    assert source.startswith("mean human score") and np.isfinite(ref).sum() > 20
-    verdicts = _verdicts_only(holes)
-    pm_v = judge_pmatrix(verdicts, "quality", J)
-    outside = verdicts.comparisons["context_id"].astype(str) == holes.contexts["context_id"][1]
-    assert pm_v.context_ids == pm.context_ids and outside.any()  # human rows outside the layout
-    assert verdicts.comparisons.loc[outside, "p_first"].notna().any()
-    ref, source = _same_reference(verdicts, "quality", pm_v)
-    assert source == "win-ratio of the pooled verdicts of 3 human annotator(s)"
-    # a human judge's own verdicts are left out of the pooled reference
-    pm_h = judge_pmatrix(verdicts, "quality", "human:rater1")
-    ref, source = _same_reference(verdicts, "quality", pm_h)
-    assert source == "win-ratio of the pooled verdicts of 2 human annotator(s)"
-    bare = Dataset(
-        name="bare", contexts=holes.contexts, candidates=holes.candidates,
-        human_scores=holes.human_scores.iloc[:0], comparisons=holes.comparisons,
-        ratings=holes.ratings,
-    )  # fmt: skip
-    ref, source = _same_reference(bare, "quality", pm)
-    assert ref is None and "no human scores or human verdicts" in source
-    assert bias.judge_inputs(verdicts, "quality", J)[1][1] == (
-        "win-ratio of the pooled verdicts of 3 human annotator(s)"
-    )
