@@ -112,45 +112,86 @@ def _order_from_candidates(candidates) -> dict[str, list[str]]:
     if isinstance(candidates, Mapping):
         return {str(k): [str(x) for x in v] for k, v in candidates.items()}
     _need_columns(candidates, ["context_id", "candidate_id"], "candidates")
-    order: dict[str, list[str]] = {}
-    for ctx, cand in zip(
-        candidates["context_id"].astype(str), candidates["candidate_id"].astype(str), strict=True
-    ):
-        lst = order.setdefault(ctx, [])
-        lst.append(cand)
-    return {k: list(dict.fromkeys(v)) for k, v in order.items()}
-
-
-def _positions(context_ids: Sequence[str], candidate_ids: Sequence[Sequence[str]]) -> pd.DataFrame:
-    """Lookup table (context_id, candidate_id) -> (c, i)."""
-    ctx, cand, c_idx, i_idx = [], [], [], []
-    for c, (cid, cands) in enumerate(zip(context_ids, candidate_ids, strict=True)):
-        ctx.extend([str(cid)] * len(cands))
-        cand.extend(str(x) for x in cands)
-        c_idx.extend([c] * len(cands))
-        i_idx.extend(range(len(cands)))
-    return pd.DataFrame(
+    pairs = pd.DataFrame(
         {
-            "context_id": pd.Series(ctx, dtype="str"),
-            "candidate_id": pd.Series(cand, dtype="str"),
-            "_c": np.asarray(c_idx, dtype=np.int64),
-            "_i": np.asarray(i_idx, dtype=np.int64),
+            "context_id": candidates["context_id"].astype(str).to_numpy(dtype=object),
+            "candidate_id": candidates["candidate_id"].astype(str).to_numpy(dtype=object),
         }
+    ).drop_duplicates()
+    # contexts in order of first appearance, each one's candidates in table order
+    codes, contexts = pd.factorize(pairs["context_id"].to_numpy(dtype=object))
+    cands = pairs["candidate_id"].to_numpy(dtype=object)[np.argsort(codes, kind="stable")]
+    ends = np.cumsum(np.bincount(codes, minlength=len(contexts))).tolist()
+    cands = cands.tolist()
+    return {
+        ctx: cands[a:b] for ctx, a, b in zip(contexts.tolist(), [0, *ends[:-1]], ends, strict=True)
+    }
+
+
+class _Layout(NamedTuple):
+    """(context, candidate) -> (c, i) of a layout, through integer codes."""
+
+    contexts: pd.Index  # distinct context ids -> context code
+    names: pd.Index  # distinct candidate ids -> candidate code
+    keys: pd.Index  # context code * len(names) + candidate code, one per cell
+    c: np.ndarray  # int64 context row of each cell
+    i: np.ndarray  # int64 position in its context of each cell
+
+
+def _positions(context_ids: Sequence[str], candidate_ids: Sequence[Sequence[str]]) -> _Layout:
+    """Lookup of a layout (a repeated context or candidate: its first place)."""
+    sizes = np.fromiter((len(c) for c in candidate_ids), dtype=np.int64, count=len(candidate_ids))
+    ctx_code, contexts = pd.factorize(np.asarray([str(x) for x in context_ids], dtype=object))
+    flat = np.asarray([str(x) for cands in candidate_ids for x in cands], dtype=object)
+    cand_code, names = pd.factorize(flat)
+    row = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    pos = np.arange(len(flat), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    keys = pd.Index(ctx_code.astype(np.int64)[row] * len(names) + cand_code)
+    first = ~keys.duplicated()
+    return _Layout(
+        pd.Index(contexts, dtype=object),
+        pd.Index(names, dtype=object),
+        keys[first],
+        row[first],
+        pos[first],
     )
 
 
-def _lookup(keys: pd.DataFrame, pos: pd.DataFrame, ctx_col: str, cand_col: str):
-    """(c, i) for each row of ``keys``; -1 where the pair is not in ``pos``."""
-    probe = pd.DataFrame(
-        {
-            "context_id": keys[ctx_col].astype(str).to_numpy(),
-            "candidate_id": keys[cand_col].astype(str).to_numpy(),
-        }
-    )
-    merged = probe.merge(pos, on=["context_id", "candidate_id"], how="left", sort=False)
-    c = merged["_c"].fillna(-1).to_numpy(dtype=np.int64)
-    i = merged["_i"].fillna(-1).to_numpy(dtype=np.int64)
+def _lookup(ctx: pd.Series, cand: pd.Series, layout: _Layout):
+    """(c, i) of each (context, candidate) row; -1 where the pair is not in the layout."""
+    a = layout.contexts.get_indexer(ctx.astype(str).to_numpy(dtype=object))
+    b = layout.names.get_indexer(cand.astype(str).to_numpy(dtype=object))
+    cell = layout.keys.get_indexer(a.astype(np.int64) * len(layout.names) + b)
+    cell[(a < 0) | (b < 0)] = -1
+    found = cell >= 0
+    c = np.full(len(cell), -1, dtype=np.int64)
+    i = np.full(len(cell), -1, dtype=np.int64)
+    c[found] = layout.c[cell[found]]
+    i[found] = layout.i[cell[found]]
     return c, i
+
+
+def _compared(ctx: pd.Series, first: pd.Series, second: pd.Series):
+    """Contexts (sorted) and, per context, the candidates compared there (sorted)."""
+    ctx_code, contexts = pd.factorize(ctx.to_numpy(dtype=object))
+    both = np.concatenate([first.to_numpy(dtype=object), second.to_numpy(dtype=object)])
+    cand_code, names = pd.factorize(both)
+    # ranks in Python's order of str, so the pairs sort as sorted() would sort them
+    ctx_rank = np.empty(len(contexts), dtype=np.int64)
+    ctx_rank[np.argsort(np.asarray(contexts, dtype=object), kind="stable")] = np.arange(
+        len(contexts)
+    )
+    name_order = np.argsort(np.asarray(names, dtype=object), kind="stable")
+    name_rank = np.empty(len(names), dtype=np.int64)
+    name_rank[name_order] = np.arange(len(names))
+    rows = np.tile(ctx_rank[ctx_code], 2)
+    pairs = np.unique(rows * len(names) + name_rank[cand_code])
+    row, rank = np.divmod(pairs, len(names))
+    sorted_names = np.asarray(names, dtype=object)[name_order][rank].tolist()
+    ends = np.cumsum(np.bincount(row, minlength=len(contexts))).tolist()
+    context_ids = np.asarray(contexts, dtype=object)[np.argsort(ctx_rank)].tolist()
+    candidate_ids = [sorted_names[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+    return context_ids, candidate_ids
 
 
 def comparisons_to_P(
@@ -217,17 +258,11 @@ def comparisons_to_P(
         context_ids = [c for c in order if c in present]
         candidate_ids = [order[c] for c in context_ids]
     else:
-        both = pd.DataFrame(
-            {"context_id": pd.concat([ctx, ctx]), "candidate_id": pd.concat([first, second])}
-        ).drop_duplicates()
-        grouped = both.groupby("context_id", sort=True)["candidate_id"]
-        context_ids = [str(k) for k in grouped.groups]
-        candidate_ids = [sorted(grouped.get_group(k).tolist()) for k in context_ids]
+        context_ids, candidate_ids = _compared(ctx, first, second)
 
-    pos = _positions(context_ids, candidate_ids)
-    keys = pd.DataFrame({"context_id": ctx, "first_id": first, "second_id": second})
-    c1, i = _lookup(keys, pos, "context_id", "first_id")
-    c2, j = _lookup(keys, pos, "context_id", "second_id")
+    layout = _positions(context_ids, candidate_ids)
+    c1, i = _lookup(ctx, first, layout)
+    c2, j = _lookup(ctx, second, layout)
     unknown = (c1 < 0) | (c2 < 0)
     if unknown.any():
         k = int(np.flatnonzero(unknown)[0])
@@ -325,8 +360,7 @@ def scores_to_matrix(
     out = np.full((n_contexts, n_max), np.nan)
     if not len(sel) or n_contexts == 0 or n_max == 0:
         return out
-    pos = _positions(context_ids, candidate_ids)
-    c, i = _lookup(sel, pos, "context_id", "candidate_id")
+    c, i = _lookup(sel["context_id"], sel["candidate_id"], _positions(context_ids, candidate_ids))
     vals = pd.to_numeric(sel[value], errors="coerce").to_numpy(dtype=np.float64)
     keep = (c >= 0) & np.isfinite(vals)
     flat = c[keep] * n_max + i[keep]
