@@ -169,7 +169,7 @@ def human_scores_for(
         unknown annotator.
     """
     hs = ds.human_scores
-    if len(hs) and attribute in set(hs["attribute"].astype(str)):
+    if len(hs) and (hs["attribute"].astype(str) == attribute).any():
         names = reference_annotators(ds, annotators)
         scores = scores_to_matrix(hs, pm, attribute=attribute, annotators=names)
         if np.isfinite(scores).sum() >= 2:
@@ -185,17 +185,19 @@ def human_scores_for(
         )
         rows = comps[keep]
         layout = dict(zip(pm.context_ids, pm.candidate_ids, strict=True))
-        if len(rows):
-            inside = [
-                c in layout and a in layout[c] and b in layout[c]
-                for c, a, b in zip(
-                    rows["context_id"].astype(str),
-                    rows["first_id"].astype(str),
-                    rows["second_id"].astype(str),
-                    strict=True,
-                )
-            ]
-            rows = rows[np.asarray(inside, dtype=bool)]
+        if len(rows):  # both candidates in the layout of their context
+            cells = pd.MultiIndex.from_arrays(
+                [
+                    np.repeat(list(layout), [len(v) for v in layout.values()]),
+                    [x for v in layout.values() for x in v],
+                ]
+            )
+            ctx = rows["context_id"].astype(str).to_numpy(dtype=object)
+            inside = np.ones(len(rows), dtype=bool)
+            for col in ("first_id", "second_id"):
+                probe = [ctx, rows[col].astype(str).to_numpy(dtype=object)]
+                inside &= pd.MultiIndex.from_arrays(probe).isin(cells)
+            rows = rows[inside]
         if len(rows):
             n_ann = rows["judge"].nunique()
             hp = comparisons_to_P(

@@ -235,3 +235,46 @@ def test_summeval_subset_table_pinned():
     other = subset_table(ds, "coherence", JUDGE, random_state=1)
     assert other.final.iloc[0] != s.final.iloc[0]
     assert other.final.iloc[-1] == 1.0 and other.gold.iloc[-1] == s.gold.iloc[-1]
+
+
+def _same_reference(ds, attribute, pm, annotators=None):
+    from data.comparative import human_scores_for
+    from tests.data._slow_twins import slow_human_scores_for
+
+    got = human_scores_for(ds, attribute, pm, annotators)
+    want = slow_human_scores_for(ds, attribute, pm, annotators)
+    assert got[1] == want[1]
+    assert (got[0] is None) == (want[0] is None)
+    if got[0] is not None:
+        assert got[0].tobytes() == want[0].tobytes()  # bit for bit, NaN where NaN
+    return got
+
+
+def test_human_scores_for_equals_its_slow_twin():
+    """Mean scores; pooled verdicts with a row outside the layout, a human judge left out
+    (the P's own), none at all; the simulated judge with holes; SummEval and PandaLM."""
+    from data.comparative import judge_pmatrix
+    from tests.data.test_arrays_exact import holes_dataset
+
+    ds = make_ds({"gpt": p_right})
+    pm = judge_pmatrix(ds, "coh", "gpt")
+    assert _same_reference(ds, "coh", pm)[1].startswith("mean human score")
+    votes = make_ds({"gpt": p_first_biased, "human:a": p_right, "human:b": p_right}, human=False)
+    extra = votes.comparisons.iloc[:1].assign(first_id="outsider", judge="human:a")
+    votes = Dataset(
+        name="votes", contexts=votes.contexts, candidates=votes.candidates,
+        human_scores=votes.human_scores, comparisons=pd.concat([votes.comparisons, extra]),
+    )  # fmt: skip
+    for judge in ("gpt", "human:a"):
+        got = _same_reference(votes, "coh", judge_pmatrix(votes, "coh", judge))
+        assert "pooled verdicts" in got[1]
+    assert _same_reference(votes, "other", pm)[0] is None
+    holes = holes_dataset()
+    _same_reference(holes, "quality", judge_pmatrix(holes, "quality", "simulated"))
+    for name, attribute in (("summeval", "coherence"), ("pandalm", "overall")):
+        try:
+            real = data.load_benchmark(name)
+        except (DataError, OSError):
+            continue
+        for judge in sorted(set(real.comparisons["judge"].astype(str))):
+            _same_reference(real, attribute, judge_pmatrix(real, attribute, judge))
