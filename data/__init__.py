@@ -21,15 +21,10 @@ itself, which every module needs). The simulator function ``simulate`` is reache
 
 from __future__ import annotations
 
-from data.arrays import (
-    FlatComparisons,
-    PMatrix,
-    comparisons_to_P,
-    flat_comparisons,
-    scores_to_matrix,
-)
+from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
 from data.benchmarks import BenchmarkInfo, list_benchmarks, llmfao_golden, load_benchmark
 from data.demo import demo_dataset
+from data.flat import FlatComparisons, flat_comparisons
 from data.io import (
     PairwiseMapping,
     WideMapping,

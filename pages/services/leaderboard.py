@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from data.arrays import PMatrix, flat_comparisons
+from data.arrays import PMatrix
+from data.flat import flat_comparisons
 from data.natural import natural_key, natural_sorted
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.calibration import DEBIAS_MODES, Debias, debiased_outcomes, resolve_debias

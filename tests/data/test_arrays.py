@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data.arrays import PMatrix, comparisons_to_P, flat_comparisons, scores_to_matrix
+from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
+from data.flat import flat_comparisons
 from data.schema import DataError
 from data.simulate import simulate_with_truth
 from data.validate import validate_table

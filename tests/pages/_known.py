@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from data.arrays import comparisons_to_P, flat_comparisons, scores_to_matrix
+from data.arrays import comparisons_to_P, scores_to_matrix
+from data.flat import flat_comparisons
 from data.schema import Dataset
 from ranking import bradley_terry, ml_ranking, win_ratio
 
@@ -70,7 +71,7 @@ def system_human_means(ds: Dataset, attribute: str) -> pd.Series:
 
 
 def system_games(ds: Dataset, attribute: str, judge: str):
-    """Comparisons over systems, all contexts pooled (``data.arrays.flat_comparisons``)."""
+    """Comparisons over systems, all contexts pooled (``data.flat.flat_comparisons``)."""
     return flat_comparisons(
         judge_rows(ds, attribute, judge),
         attribute=attribute,

@@ -84,7 +84,8 @@ def test_demo_ranks_systems_with_intervals_battles_and_win_rates():
 @pytest.mark.parametrize("mode", ["tau", "swap"])
 def test_the_shared_debias_setting_ranks_the_systems(mode):
     import ranking
-    from data.arrays import comparisons_to_P, flat_comparisons
+    from data.arrays import comparisons_to_P
+    from data.flat import flat_comparisons
 
     at = open_page("pages/position_bias.py")
     at.radio(key="app.debias.mode").set_value(mode).run()
