@@ -103,3 +103,53 @@ def test_judge_bias_finds_the_known_truth_and_reads_summeval(app, tmp_path):
     b.wait_text(driver, "Position consistency")
     b.assert_no_error(driver, "/judge-bias?dataset=summeval")
     _tall_screenshot(driver, shots / "judge-bias-summeval.png")
+
+
+# ------------------------------------------------------------- shared links, first request
+
+# Streamlit runs a server's first script run as a v1 multipage app whenever a folder named
+# ``pages/`` sits beside the main script (PagesManager.uses_pages_directory; app.py's
+# st.navigation switches that off, but only once app.py runs). That run matches the URL against
+# the files in pages/: /judge-bias, /bias and /data match none, so Streamlit shows its
+# "Page not found" dialog before app.py routes the link correctly; /examples, /rankings ...
+# match a file and run it bare. Only renaming the ``pages`` package (or launching through
+# st.App) prevents it; these tests fail loudly (strict xfail) once it is fixed.
+_V1_PAGES_DIR = pytest.mark.xfail(
+    strict=True,
+    reason="Streamlit's v1 pages/ discovery answers a fresh server's first URL (H13 report)",
+)
+
+
+@pytest.fixture
+def fresh_server(tmp_path):
+    """A server nobody has opened yet and a browser: the test's first request is its first."""
+    with b.streamlit_server(tmp_path, {"JUDGESCOPE_CACHE": str(tmp_path / "cache")}) as url:
+        with b.chromium() as driver:
+            yield url, driver
+
+
+@_V1_PAGES_DIR
+def test_a_shared_link_is_routed_as_the_first_request(fresh_server):
+    url, driver = fresh_server
+    driver.get(f"{url}/judge-bias?dataset=demo")
+    b.wait_title(driver, "Judge bias")
+    b.assert_no_error(driver, "/judge-bias as a fresh server's first URL")
+
+
+@_V1_PAGES_DIR
+def test_data_link_is_routed_as_the_first_request(fresh_server):
+    url, driver = fresh_server
+    driver.get(f"{url}/data")
+    b.wait_title(driver, "JudgeScope")
+    b.assert_no_error(driver, "/data as a fresh server's first URL")
+
+
+def test_data_link_opens_the_data_page(app):
+    """/data is the Data page (the default page itself lives at the root only)."""
+    url, driver = app
+    driver.get(url)  # the server's first run is the v1 one (above): not what this test checks
+    b.wait_title(driver, "JudgeScope")
+    driver.get(f"{url}/data?dataset=demo")
+    b.wait_title(driver, "JudgeScope")
+    b.assert_no_error(driver, "/data")
+    assert "/data" in driver.current_url
