@@ -18,10 +18,8 @@ PAGES = {
             title="Data",
             icon=":material/folder_open:",
             default=True,
+            url_path="data",
         ),
-        # Streamlit serves the default page at the root only (it ignores a default page's
-        # url_path): this hidden twin makes shared links to /data open the Data page.
-        st.Page("pages/home.py", title="Data", url_path="data", visibility="hidden"),
         st.Page("pages/judge_run.py", title="Judge", icon=":material/smart_toy:", url_path="judge"),
     ],
     "Explore": [
