@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ranking._bootstrap import _percentile_interval
 from ranking._checks import check_random_state
-from ranking._profile_stats import check_confidence, check_n_boot, multinomial_draws, percentile
+from ranking._profile_stats import check_n_boot, multinomial_draws
+from ranking._score_checks import check_confidence
 
 __all__ = ["RepetitionStability", "repetition_stability"]
 
@@ -127,5 +129,5 @@ def repetition_stability(decisions, groups, *, confidence=0.95, n_boot=1000, ran
         )
     uniq, freq = np.unique(values, return_counts=True)
     reps = multinomial_draws(rng, freq, n_boot) @ uniq / n_groups
-    low, high = percentile(reps, confidence)
+    low, high, _ = _percentile_interval(reps, confidence)
     return RepetitionStability(value, low, high, n_groups, per_group)

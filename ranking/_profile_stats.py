@@ -17,12 +17,10 @@ import numpy as np
 from scipy.stats import norm
 
 __all__ = [
-    "check_confidence",
     "check_n_boot",
     "check_probabilities",
     "gap_bins",
     "multinomial_draws",
-    "percentile",
     "wilson",
 ]
 
@@ -43,14 +41,6 @@ def check_probabilities(values, name):
             f"{float(arr[k])} ({int(bad.sum())} value(s) out of range)"
         )
     return arr
-
-
-def check_confidence(confidence):
-    """A coverage strictly between 0 and 1, as a float."""
-    c = float(confidence)
-    if not 0.0 < c < 1.0:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence!r}")
-    return c
 
 
 def check_n_boot(n_boot):
@@ -88,13 +78,6 @@ def multinomial_draws(rng, counts, n_boot):
     counts = np.asarray(counts, dtype=np.int64)
     total = int(counts.sum())
     return rng.multinomial(total, counts / total, size=n_boot)
-
-
-def percentile(reps, confidence):
-    """Percentile interval of bootstrap replicates, (low, high)."""
-    a = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(reps, [a, 1.0 - a])
-    return float(lo), float(hi)
 
 
 def gap_bins(gap, n_bins):

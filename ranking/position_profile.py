@@ -30,17 +30,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ranking._bootstrap import _percentile_interval
 from ranking._checks import check_random_state, check_tau
 from ranking._profile_repetition import RepetitionStability, repetition_stability
 from ranking._profile_stats import (
-    check_confidence,
     check_n_boot,
     check_probabilities,
     gap_bins,
     multinomial_draws,
-    percentile,
     wilson,
 )
+from ranking._score_checks import check_confidence
 
 __all__ = [
     "PositionProfile",
@@ -179,7 +179,7 @@ def _subset_stats(x, y, rng, n_boot, confidence):
     if n_both and n_boot:
         draws = multinomial_draws(rng, [pcn, rcn, ccn], n_boot)
         reps = _fairness(draws[:, 0], draws[:, 1], n_both)
-        out["fairness_low"], out["fairness_high"] = percentile(reps, confidence)
+        out["fairness_low"], out["fairness_high"], _ = _percentile_interval(reps, confidence)
     judged = np.concatenate([x[np.isfinite(x)], y[np.isfinite(y)]])
     n = judged.shape[0]
     first = float(judged.sum())
