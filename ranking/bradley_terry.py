@@ -137,6 +137,13 @@ class BTResult:
     coef_high: np.ndarray | None = None
     #: the flat fit's data for ``ranking.controlled_win_rates`` (None for P input)
     fit: object = field(default=None, repr=False, compare=False)
+    #: with ``intervals="bootstrap"``: the refitted scores, shape (n_boot, *scores.shape)
+    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: with ``ties``: the tie parameter (Davidson's nu >= 0, Rao–Kupper's theta >= 1) and its
+    #: interval at ``confidence``; None otherwise
+    tie_param: float | None = None
+    tie_low: float | None = None
+    tie_high: float | None = None
 
 
 def bradley_terry(
@@ -156,6 +163,8 @@ def bradley_terry(
     confidence=0.95,
     random_state=None,
     features=None,
+    ties=None,
+    tie=None,
 ) -> BTResult:
     """Bradley–Terry maximum-likelihood scores, per context of P or for one large item set.
 
@@ -201,6 +210,13 @@ def bradley_terry(
         effect and normalised differences of text features). Scores are then the
         covariate-adjusted thetas and ``coef`` holds beta. Rows with NaN in features or
         outcome are dropped (a note counts them). The ridge applies to theta, not beta.
+    ties : {None, "davidson", "rao-kupper"}, default None
+        Flat input only: a tie model instead of "a tie is half a win" (``ranking._bt_ties``).
+        The tie parameter and its interval are ``tie_param``, ``tie_low``, ``tie_high``.
+    tie : array_like of float, optional
+        With ``ties``: the probability of a tie for each comparison (e.g. the judge's mass on
+        a tie label); ``outcome`` then stays P(first wins) + tie / 2. Default: a comparison
+        is a tie exactly when its outcome (after ``tau``) is 0.5.
 
     Returns
     -------
@@ -231,12 +247,25 @@ def bradley_terry(
         rng=rng,
     )
     if P is not None:
+        if ties is not None or tie is not None:
+            raise ValueError(
+                "ties= needs the flat input (first, second, outcome): P holds one probability "
+                "per ordered pair, with no room for a tie"
+            )
         if features is not None:
             raise ValueError(
                 "features= needs the flat input (first, second, outcome): one row of "
                 "covariates per comparison; P input has no rows to attach them to"
             )
         return _bt_P(P, weights, tau, **options)
+    if ties is not None:
+        if features is not None:
+            raise ValueError("ties= and features= cannot be combined (yet): fit one or the other")
+        from ._bt_ties import fit_ties
+
+        return fit_ties(first, second, outcome, n_items, weights, tau, ties, tie, **options)
+    if tie is not None:
+        raise ValueError('tie= needs a tie model: pass ties="davidson" or ties="rao-kupper"')
     if features is not None:
         return _bt_features(first, second, outcome, n_items, weights, tau, features, **options)
     return _bt_flat(first, second, outcome, n_items, weights, tau, **options)

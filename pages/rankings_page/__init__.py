@@ -1,0 +1,1 @@
+"""Sections of the Rankings page (``pages/rankings.py``), one module each."""
