@@ -33,6 +33,7 @@ from ranking.calibration import CalibrationResult, calibrate, ece, pairwise_labe
 from ranking.correlations import CorrelationResult, correlation
 from ranking.decisions import decide
 from ranking.elo import EloResult, elo
+from ranking.jury import DawidSkeneResult, dawid_skene, majority_vote
 from ranking.leaderboard import (
     RankChange,
     WinMatrix,
@@ -147,6 +148,10 @@ __all__ = [
     # significance tests (ranking.significance)
     "welch_t",
     "WelchResult",
+    # juries of judges (ranking.jury)
+    "dawid_skene",
+    "DawidSkeneResult",
+    "majority_vote",
     "williams_test",
     "WilliamsResult",
     "williams_matrix",
