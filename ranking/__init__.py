@@ -20,6 +20,7 @@ Conventions shared by every function:
 The public surface is listed here once.
 """
 
+from ranking._bt_ties_model import TieModelFit, tie_model_fit
 from ranking.baseline import (
     HumanBaselineResult,
     SelfConsistencyResult,
@@ -50,6 +51,7 @@ from ranking.position_profile import (
     position_profile,
     repetition_stability,
 )
+from ranking.rank_intervals import RankIntervals, rank_intervals
 from ranking.reliability import (
     AgreementResult,
     ICCResult,
@@ -86,6 +88,10 @@ __all__ = [
     "win_ratio",
     "bradley_terry",
     "BTResult",
+    "tie_model_fit",
+    "TieModelFit",
+    "rank_intervals",
+    "RankIntervals",
     "controlled_win_rates",
     "ml_ranking",
     "MLResult",
@@ -145,13 +151,13 @@ __all__ = [
     "HumanBaselineResult",
     "self_consistency",
     "SelfConsistencyResult",
-    # significance tests (ranking.significance)
-    "welch_t",
-    "WelchResult",
     # juries of judges (ranking.jury)
     "dawid_skene",
     "DawidSkeneResult",
     "majority_vote",
+    # significance tests (ranking.significance)
+    "welch_t",
+    "WelchResult",
     "williams_test",
     "WilliamsResult",
     "williams_matrix",

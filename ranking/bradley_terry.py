@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._bt_aggregate import aggregate, bootstrap_cells, fold_pairs
 from ._bt_dense import fit_batch, win_weights
 from ._bt_features import (
     bootstrap_features,
@@ -165,6 +166,7 @@ def bradley_terry(
     features=None,
     ties=None,
     tie=None,
+    groups=None,
 ) -> BTResult:
     """Bradley–Terry maximum-likelihood scores, per context of P or for one large item set.
 
@@ -217,6 +219,11 @@ def bradley_terry(
         With ``ties``: the probability of a tie for each comparison (e.g. the judge's mass on
         a tie label); ``outcome`` then stays P(first wins) + tie / 2. Default: a comparison
         is a tie exactly when its outcome (after ``tau``) is 0.5.
+    groups : array_like, optional
+        Flat input, plain model: one label (int or str) per comparison, e.g. its context.
+        With ``intervals="bootstrap"`` whole groups are resampled with replacement (a cluster
+        bootstrap); without it the bootstrap resamples single comparisons. No effect on the
+        fit itself.
 
     Returns
     -------
@@ -246,6 +253,11 @@ def bradley_terry(
         confidence=float(confidence),
         rng=rng,
     )
+    if groups is not None and (P is not None or ties is not None or features is not None):
+        raise ValueError(
+            "groups= works with the plain model on flat input (first, second, outcome); "
+            "not with P, ties= or features="
+        )
     if P is not None:
         if ties is not None or tie is not None:
             raise ValueError(
@@ -268,7 +280,7 @@ def bradley_terry(
         raise ValueError('tie= needs a tie model: pass ties="davidson" or ties="rao-kupper"')
     if features is not None:
         return _bt_features(first, second, outcome, n_items, weights, tau, features, **options)
-    return _bt_flat(first, second, outcome, n_items, weights, tau, **options)
+    return _bt_flat(first, second, outcome, n_items, weights, tau, groups, **options)
 
 
 def _check_options(ridge, max_iter, tol, intervals, n_boot, confidence):
@@ -294,8 +306,14 @@ def _result(theta, fitted, *, per_context, method, se, replicates, options):
     (n_boot, ...) refitted scores, each called only for its kind of interval.
     """
     converged, n_iter, max_change, comp, n_comp, fin, ridge_used = fitted
+    kept = {}
+
+    def keep():
+        kept["samples"] = replicates()
+        return kept["samples"]
+
     lower, upper, how = bounds(
-        options["intervals"], theta, options["confidence"], options["n_boot"], se, replicates
+        options["intervals"], theta, options["confidence"], options["n_boot"], se, keep
     )
     return BTResult(
         scores=theta,
@@ -310,6 +328,7 @@ def _result(theta, fitted, *, per_context, method, se, replicates, options):
         ridge=ridge_used,
         method=method + how,
         notes=_notes(n_comp, fin, converged, options["ridge"], per_context),
+        samples=kept.get("samples"),
     )
 
 
@@ -390,13 +409,20 @@ def _bt_P(P, weights, tau, **options):
     return res
 
 
-def _bt_flat(first, second, outcome, n_items, weights, tau, **options):
+def _bt_flat(first, second, outcome, n_items, weights, tau, groups, **options):
     ei, ej, out, w, n_items = check_flat(first, second, outcome, n_items, weights)
+    codes = None if groups is None else _group_codes(groups, ei.size)
     tau = check_tau(tau, allow_none=True)
     y = out if tau is None else decide(out, tau)
-    wy = w * y
     ridge, max_iter, tol = options["ridge"], options["max_iter"], options["tol"]
-    theta, *fitted = fit_flat(ei, ej, wy, w, n_items, ridge, max_iter, tol)
+    # the likelihood is additive in the weights: one edge per compared pair when that pays
+    folded = fold_pairs(ei, ej, y, w)
+    if folded is None:
+        fa, fb, fwy, fw = ei, ej, w * y, w
+    else:
+        fa, fb = (x.astype(ei.dtype) for x in folded[:2])
+        fwy, fw = folded[2:]
+    theta, *fitted = fit_flat(fa, fb, fwy, fw, n_items, ridge, max_iter, tol)
     converged, _, _, comp, n_comp, _, ridge_vec = fitted
     if not converged:
         warnings.warn(
@@ -404,18 +430,46 @@ def _bt_flat(first, second, outcome, n_items, weights, tau, **options):
             RuntimeWarning,
             stacklevel=3,
         )
+
+    def replicates():
+        n_boot, rng = options["n_boot"], options["rng"]
+        cells = aggregate(ei, ej, y, w, groups=codes)
+        if cells is None:  # hardly any repeated comparison: resample them one by one
+            return bootstrap_flat(ei, ej, w * y, w, n_items, theta, ridge, max_iter, tol,
+                                  n_boot, rng)  # fmt: skip
+        return bootstrap_cells(cells, n_items, theta, ridge, max_iter, tol, n_boot, rng)
+
+    how = "" if folded is None else f" on {fa.size} pair(s) aggregated from {ei.size} comparisons"
+    if codes is not None and options["intervals"] == "bootstrap":
+        how += f"; bootstrap over {int(codes.max()) + 1} group(s)"
     res = _result(
         theta,
         fitted,
         per_context=False,
-        method="newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)",
-        se=lambda: fisher_flat(ei, ej, w, n_items, theta, ridge_vec, comp, n_comp),
-        replicates=lambda: bootstrap_flat(
-            ei, ej, wy, w, n_items, theta, ridge, max_iter, tol, options["n_boot"], options["rng"]
-        ),
+        method="newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)" + how,
+        se=lambda: fisher_flat(fa, fb, fw, n_items, theta, ridge_vec, comp, n_comp),
+        replicates=replicates,
         options=options,
     )
-    return dataclasses.replace(res, fit=plain_fit(ei, ej, w, theta, comp, n_comp, ridge_vec))
+    return dataclasses.replace(res, fit=plain_fit(fa, fb, fw, theta, comp, n_comp, ridge_vec))
+
+
+def _group_codes(groups, m):
+    g = np.asarray(groups)
+    if g.shape != (m,):
+        raise ValueError(
+            f"groups must hold one label per comparison ({m}); got shape {g.shape}"
+        )
+    if g.dtype.kind == "f" and not np.isfinite(g).all():
+        k = int(np.flatnonzero(~np.isfinite(g))[0])
+        raise ValueError(f"groups[{k}] is {g[k]!r}: every comparison needs a group label")
+    try:
+        _, codes = np.unique(g, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(
+            f"groups must be labels of one kind (all int or all str); {exc}"
+        ) from None
+    return codes.astype(np.int64).ravel()
 
 
 def _bt_features(first, second, outcome, n_items, weights, tau, features, **options):
@@ -462,6 +516,7 @@ def _bt_features(first, second, outcome, n_items, weights, tau, features, **opti
     if dropped:
         notes += (f"{dropped} comparison(s) with NaN in features or outcome were dropped",)
     return dataclasses.replace(
-        res, finite_mle=fit.finite_mle, coef=fit.beta, coef_se=se, coef_low=lo, coef_high=hi,
+        res, finite_mle=fit.finite_mle, coef=fit.beta,
+        samples=boot()[0] if options["intervals"] == "bootstrap" else None, coef_se=se, coef_low=lo, coef_high=hi,
         fit=fit, notes=notes,
     )  # fmt: skip

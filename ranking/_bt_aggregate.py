@@ -1,0 +1,265 @@
+"""Flat Bradley–Terry at arena scale: aggregate first, fit the small problem, resample counts.
+
+The log-likelihood of flat comparisons is additive in the weights and ignores the
+presentation order, so comparisons are first folded into *cells* without changing it: a
+comparison (first=j, second=i, outcome y) is the comparison (i, j, 1 - y) with i < j, and
+identical comparisons add up.
+
+* plain fit: one edge per compared pair, with the summed win weight and weight (exact).
+* bootstrap over comparisons: a cell is a distinct (pair, outcome, weight); drawing m
+  comparisons with replacement is drawing multinomial counts over the cells with
+  probabilities count / m.
+* bootstrap over groups (e.g. contexts): a cell is a (group, pair) with summed weights;
+  resampling groups is drawing multinomial counts over the groups, each with probability
+  1 / n_groups, and every cell of a group gets its group's count.
+
+The counts are drawn in a compiled loop (conditional binomials, one seeded stream per
+replicate, so results do not depend on the number of threads) and the replicate fits are
+warm-started from the full fit: for up to ``DENSE_MAX_ITEMS`` items as a batch of dense
+N x N Newton-Cholesky fits in parallel over replicates (``ranking._bt_dense.fit_batch``),
+above that one sparse fit per replicate on the pair edges (``ranking._bt_flat.fit_flat``).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import prange
+
+from ranking._bt_dense import fit_batch
+from ranking._bt_flat import fit_flat
+from ranking._numba import njit
+
+__all__ = ["Cells", "DENSE_MAX_ITEMS", "aggregate", "bootstrap_cells", "fold_pairs"]
+
+#: Up to this many items the bootstrap refits are dense Newton-Cholesky fits.
+DENSE_MAX_ITEMS = 400
+# replicates per batch (bounds the memory of counts and dense win matrices)
+_CHUNK = 125
+
+#: Aggregated comparisons: cell c has pair (a[c], b[c]) with a < b, per-unit win weight
+#: ``wy[c]`` and weight ``w[c]``, and belongs to resampling unit ``unit[c]``; unit u is drawn
+#: with probability ``p[u]`` in each of ``n_draws`` draws; ``mult[c]``: the cell's
+#: multiplicity in the data.
+Cells = namedtuple("Cells", "a b wy w unit p n_draws n_units mult")
+
+
+@njit
+def _hash_cells(ea, eb, y, w, k2, k3, use_y, cap, out_key, out_a, out_b, out_wy, out_w, cnt):
+    """Open-addressing aggregation keyed by (pair, k2, k3); -1 when over half full."""
+    mask = cap - 1
+    buf = np.empty(1)
+    bits = buf.view(np.int64)
+    used = np.zeros(cap, np.bool_)
+    slot_of = np.empty(cap, np.int64)
+    n_cells = 0
+    m = ea.shape[0]
+    for e in range(m):
+        i = ea[e]
+        j = eb[e]
+        yy = y[e]
+        if i > j:
+            i, j = j, i
+            yy = 1.0 - yy
+        key1 = np.int64(i) * np.int64(1 << 31) + np.int64(j)
+        key2 = k2[e]
+        if use_y:
+            buf[0] = yy
+            key2 = bits[0]
+        key3 = k3[e]
+        h = np.uint64(key1) * np.uint64(0x9E3779B97F4A7C15)
+        h ^= np.uint64(key2) * np.uint64(0xC2B2AE3D27D4EB4F)
+        h ^= np.uint64(key3) * np.uint64(0x165667B19E3779F9)
+        h ^= h >> np.uint64(29)
+        s = np.int64(h & np.uint64(mask))
+        while True:
+            if not used[s]:
+                if 2 * (n_cells + 1) > cap:
+                    return -1
+                used[s] = True
+                c = n_cells
+                slot_of[s] = c
+                out_key[c, 0] = key1
+                out_key[c, 1] = key2
+                out_key[c, 2] = key3
+                out_a[c] = i
+                out_b[c] = j
+                out_wy[c] = 0.0
+                out_w[c] = 0.0
+                cnt[c] = 0
+                n_cells += 1
+                break
+            c = slot_of[s]
+            if out_key[c, 0] == key1 and out_key[c, 1] == key2 and out_key[c, 2] == key3:
+                break
+            s = (s + 1) & mask
+        if use_y:
+            out_wy[c] = w[e] * yy  # per comparison: identical within the cell
+            out_w[c] = w[e]
+        else:
+            out_wy[c] += w[e] * yy
+            out_w[c] += w[e]
+        cnt[c] += 1
+    return n_cells
+
+
+def _run_hash(ea, eb, y, w, k2, k3, use_y, limit):
+    cap = 1 << 12
+    while True:
+        key = np.empty((cap // 2, 3), np.int64)
+        a = np.empty(cap // 2, np.int64)
+        b = np.empty(cap // 2, np.int64)
+        wy = np.empty(cap // 2)
+        ww = np.empty(cap // 2)
+        cnt = np.empty(cap // 2, np.int64)
+        n = _hash_cells(ea, eb, y, w, k2, k3, use_y, cap, key, a, b, wy, ww, cnt)
+        if n >= 0:
+            return key[:n], a[:n], b[:n], wy[:n], ww[:n], cnt[:n]
+        if cap // 2 >= limit:
+            return None
+        cap *= 4
+
+
+def aggregate(ei, ej, y, w, *, groups=None, limit=None):
+    """The :data:`Cells` of checked flat comparisons, or None when folding does not pay.
+
+    Without ``groups`` the cells are the distinct (pair, outcome, weight) and the units are
+    the cells (probability count / m); None when there are more than ``limit`` (default
+    m / 4) distinct cells. With ``groups`` (integer codes 0..G-1 per comparison) the cells
+    are the (group, pair) with summed weights and the units are the groups (never None).
+    """
+    m = ei.size
+    zeros = np.zeros(m, np.int64)
+    if groups is None:
+        wbits = np.ascontiguousarray(w).view(np.int64)
+        got = _run_hash(ei, ej, y, w, zeros, wbits, True, m // 4 if limit is None else limit)
+        if got is None:
+            return None
+        _, a, b, wy, ww, cnt = got
+        return Cells(a, b, wy, ww, np.arange(a.size), cnt / m, m, a.size, cnt)
+    g = np.ascontiguousarray(groups, dtype=np.int64)
+    key, a, b, wy, ww, _ = _run_hash(ei, ej, y, w, g, zeros, False, 2 * m + 8)
+    # groups with no comparison hold nothing: the units are the groups that occur
+    present, unit = np.unique(key[:, 1], return_inverse=True)
+    n_units = present.size
+    p = np.full(n_units, 1.0 / n_units)
+    return Cells(a, b, wy, ww, unit, p, n_units, n_units, np.ones(a.size, np.int64))
+
+
+def fold_pairs(ei, ej, y, w):
+    """One edge per compared pair (a < b, summed win weight and weight), or None when there
+    are more than m / 4 pairs (folding does not pay). Exact for the likelihood."""
+    m = ei.size
+    zeros = np.zeros(m, np.int64)
+    got = _run_hash(ei, ej, y, w, zeros, zeros, False, m // 4)
+    if got is None:
+        return None
+    _, a, b, wy, ww, _ = got
+    return a, b, wy, ww
+
+
+def _fold_pairs(a, b, wy, w):
+    key = a.astype(np.int64) * (1 << 31) + b
+    uniq, inv = np.unique(key, return_inverse=True)
+    return (
+        (uniq >> 31).astype(np.int64),
+        (uniq & ((1 << 31) - 1)).astype(np.int64),
+        np.bincount(inv, weights=wy, minlength=uniq.size),
+        np.bincount(inv, weights=w, minlength=uniq.size),
+        inv,
+    )
+
+
+@njit(parallel=True)
+def _draw_counts(n_draws, p, seeds, out):
+    """Multinomial(n_draws, p) per row of ``out``, each row from its own seeded stream."""
+    B, K = out.shape
+    for r in prange(B):
+        np.random.seed(seeds[r])  # noqa: NPY002 (numba: one seeded stream per thread)
+        left = n_draws
+        rest = 1.0
+        for k in range(K):
+            if left == 0:
+                out[r, k] = 0
+                continue
+            if k == K - 1 or rest <= p[k]:
+                out[r, k] = left
+                left = 0
+                continue
+            x = np.random.binomial(left, min(p[k] / rest, 1.0))  # noqa: NPY002
+            out[r, k] = x
+            left -= x
+            rest -= p[k]
+
+
+@njit(parallel=True)
+def _replicate_W(counts, unit, pair, pa, pb, wy, w, n):
+    """Dense win matrices (B, n, n) of the replicates from unit counts."""
+    B = counts.shape[0]
+    W = np.zeros((B, n, n))
+    for r in prange(B):
+        for c in range(unit.shape[0]):
+            k = counts[r, unit[c]]
+            if k == 0:
+                continue
+            q = pair[c]
+            W[r, pa[q], pb[q]] += k * wy[c]
+            W[r, pb[q], pa[q]] += k * (w[c] - wy[c])
+    return W
+
+
+@njit
+def _replicate_edges(counts_row, unit, pair, wy, w, n_pairs):
+    ewy = np.zeros(n_pairs)
+    ew = np.zeros(n_pairs)
+    for c in range(unit.shape[0]):
+        k = counts_row[unit[c]]
+        ewy[pair[c]] += k * wy[c]
+        ew[pair[c]] += k * w[c]
+    return ewy, ew
+
+
+def draw_counts(cells, n_boot, rng):
+    """(n_boot, n_units) multinomial unit counts, seeded from the numpy Generator ``rng``."""
+    seeds = rng.integers(0, 2**31 - 1, n_boot)
+    out = np.empty((n_boot, cells.n_units), np.int64)
+    for s in range(0, n_boot, _CHUNK):
+        _draw_counts(cells.n_draws, cells.p, seeds[s : s + _CHUNK], out[s : s + _CHUNK])
+    return out
+
+
+def bootstrap_cells(cells, n_items, theta, ridge, max_iter, tol, n_boot, rng, counts=None):
+    """(n_boot, n_items) refits of the replicates, warm-started from ``theta``.
+
+    ``counts`` (n_boot, n_units) replaces the random draws (the tests' fixed resamples).
+    """
+    pa, pb, _, _, pair = _fold_pairs(cells.a, cells.b, cells.wy, cells.w)
+    if counts is None:
+        seeds = rng.integers(0, 2**31 - 1, n_boot)
+    else:
+        counts = np.asarray(counts, dtype=np.int64)
+        n_boot = counts.shape[0]
+    samples = np.empty((n_boot, n_items))
+    unit = cells.unit.astype(np.int64)
+    for s in range(0, n_boot, _CHUNK):
+        size = min(_CHUNK, n_boot - s)
+        if counts is None:
+            cnt = np.empty((size, cells.n_units), np.int64)
+            _draw_counts(cells.n_draws, cells.p, seeds[s : s + size], cnt)
+        else:
+            cnt = counts[s : s + size]
+        if n_items <= DENSE_MAX_ITEMS:
+            W = _replicate_W(cnt, unit, pair, pa, pb, cells.wy, cells.w, n_items)
+            th = np.ascontiguousarray(np.broadcast_to(theta, (size, n_items)).copy())
+            fit_batch(W, float(ridge), max_iter, tol, th, True)
+            samples[s : s + size] = th
+        else:
+            for r in range(size):
+                ewy, ew = _replicate_edges(cnt[r], unit, pair, cells.wy, cells.w, pa.size)
+                keep = ew > 0
+                samples[s + r] = fit_flat(
+                    pa[keep], pb[keep], ewy[keep], ew[keep], n_items, float(ridge), max_iter,
+                    tol, theta0=theta,
+                )[0]  # fmt: skip
+    return samples
