@@ -1,8 +1,14 @@
-"""Bradley–Terry along the budget: the slow path of the budget curves.
+"""Bradley–Terry along the budget: the dispatch, and the slow path kept as a reference.
 
-No numba kernel here: one batched ``bradley_terry`` fit per (draw, budget), on the
+:func:`_bt_grid` runs the compiled loop of ``ranking._budget_bt_kernel`` (warm starts along
+the budget, incremental win weights, the correlation in the kernel) when ``bt_kwargs`` hold
+only the fit's ridge, max_iter and tol; with any other argument of ``bradley_terry`` it falls
+back to :func:`_bt_grid_slow`: one batched ``bradley_terry`` fit per (draw, budget), on the
 comparisons the budget uses in every context, then a correlation per context with the
-reference.
+reference. The tests check the two against each other.
+
+Both snap numerical ties of a fit's scores (``ranking._budget_bt_kernel.SNAP``) before the
+rank correlation: scores that agree to rounding are tied, whichever start the fit took.
 """
 
 from __future__ import annotations
@@ -12,14 +18,59 @@ import warnings
 
 import numpy as np
 
+from ranking._budget_bt_kernel import _bt_grid_fast, _snap_rows
 from ranking.bias import alpha_for_tau, debias
-from ranking.bradley_terry import bradley_terry
+from ranking.bradley_terry import _check_options, bradley_terry
 from ranking.decisions import decide
 from ranking.metrics import kendall, spearman
+
+#: ``bt_kwargs`` the compiled loop takes; any other sends the grid to the slow path.
+FAST_KWARGS = ("ridge", "max_iter", "tol")
 
 
 def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
     """Bradley–Terry correlations of one strategy: (out_sum, out_n), (n_draws, n_budgets).
+
+    The compiled loop when it can (see the module docstring), else :func:`_bt_grid_slow`;
+    the same arguments and results.
+    """
+    if not set(bt_kwargs) <= set(FAST_KWARGS):
+        return _bt_grid_slow(
+            P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs
+        )
+    ridge = float(bt_kwargs.get("ridge", 0.0))
+    max_iter = int(bt_kwargs.get("max_iter", 10_000))
+    tol = float(bt_kwargs.get("tol", 1e-8))
+    _check_options(ridge, max_iter, tol, None, 1, 0.95)
+    n_draws = orders.shape[0]
+    out_sum, out_n, n_bad = _bt_grid_fast(
+        np.ascontiguousarray(P, dtype=np.float64),
+        np.ascontiguousarray(ref, dtype=np.float64),
+        np.ascontiguousarray(ok),
+        np.ascontiguousarray(orders, dtype=np.int64),
+        np.ascontiguousarray(n_avail, dtype=np.int64),
+        np.ascontiguousarray(eval_r, dtype=np.int64),
+        np.zeros((n_draws, eval_r.size)) if taus is None else np.ascontiguousarray(taus),
+        taus is not None,
+        bool(neutral),
+        int(corr_code),
+        ridge,
+        max_iter,
+        tol,
+    )
+    if n_bad:
+        warnings.warn(
+            f"bradley_terry: {n_bad} fit(s) along the budget did not converge in {max_iter} "
+            "iterations",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return out_sum, out_n
+
+
+def _bt_grid_slow(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
+    """Bradley–Terry correlations of one strategy from Python: one batched fit per (draw,
+    budget); (out_sum, out_n), (n_draws, n_budgets).
 
     Outcomes are the probabilities themselves; with ``taus`` (the pooled balanced threshold
     of every draw and budget) they are reweighted by the equivalent weight alpha, or decided
@@ -62,6 +113,7 @@ def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_k
             else:
                 scores = np.where(seen, scores, np.nan)
             scores = np.where(ok, scores, np.nan)
+            _snap_rows(scores)
             rho = spearman(scores, ref) if corr_code == 0 else kendall(scores, ref)
             good = np.isfinite(rho)
             out_sum[d, k] = rho[good].sum()

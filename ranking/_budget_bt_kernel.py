@@ -1,0 +1,223 @@
+"""Bradley–Terry along the budget in one compiled loop (the fast path of the budget curves).
+
+Per draw (in parallel) and context, the comparisons of the sequence are added one budget
+after the other into the context's N x N win weights W (W[i, j] += y, W[j, i] += 1 - y), and
+the fit at each budget starts from the scores of the previous budget (a warm start: a few
+Newton steps instead of a fit from zero). The fit itself is ``ranking._bt_dense._fit_context``,
+the one ``bradley_terry(P=...)`` runs per context, so the scores are the same maximum of the
+same likelihood; the neutral fill, the snapping of numerical ties and the correlation with the
+reference follow in the kernel. With debias, the outcomes change with the pooled threshold
+of each budget, so W is rebuilt from the comparisons seen so far (still warm started).
+
+``ranking._budget_bt._bt_grid_slow`` is the reference this kernel is tested against: one
+batched ``bradley_terry`` per (draw, budget) from Python.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from ranking._bt_dense import _fit_context
+from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking.decisions import _decide
+from ranking.metrics import _kendall_row, _spearman_row
+
+#: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
+#: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding
+#: (two candidates with the same record, or a warm start against a cold one), not signal.
+SNAP = 1e-9
+
+
+@njit
+def _snap_row(x, order_buf):
+    """Give every run of finite values of ``x`` whose sorted gaps are <= SNAP the run's
+    smallest value (in place). ``order_buf`` is scratch of x's length."""
+    n = 0
+    for u in range(x.shape[0]):
+        if math.isfinite(x[u]):
+            order_buf[n] = u
+            n += 1
+    if n < 2:
+        return
+    idx = order_buf[:n]
+    vals = np.empty(n)
+    for a in range(n):
+        vals[a] = x[idx[a]]
+    srt = np.argsort(vals, kind="mergesort")
+    start = vals[srt[0]]
+    prev = start
+    for a in range(1, n):
+        v = vals[srt[a]]
+        if v - prev <= SNAP:
+            x[idx[srt[a]]] = start
+        else:
+            start = v
+        prev = v
+
+
+@njit
+def _snap_rows(S):
+    """:func:`_snap_row` on every row of S (n_rows, N), in place."""
+    buf = np.empty(S.shape[1], np.int64)
+    for r in range(S.shape[0]):
+        _snap_row(S[r], buf)
+
+
+@njit
+def _outcome(p, debias, use_alpha, alpha, t):
+    """The outcome a comparison with probability p adds, as in ``_bt_grid_slow``: p itself,
+    ``ranking.bias.debias(p, alpha)`` or ``ranking.decide(p, t)``."""
+    if not debias:
+        return p
+    if use_alpha:
+        num = alpha * p
+        return num / (num + (1.0 - p))
+    if math.isfinite(t):
+        return _decide(p, t)
+    return p
+
+
+@njit
+def _bt_context(
+    P_c,
+    ref_c,
+    ok_c,
+    orders_dc,
+    n_avail_c,
+    eval_r,
+    taus_d,
+    debias,
+    neutral,
+    corr_code,
+    ridge,
+    max_iter,
+    tol,
+    out_sum,
+    out_n,
+):
+    """Add one context's correlations at every budget of one draw into out_sum / out_n;
+    returns how many fits did not converge."""
+    n = P_c.shape[0]
+    W = np.zeros((n, n))
+    cnt = np.zeros(n)
+    theta = np.zeros(n)
+    scores = np.empty(n)
+    buf = np.empty(n, np.int64)
+    pos = 0
+    last_target = -1
+    last_t = np.nan
+    last_rho = np.nan
+    n_bad = 0
+    for k in range(eval_r.shape[0]):
+        r = eval_r[k]
+        if r < 0:
+            continue  # not spendable (over capacity, or odd for symmetric): no value
+        target = min(r, n_avail_c)
+        if target == 0:
+            continue  # nothing to fit: no score, no value
+        t = taus_d[k] if debias else np.nan
+        same_t = (not debias) or t == last_t or (math.isnan(t) and math.isnan(last_t))
+        if target == last_target and same_t:
+            # the same comparisons with the same outcomes: the same value
+            if math.isfinite(last_rho):
+                out_sum[k] += last_rho
+                out_n[k] += 1.0
+            continue
+        use_alpha = debias and 0.0 < t < 1.0
+        alpha = (1.0 - t) / t if use_alpha else 1.0
+        if not same_t:
+            # every outcome moves with the threshold: rebuild W from the comparisons so far
+            W[:, :] = 0.0
+            for q in range(pos):
+                code = orders_dc[q]
+                i = code // n
+                j = code - i * n
+                y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
+                W[i, j] += y
+                W[j, i] += 1.0 - y
+        while pos < target:
+            code = orders_dc[pos]
+            i = code // n
+            j = code - i * n
+            y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
+            W[i, j] += y
+            W[j, i] += 1.0 - y
+            cnt[i] += 1.0
+            cnt[j] += 1.0
+            pos += 1
+        last_target = target
+        last_t = t
+        res = _fit_context(W, ridge, max_iter, tol, theta, True)
+        if not res[0]:
+            n_bad += 1
+        # neutral: the unseen get the mean of the seen (and valid) scores
+        mid = np.nan
+        if neutral:
+            s = 0.0
+            m = 0
+            for u in range(n):
+                if cnt[u] > 0.0 and ok_c[u]:
+                    s += theta[u]
+                    m += 1
+            if m > 0:
+                mid = s / m
+        for u in range(n):
+            if not ok_c[u]:
+                scores[u] = np.nan
+            elif cnt[u] > 0.0:
+                scores[u] = theta[u]
+            else:
+                scores[u] = mid
+        _snap_row(scores, buf)
+        if corr_code == 0:
+            rho = _spearman_row(scores, ref_c)
+        else:
+            rho = _kendall_row(scores, ref_c, False)
+        last_rho = rho
+        if math.isfinite(rho):
+            out_sum[k] += rho
+            out_n[k] += 1.0
+    return n_bad
+
+
+def _bt_work(P, ref, ok, orders, n_avail, eval_r, *rest):
+    """Serial nanoseconds, roughly: a warm-started fit of N items per context and budget."""
+    n = P.shape[1]
+    return 30 * n * n * orders.shape[0] * orders.shape[1] * eval_r.shape[0]
+
+
+@batch_kernel(work=_bt_work, min_work=PARALLEL_MIN_WORK)
+def _bt_grid_fast(
+    P, ref, ok, orders, n_avail, eval_r, taus, debias, neutral, corr_code, ridge, max_iter, tol
+):
+    """Bradley–Terry correlations of one strategy: (out_sum, out_n, n_not_converged), the
+    first two of shape (n_draws, n_budgets). ``taus`` (n_draws, n_budgets): the pooled
+    balanced thresholds, used when ``debias``."""
+    n_draws, n_contexts, _ = orders.shape
+    n_budgets = eval_r.shape[0]
+    out_sum = np.zeros((n_draws, n_budgets))
+    out_n = np.zeros((n_draws, n_budgets))
+    bad = np.zeros(n_draws, np.int64)
+    for d in prange(n_draws):
+        for c in range(n_contexts):
+            bad[d] += _bt_context(
+                P[c],
+                ref[c],
+                ok[c],
+                orders[d, c],
+                n_avail[c],
+                eval_r,
+                taus[d],
+                debias,
+                neutral,
+                corr_code,
+                ridge,
+                max_iter,
+                tol,
+                out_sum[d],
+                out_n[d],
+            )
+    return out_sum, out_n, bad.sum()
