@@ -51,6 +51,7 @@ from ranking.position_profile import (
     position_profile,
     repetition_stability,
 )
+from ranking.ppi import PPIResult, ppi_bradley_terry, ppi_mean
 from ranking.rank_intervals import RankIntervals, rank_intervals
 from ranking.reliability import (
     AgreementResult,
@@ -155,6 +156,10 @@ __all__ = [
     "dawid_skene",
     "DawidSkeneResult",
     "majority_vote",
+    # few human labels, valid intervals: prediction-powered inference (ranking.ppi)
+    "ppi_mean",
+    "ppi_bradley_terry",
+    "PPIResult",
     # significance tests (ranking.significance)
     "welch_t",
     "WelchResult",
