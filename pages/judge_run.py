@@ -7,7 +7,16 @@ each tab lives in its own module under ``pages/judge_page/``."""
 import streamlit as st
 
 from pages import state, ui
-from pages.judge_page import JOB, LAST, RAW_GEN, import_tab, outputs_tab, run_tab, summary
+from pages.judge_page import (
+    JOB,
+    LAST,
+    RAW_GEN,
+    import_tab,
+    jury_tab,
+    outputs_tab,
+    run_tab,
+    summary,
+)
 from pages.services import judge as svc
 
 st.title("Judge")
@@ -44,10 +53,14 @@ if last and last.get("dataset") and last["dataset"] != name:
 if last:
     summary.render(last)
 
-run, raw, imports = st.tabs(["Run a judge", "Raw outputs", "Import judge outputs"])
+run, raw, imports, jury = st.tabs(
+    ["Run a judge", "Raw outputs", "Import judge outputs", "Build a jury"]
+)
 with run:
     run_tab.render(ds, name)
 with raw:
     outputs_tab.render(ds, name, last)
 with imports:
     import_tab.render(ds, name)
+with jury:
+    jury_tab.render(ds, name)
