@@ -27,11 +27,14 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from ranking._bt_dense import fit_batch
-from ranking._bt_flat import fit_flat
+from ranking._bt_dense import _cholesky_solve, fit_batch
+from ranking._bt_flat import _components_flat, fit_flat
 from ranking._numba import njit
 
-__all__ = ["Cells", "DENSE_MAX_ITEMS", "aggregate", "bootstrap_cells", "fold_pairs"]
+# chord iterations (fixed Hessian) tried per replicate before its full Newton fit
+_CHORD_MAX_ITER = 100
+
+__all__ = ["Cells", "DENSE_MAX_ITEMS", "aggregate", "bootstrap_cells", "fold_pairs", "pair_totals"]
 
 #: Up to this many items the bootstrap refits are dense Newton-Cholesky fits.
 DENSE_MAX_ITEMS = 400
@@ -159,6 +162,11 @@ def fold_pairs(ei, ej, y, w):
     return a, b, wy, ww
 
 
+def pair_totals(cells):
+    """(a, b, wy, w) of the pairs, totals over the cells (what :func:`fold_pairs` gives)."""
+    return _fold_pairs(cells.a, cells.b, cells.wy * cells.mult, cells.w * cells.mult)[:4]
+
+
 def _fold_pairs(a, b, wy, w):
     key = a.astype(np.int64) * (1 << 31) + b
     uniq, inv = np.unique(key, return_inverse=True)
@@ -209,6 +217,83 @@ def _replicate_W(counts, unit, pair, pa, pb, wy, w, n):
     return W
 
 
+@njit(parallel=True, error_model="numpy")
+def _chord_fits(counts, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol, out, ok):
+    """Replicate fits by chord Newton: theta += (H0 + J)^-1 g(theta), H0 the full data's
+    Hessian (factor ``L``). Converges to the replicate's MLE (g = 0); ``ok[r]`` False where
+    the replicate's graph is not one component or the iteration did not converge (those
+    replicates are refitted in full by the caller)."""
+    B = counts.shape[0]
+    n = theta0.shape[0]
+    for r in prange(B):
+        ewy = np.zeros(n_pairs)
+        ew = np.zeros(n_pairs)
+        for c in range(unit.shape[0]):
+            k = counts[r, unit[c]]
+            if k != 0:
+                ewy[pair[c]] += k * wy[c]
+                ew[pair[c]] += k * w[c]
+        comp, n_comp = _components_flat(pa, pb, ew, n)
+        good = n_comp == 1
+        for i in range(n):
+            if comp[i] < 0:
+                good = False
+        ok[r] = False
+        if not good:
+            continue
+        th = theta0.copy()
+        g = np.empty(n)
+        step = np.empty(n)
+        for _ in range(_CHORD_MAX_ITER):
+            for i in range(n):
+                g[i] = -ridge * th[i]
+            for q in range(n_pairs):
+                if ew[q] == 0.0:
+                    continue
+                sq = 1.0 / (1.0 + np.exp(th[pb[q]] - th[pa[q]]))
+                res = ewy[q] - ew[q] * sq
+                g[pa[q]] += res
+                g[pb[q]] -= res
+            _cholesky_solve(L, g, step)
+            big = 0.0
+            mean = 0.0
+            for i in range(n):
+                mean += step[i]
+            mean = mean / n if ridge == 0.0 else 0.0
+            for i in range(n):
+                d = step[i] - mean
+                th[i] += d
+                if abs(d) > big:
+                    big = abs(d)
+            if big < tol:
+                ok[r] = True
+                break
+        if ridge == 0.0:
+            m = 0.0
+            for i in range(n):
+                m += th[i]
+            for i in range(n):
+                th[i] -= m / n
+        out[r] = th
+
+
+def _chord_factor(pa, pb, wy_tot, w_tot, theta, ridge):
+    """Lower Cholesky factor of the full data's negative Hessian (+ the gauge 11^T / n)."""
+    n = theta.size
+    s = 1.0 / (1.0 + np.exp(-(theta[pa] - theta[pb])))
+    h = w_tot * s * (1.0 - s)
+    H = np.zeros((n, n))
+    np.add.at(H, (pa, pb), -h)
+    np.add.at(H, (pb, pa), -h)
+    H[np.diag_indices(n)] = -H.sum(axis=1) + ridge
+    if ridge == 0.0:
+        H += 1.0 / n
+    try:
+        return np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
+        return None
+
+
 @njit
 def _replicate_edges(counts_row, unit, pair, wy, w, n_pairs):
     ewy = np.zeros(n_pairs)
@@ -229,10 +314,15 @@ def draw_counts(cells, n_boot, rng):
     return out
 
 
-def bootstrap_cells(cells, n_items, theta, ridge, max_iter, tol, n_boot, rng, counts=None):
+def bootstrap_cells(
+    cells, n_items, theta, ridge, max_iter, tol, n_boot, rng, counts=None, chord=True
+):
     """(n_boot, n_items) refits of the replicates, warm-started from ``theta``.
 
     ``counts`` (n_boot, n_units) replaces the random draws (the tests' fixed resamples).
+    With ``chord`` (the full fit is one component with a finite MLE) the replicates are
+    first fitted by chord Newton with the full data's Hessian; any replicate whose graph
+    differs or that does not converge is refitted by full damped Newton, as without it.
     """
     pa, pb, _, _, pair = _fold_pairs(cells.a, cells.b, cells.wy, cells.w)
     if counts is None:
@@ -242,6 +332,15 @@ def bootstrap_cells(cells, n_items, theta, ridge, max_iter, tol, n_boot, rng, co
         n_boot = counts.shape[0]
     samples = np.empty((n_boot, n_items))
     unit = cells.unit.astype(np.int64)
+    L = None
+    one_component = chord and np.isfinite(theta).all() and n_items <= DENSE_MAX_ITEMS
+    if one_component:
+        _, _, fwy, fw, _ = _fold_pairs(
+            cells.a, cells.b, cells.wy * cells.mult, cells.w * cells.mult
+        )
+        comp, n_comp = _components_flat(pa, pb, fw, n_items)
+        if n_comp == 1 and np.all(comp >= 0):
+            L = _chord_factor(pa, pb, fwy, fw, theta, float(ridge))
     for s in range(0, n_boot, _CHUNK):
         size = min(_CHUNK, n_boot - s)
         if counts is None:
@@ -249,16 +348,28 @@ def bootstrap_cells(cells, n_items, theta, ridge, max_iter, tol, n_boot, rng, co
             _draw_counts(cells.n_draws, cells.p, seeds[s : s + size], cnt)
         else:
             cnt = counts[s : s + size]
+        if L is not None:
+            out = np.empty((size, n_items))
+            ok = np.zeros(size, np.bool_)
+            _chord_fits(cnt, unit, pair, pa, pb, cells.wy, cells.w, pa.size, L, theta,
+                        float(ridge), tol, out, ok)  # fmt: skip
+            samples[s : s + size] = out
+            if ok.all():
+                continue
+            cnt = cnt[~ok]
+            rows = s + np.flatnonzero(~ok)
+        else:
+            rows = s + np.arange(size)
         if n_items <= DENSE_MAX_ITEMS:
             W = _replicate_W(cnt, unit, pair, pa, pb, cells.wy, cells.w, n_items)
-            th = np.ascontiguousarray(np.broadcast_to(theta, (size, n_items)).copy())
+            th = np.ascontiguousarray(np.broadcast_to(theta, (rows.size, n_items)).copy())
             fit_batch(W, float(ridge), max_iter, tol, th, True)
-            samples[s : s + size] = th
+            samples[rows] = th
         else:
-            for r in range(size):
+            for r in range(rows.size):
                 ewy, ew = _replicate_edges(cnt[r], unit, pair, cells.wy, cells.w, pa.size)
                 keep = ew > 0
-                samples[s + r] = fit_flat(
+                samples[rows[r]] = fit_flat(
                     pa[keep], pb[keep], ewy[keep], ew[keep], n_items, float(ridge), max_iter,
                     tol, theta0=theta,
                 )[0]  # fmt: skip

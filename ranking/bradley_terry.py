@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bt_aggregate import aggregate, bootstrap_cells, fold_pairs
+from ._bt_aggregate import aggregate, bootstrap_cells, fold_pairs, pair_totals
 from ._bt_dense import fit_batch, win_weights
 from ._bt_features import (
     bootstrap_features,
@@ -416,7 +416,13 @@ def _bt_flat(first, second, outcome, n_items, weights, tau, groups, **options):
     y = out if tau is None else decide(out, tau)
     ridge, max_iter, tol = options["ridge"], options["max_iter"], options["tol"]
     # the likelihood is additive in the weights: one edge per compared pair when that pays
-    folded = fold_pairs(ei, ej, y, w)
+    cells = None
+    if options["intervals"] == "bootstrap":
+        cells = aggregate(ei, ej, y, w, groups=codes)
+    if cells is not None:
+        folded = pair_totals(cells)
+    else:
+        folded = fold_pairs(ei, ej, y, w)
     if folded is None:
         fa, fb, fwy, fw = ei, ej, w * y, w
     else:
@@ -433,11 +439,13 @@ def _bt_flat(first, second, outcome, n_items, weights, tau, groups, **options):
 
     def replicates():
         n_boot, rng = options["n_boot"], options["rng"]
-        cells = aggregate(ei, ej, y, w, groups=codes)
         if cells is None:  # hardly any repeated comparison: resample them one by one
             return bootstrap_flat(ei, ej, w * y, w, n_items, theta, ridge, max_iter, tol,
                                   n_boot, rng)  # fmt: skip
-        return bootstrap_cells(cells, n_items, theta, ridge, max_iter, tol, n_boot, rng)
+        chord = bool(fitted[5]) and fitted[4] == 1
+        return bootstrap_cells(
+            cells, n_items, theta, ridge, max_iter, tol, n_boot, rng, chord=chord
+        )
 
     how = "" if folded is None else f" on {fa.size} pair(s) aggregated from {ei.size} comparisons"
     if codes is not None and options["intervals"] == "bootstrap":
