@@ -121,24 +121,37 @@ def fit_ties(first, second, outcome, n_items, weights, tau, ties, tie, **options
 
 
 def _cells(ei, ej, a, b, t):
-    """Distinct comparisons (unordered pair and masses) with their counts, and their pairs."""
+    """Distinct comparisons (unordered pair and masses) with their counts, and their pairs.
+
+    One lexsort over (pair, masses) instead of ``np.unique(axis=0)`` (ten times slower).
+    """
     lo, hi = np.minimum(ei, ej), np.maximum(ei, ej)
     swap = ei > ej
     a, b = np.where(swap, b, a), np.where(swap, a, b)
     keep = (a + b + t) > 0
-    rows = np.column_stack([lo[keep], hi[keep], a[keep], b[keep], t[keep]])
-    uniq, count = np.unique(rows, axis=0, return_counts=True)
-    pairs, pair_of_cell = np.unique(uniq[:, :2], axis=0, return_inverse=True)
-    count = count.astype(np.float64)
+    code = lo[keep].astype(np.int64) * (int(hi.max()) + 1) + hi[keep]
+    a, b, t = a[keep], b[keep], t[keep]
+    order = np.lexsort((t, b, a, code))
+    code, a, b, t = code[order], a[order], b[order], t[order]
+    new = np.ones(code.size, bool)
+    new[1:] = (np.diff(code) != 0) | (np.diff(a) != 0) | (np.diff(b) != 0) | (np.diff(t) != 0)
+    start = np.flatnonzero(new)
+    count = np.diff(np.append(start, code.size)).astype(np.float64)
+    code, unit = code[start], np.column_stack([a[start], b[start], t[start]])
+    pair_new = np.ones(code.size, bool)
+    pair_new[1:] = np.diff(code) != 0
+    pair_of_cell = np.cumsum(pair_new) - 1
+    pairs = code[pair_new]
+    width = int(hi.max()) + 1
     return {
-        "pi": pairs[:, 0].astype(np.int64),
-        "pj": pairs[:, 1].astype(np.int64),
-        "pair_of_cell": pair_of_cell.ravel(),
-        "unit": uniq[:, 2:],
+        "pi": (pairs // width).astype(np.int64),
+        "pj": (pairs % width).astype(np.int64),
+        "pair_of_cell": pair_of_cell,
+        "unit": unit,
         "count": count,
-        "a": uniq[:, 2] * count,
-        "b": uniq[:, 3] * count,
-        "t": uniq[:, 4] * count,
+        "a": unit[:, 0] * count,
+        "b": unit[:, 1] * count,
+        "t": unit[:, 2] * count,
     }
 
 

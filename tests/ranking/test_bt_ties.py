@@ -175,3 +175,30 @@ def test_half_win_reads_as_davidson_nu_two():
     best = rk.tie_model_fit(first, second, outcome, fitted.scores, "davidson", fitted.tie_param)
     assert best.log_lik >= half.log_lik
     assert best.predicted_tie_rate == pytest.approx(best.observed_tie_rate, abs=0.01)
+
+
+def test_davidson_equals_evalica_newman_on_llmfao():
+    """Newman's (2023) iteration with ties fits the Davidson model (his v is nu / 2): evalica's
+    implementation is a reference on the LLMFAO votes shipped with it (about 39 % ties)."""
+    evalica = pytest.importorskip("evalica")
+    import pandas as pd
+
+    from data.paths import data_dirs
+
+    path = data_dirs()[0] / "llmfao_evalica" / "llmfao.csv"
+    if not path.exists():
+        pytest.skip(f"{path} absent")
+    votes = pd.read_csv(path, dtype=str)
+    items = sorted(set(votes["left"]) | set(votes["right"]))
+    index = {k: i for i, k in enumerate(items)}
+    first = votes["left"].map(index).to_numpy()
+    second = votes["right"].map(index).to_numpy()
+    w = votes["winner"].to_numpy(dtype=object)
+    outcome = np.where(w == "left", 1.0, np.where(w == "right", 0.0, 0.5))
+    code = {"left": evalica.Winner.X, "right": evalica.Winner.Y, "tie": evalica.Winner.Draw}
+    ref = evalica.newman(votes["left"], votes["right"], [code[x] for x in w], tolerance=1e-12,
+                         limit=100_000)  # fmt: skip
+    res = rk.bradley_terry(first=first, second=second, outcome=outcome, ties="davidson")
+    expected = np.log(ref.scores.loc[items].to_numpy())
+    np.testing.assert_allclose(res.scores, expected - expected.mean(), atol=1e-8)
+    assert res.tie_param == pytest.approx(2 * ref.v, rel=1e-8)
