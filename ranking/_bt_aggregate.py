@@ -117,6 +117,8 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit):
         ww = np.empty(cap // 2)
         cnt = np.empty(cap // 2, np.int64)
         n = _hash_cells(ea, eb, y, w, k2, k3, use_y, cap, key, a, b, wy, ww, cnt)
+        if n > limit:
+            return None
         if n >= 0:
             return key[:n], a[:n], b[:n], wy[:n], ww[:n], cnt[:n]
         if cap // 2 >= limit:
