@@ -1,4 +1,5 @@
-"""Timing of style-controlled Bradley–Terry (``bradley_terry(features=...)``), with scipy as peer.
+"""Timing of style-controlled Bradley–Terry (``bradley_terry(features=...)``), with scipy as peer,
+and of the style and tie-model fits on LLMFAO (issue 14), with evalica and scipy as peers.
 
     .venv/bin/python benchmarks/bench_style_bt.py [--repeats 7]
 
@@ -104,6 +105,101 @@ def main():
             f"  scipy BFGS peer (one run):         {peer:8.1f} ms  "
             f"(x{peer / fit:.0f}; max |beta diff| {np.nanmax(np.abs(beta - res.coef)):.1e})"
         )
+    llmfao(args.repeats)
+
+
+def llmfao_votes():
+    """LLMFAO's votes as shipped with evalica (8,931 comparisons, 59 systems, 39 % ties)."""
+    import pandas as pd
+
+    from data.paths import data_dirs
+
+    path = data_dirs()[0] / "llmfao_evalica" / "llmfao.csv"
+    if not path.exists():
+        return None
+    votes = pd.read_csv(path, dtype=str)
+    items = sorted(set(votes["left"]) | set(votes["right"]))
+    index = {k: i for i, k in enumerate(items)}
+    w = votes["winner"].to_numpy(dtype=object)
+    outcome = np.where(w == "left", 1.0, np.where(w == "right", 0.0, 0.5))
+    return votes, votes["left"].map(index).to_numpy(), votes["right"].map(index).to_numpy(), outcome
+
+
+def scipy_rao_kupper(first, second, y, n):
+    """The Rao–Kupper log-likelihood maximised by scipy (BFGS, numeric gradient); ms, theta."""
+    from ranking._bt_ties_model import RAO_KUPPER, pair_probabilities
+
+    t = (y == 0.5).astype(float)
+    win, loss = y - t / 2, 1 - y - t / 2
+
+    def negll(v):
+        theta = np.r_[0.0, v[: n - 1]]
+        pw, pt, pl = pair_probabilities(RAO_KUPPER, theta[first] - theta[second], np.exp(v[-1]))
+        return -(win * np.log(pw) + t * np.log(pt) + loss * np.log(pl)).sum()
+
+    start = time.perf_counter()
+    res = optimize.minimize(negll, np.r_[np.zeros(n - 1), np.log(0.3)], method="BFGS")
+    return (time.perf_counter() - start) * 1e3, float(np.exp(np.exp(res.x[-1])))
+
+
+def llmfao(repeats):
+    loaded = llmfao_votes()
+    if loaded is None:
+        print("LLMFAO: llmfao_evalica/llmfao.csv not in the data folder; skipped")
+        return
+    votes, first, second, y = loaded
+    n, m = int(max(first.max(), second.max())) + 1, len(y)
+    print(f"LLMFAO: {n} systems, {m:,} comparisons, {np.mean(y == 0.5):.0%} ties")
+    kw = dict(first=first, second=second, outcome=y, n_items=n)
+    # LLMFAO ships no texts: a first-slot constant and 4 seeded covariates stand in for style
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(m), rng.normal(0, 0.3, (m, 4))])
+    rows = [
+        ("plain Bradley–Terry (half-win)", {}),
+        ("style-controlled (5 covariates)", dict(features=X)),
+        ("style-controlled + Fisher", dict(features=X, intervals="fisher")),
+        ("Davidson", dict(ties="davidson")),
+        ("Davidson + Fisher", dict(ties="davidson", intervals="fisher")),
+        ("Rao–Kupper", dict(ties="rao-kupper")),
+        ("Rao–Kupper + Fisher", dict(ties="rao-kupper", intervals="fisher")),
+        ("Davidson + 200 bootstrap refits", dict(ties="davidson", intervals="bootstrap",
+                                                 random_state=0)),
+    ]  # fmt: skip
+    for label, extra in rows:
+        ms = median_ms(functools.partial(rk.bradley_terry, **kw, **extra), repeats)
+        print(f"  {label:<34s} {ms:8.2f} ms (median)")
+    dav = rk.bradley_terry(**kw, ties="davidson")
+    try:
+        import evalica
+    except ImportError:
+        evalica = None
+    if evalica is not None:
+        code = {"left": evalica.Winner.X, "right": evalica.Winner.Y, "tie": evalica.Winner.Draw}
+        winners = [code[x] for x in votes["winner"]]
+        run = functools.partial(evalica.newman, votes["left"], votes["right"], winners,
+                                tolerance=1e-8, limit=10_000)  # fmt: skip
+        ms = median_ms(run, repeats)
+        v = run().v
+        print(f"  peer evalica.newman (Davidson)     {ms:8.2f} ms (median; nu = 2 v = {2 * v:.6f},"
+              f" ours {dav.tie_param:.6f})")  # fmt: skip
+        run = functools.partial(evalica.bradley_terry, votes["left"], votes["right"], winners,
+                                tie_weight=0.5)  # fmt: skip
+        print(f"  peer evalica.bradley_terry         {median_ms(run, repeats):8.2f} ms (median)")
+    ms, theta = scipy_rao_kupper(first, second, y, n)
+    rao = rk.bradley_terry(**kw, ties="rao-kupper")
+    print(f"  peer scipy BFGS (Rao–Kupper)       {ms:8.1f} ms (one run; theta {theta:.6f}, "
+          f"ours {rao.tie_param:.6f})")  # fmt: skip
+    peer, beta = scipy_peer(first, second, y, X, n)
+    print(f"  peer scipy BFGS (style)            {peer:8.1f} ms (one run)")
+    import data
+    from data.ties import tie_models
+
+    ds = data.load_benchmark("llmfao")
+    c = ds.comparisons
+    pool = c[c["judge"].astype(str).str.startswith("human:")].assign(judge="pool")
+    run = functools.partial(tie_models, pool, attribute="overall", judge="pool",
+                            candidates=ds.candidates)  # fmt: skip
+    print(f"  data.ties.tie_models (page table)  {median_ms(run, repeats):8.2f} ms (median)")
 
 
 if __name__ == "__main__":

@@ -236,11 +236,16 @@ def joint_covariance(fit, max_items):
     th = np.where(np.isfinite(fit.theta), fit.theta, 0.0)
     s = 1.0 / (1.0 + np.exp(-(th[fit.ei] - th[fit.ej] + Xa @ fit.beta[fit.active])))
     h = fit.w * s * (1.0 - s)
-    A = np.zeros((fit.ei.size, n))
-    A[np.arange(fit.ei.size), fit.ei] = 1.0
-    A[np.arange(fit.ei.size), fit.ej] = -1.0
-    D = np.column_stack([A, Xa])
-    H = D.T @ (D * h[:, None])
+    # H = D^T diag(h) D with D = [A, Xa], A the +1/-1 incidence rows: built from the edges
+    # (a weighted graph Laplacian, A^T (h Xa) by bincount, Xa^T (h Xa)), O(m k^2), instead of
+    # forming the dense m x n incidence matrix (O(m n^2), and BLAS-thread bound under load)
+    H = np.zeros((n + k, n + k))
+    H[:n, :n] = _laplacian(fit.ei, fit.ej, h, n)
+    hX = Xa * h[:, None]
+    for c in range(k):
+        col = np.bincount(fit.ei, hX[:, c], n) - np.bincount(fit.ej, hX[:, c], n)
+        H[:n, n + c] = H[n + c, :n] = col
+    H[n:, n:] = Xa.T @ hX
     H[np.diag_indices(n)] += fit.ridge_vec
     H[np.arange(n, n + k), np.arange(n, n + k)] += fit.ridge_beta
     comp_size, gauged = gauge(fit.comp, fit.n_comp, fit.ridge_vec)
@@ -257,6 +262,15 @@ def joint_covariance(fit, max_items):
     cov_beta = np.full((fit.X.shape[1],) * 2, np.nan)
     cov_beta[np.ix_(fit.active, fit.active)] = cov[n:, n:]
     return cov_theta, cov_beta
+
+
+def _laplacian(ei, ej, h, n):
+    """sum_e h_e (e_i - e_j)(e_i - e_j)^T as a dense n x n matrix."""
+    L = np.bincount(ei * n + ej, h, n * n).reshape(n, n)
+    L += L.T
+    L = -L
+    L[np.diag_indices(n)] = np.bincount(ei, h, n) + np.bincount(ej, h, n)
+    return L
 
 
 def bootstrap_features(fit, wy, n_boot, rng, ridge, max_iter, tol):
