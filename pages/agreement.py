@@ -16,6 +16,7 @@ from pages.agreement_page import (
     judges,
     pairwise,
     paper,
+    ppi,
     raters,
     williams,
 )
@@ -123,3 +124,4 @@ paper.render_prompt_effect(choices)
 paper.render_system_ratings(choices)
 groups.render(choices)
 pairwise.render(choices)
+ppi.render(choices)
