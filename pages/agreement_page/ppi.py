@@ -98,17 +98,17 @@ def _section(c: Choices, attrs: list[str]) -> None:
         help=f"The benchmark has {n_all}; this many are drawn at random (seeded) and the rest "
         "are treated as judged only. A context labelled means every candidate in it scored.",
     )
-    ui.settings(
-        f"{PAGE}.ppi",
+    shown = st.session_state.get(ui.SETTINGS, {}).get(PAGE, {})
+    ui.settings(  # added to the page's settings, so the report shows them beside its views
+        PAGE,
         {
-            "attribute": attribute,
-            "judge": label,
-            "quantity": svc.QUANTITY_LABELS[quantity],
-            "baseline": baseline,
-            "human labels": n,
-            "of": n_all,
-            "seed": svc.SEED,
-            "draws per label count": svc.REPEATS,
+            **shown,
+            "PPI attribute": attribute,
+            "PPI judge": label,
+            "PPI quantity": svc.QUANTITY_LABELS[quantity],
+            "PPI baseline": baseline,
+            "PPI human labels": f"{n} of {n_all} (seed {svc.SEED})",
+            "PPI draws per label count": svc.REPEATS,
         },
     )
     for note in units.notes:
