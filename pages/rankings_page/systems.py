@@ -12,26 +12,40 @@ from pages.services import rankings as svc
 
 PAGE = "Rankings"
 
+#: The interval choice: label -> (intervals, resample) of ``system_ranking``.
+INTERVALS = {
+    "Fisher": ("fisher", "comparisons"),
+    "Bootstrap over comparisons": ("bootstrap", "comparisons"),
+    "Bootstrap over contexts": ("bootstrap", "contexts"),
+}
+
 
 def render(ds, attribute: str, judge: str, setting, delta) -> None:
     """Draw the systems section for one judge of ``attribute`` under the debias ``setting``;
     ``delta(after, before)`` formats a metric's change from the raw ranking."""
     st.subheader("Systems")
-    boot = st.toggle(
-        "Bootstrap intervals",
-        key="rank.bootstrap",
-        help="Bradley–Terry: percentile intervals from 200 refits on resampled comparisons "
-        "(slow on large sets); off: intervals from the Fisher information. Elo always shows "
-        "its band over 200 shuffled orders of the games.",
+    choice = ui.select(
+        "Intervals",
+        list(INTERVALS),
+        key="rank.intervals",
+        help="Bradley–Terry intervals, and the rank intervals below: from the Fisher "
+        "information, or percentile intervals from 200 bootstrap refits that resample single "
+        "comparisons or whole contexts (all comparisons of a context in or out together). "
+        "Elo always shows its band over 200 shuffled orders of the games.",
     )
-    interval = "bootstrap" if boot else "fisher"
-    result = svc.system_ranking(ds, attribute, judge, interval, rule=setting.rule)
+    interval, resample = INTERVALS[choice]
+    boot = interval == "bootstrap"
+    result = svc.system_ranking(
+        ds, attribute, judge, interval, rule=setting.rule, resample=resample
+    )
     if result is None:
         st.caption(svc.system_items(ds, attribute, judge)[1])
     else:
         table = result.table
         if setting.active:
-            raw = svc.system_ranking(ds, attribute, judge, interval, rule=setting.raw_rule)
+            raw = svc.system_ranking(
+                ds, attribute, judge, interval, rule=setting.raw_rule, resample=resample
+            )
             side, change = svc.compare_systems(raw, result)
             st.markdown(f"**Raw ({setting.raw_label}) and debiased ({setting.label})**")
             m = st.columns(4)
@@ -90,7 +104,11 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
             "Elo rating",
             result.reference,
         )
-        shown = "bootstrap" if boot else "Fisher"
+        shown = (
+            "Fisher"
+            if not boot
+            else "bootstrap" + (" (contexts)" if resample == "contexts" else "")
+        )
         s_left, s_right = st.columns([3, 1])
         with s_left:
             ui.figure(

@@ -37,8 +37,13 @@ from ranking.bradley_terry import bradley_terry
 from ranking.elo import elo
 from ranking.leaderboard import RankChange, competition_ranks, rank_change, win_matrix
 from ranking.metrics import spearman
+from ranking.rank_intervals import rank_intervals
 
 SOFT = ("soft", None)
+
+#: How the bootstrap resamples: single comparisons, or whole contexts (all comparisons of a
+#: context in or out together; respects that comparisons of one context are not independent).
+RESAMPLE = ("comparisons", "contexts")
 
 
 def _compared(pm: PMatrix) -> pd.DataFrame:
@@ -106,7 +111,9 @@ class SystemRanking:
     ----------
     table : pandas.DataFrame
         One row per system, best Bradley–Terry score first: ``system``, ``rank`` (1 = best,
-        ties share), ``bt_score``, ``lower``, ``upper`` (its interval), ``elo``,
+        ties share), ``rank_low``, ``rank_high`` (the rank interval at 95 %, 1 = best),
+        ``arena_rank`` (1 + the number of systems significantly better: Chatbot Arena's
+        rule), ``bt_score``, ``lower``, ``upper`` (its interval), ``elo``,
         ``elo_lower``, ``elo_upper`` (the band over game orderings), ``n_comparisons`` (the
         battles: comparisons with a parsed answer between two different systems) and, with
         a human reference, ``human_mean`` (mean reference over its compared candidates).
@@ -117,6 +124,14 @@ class SystemRanking:
         Bradley–Terry's notes, and what the items are when they are candidate ids.
     reference : str or None
         What ``human_mean`` is (``Reference.source``).
+    better : pandas.DataFrame or None
+        System x system (the table's order, best first): True where the row system is
+        significantly better than the column system at 95 % (``ranking.rank_intervals``).
+    separability : float
+        Share of system pairs whose Bradley–Terry intervals do not overlap.
+    intervals : str
+        How the intervals were made: "fisher", "bootstrap over comparisons" or "bootstrap
+        over contexts".
     """
 
     table: pd.DataFrame
@@ -124,6 +139,9 @@ class SystemRanking:
     spearman_elo: float
     notes: list
     reference: str | None = None
+    better: pd.DataFrame | None = None
+    separability: float = math.nan
+    intervals: str = "fisher"
 
 
 def _item_human_means(ds: Dataset, pm: PMatrix, ref: Reference, item: str) -> pd.Series:
@@ -156,12 +174,16 @@ def system_ranking(
     n_boot: int = 200,
     random_state: int = 0,
     rule: tuple = SOFT,
+    resample: str = "comparisons",
 ) -> SystemRanking | None:
     """Bradley–Terry and Elo over systems, the comparisons of all contexts pooled.
 
     Each comparison row's outcome follows the debias ``rule`` (``Debias.rule``; default
     the probability as it is: soft outcomes). Bradley–Terry (``ranking.bradley_terry``) with
-    Fisher or bootstrap (``n_boot`` refits) intervals at 95 %. Elo (``ranking.elo``, k = 4):
+    Fisher or bootstrap (``n_boot`` refits) intervals at 95 %; the bootstrap resamples
+    single comparisons or whole contexts (``resample``, one of :data:`RESAMPLE`). Rank
+    intervals, Arena ranks, the "significantly better" matrix and separability come from
+    ``ranking.rank_intervals`` (bootstrap replicates, or the Fisher intervals). Elo (``ranking.elo``, k = 4):
     the games are played in one seeded random order (their stored order, by context, is
     arbitrary), and the 95 % band comes from ``n_boot`` seeded shuffles of that order.
 
@@ -179,6 +201,10 @@ def system_ranking(
     n_items = len(fc.items)
     if n_items < 2 or not len(fc.p):
         return None
+    if resample not in RESAMPLE:
+        raise ValueError(f"resample must be one of {RESAMPLE}; got {resample!r}")
+    by_context = intervals == "bootstrap" and resample == "contexts"
+    groups = _contexts(rows, attribute, judge, item, ds.candidates) if by_context else None
     bt = bradley_terry(
         first=fc.first,
         second=fc.second,
@@ -187,7 +213,9 @@ def system_ranking(
         intervals=intervals,
         n_boot=n_boot,
         random_state=random_state,
+        groups=groups,
     )
+    ri = rank_intervals(bt.scores, bt.lower, bt.upper, samples=bt.samples)
     rng = np.random.default_rng(random_state)
     order = rng.permutation(len(fc.p))
     el = elo(
@@ -197,6 +225,9 @@ def system_ranking(
         {
             "system": fc.items,
             "rank": competition_ranks(bt.scores),
+            "rank_low": np.where(ri.rank > 0, ri.low, np.nan),
+            "rank_high": np.where(ri.rank > 0, ri.high, np.nan),
+            "arena_rank": np.where(ri.rank > 0, ri.arena_rank, np.nan),
             "bt_score": bt.scores,
             "lower": bt.lower,
             "upper": bt.upper,
@@ -217,13 +248,35 @@ def system_ranking(
     notes = [f"Bradley–Terry over the systems: {n}" for n in bt.notes]
     if item == "candidate":
         notes.insert(0, f"The systems are the {what}.")
+    table = _natural_best_first(table, "bt_score")
+    order = list(table["system"])
+    better = pd.DataFrame(ri.better, index=fc.items, columns=fc.items).loc[order, order]
+    better.index.name = better.columns.name = "system"
+    how = "fisher" if intervals != "bootstrap" else f"bootstrap over {resample}"
     return SystemRanking(
-        _natural_best_first(table, "bt_score"),
+        table,
         rho_bt,
         rho_elo,
         notes,
         None if ref is None else ref.source,
+        better,
+        float(ri.separability),
+        how,
     )
+
+
+def _contexts(rows: pd.DataFrame, attribute: str, judge: str, item: str, candidates):
+    """The context of every comparison ``flat_comparisons`` keeps, in its order.
+
+    ``flat_comparisons`` keeps the rows with a finite p_first between different items; run
+    on the row positions in place of p_first it returns exactly those positions.
+    """
+    p = rows["p_first"].to_numpy(dtype=np.float64)
+    pos = rows.assign(p_first=np.where(np.isfinite(p), np.arange(len(rows), dtype=float), np.nan))
+    kept = flat_comparisons(
+        pos, attribute=attribute, judge=judge, item=item, candidates=candidates
+    ).p.astype(np.int64)
+    return rows["context_id"].astype(str).to_numpy()[kept]
 
 
 def compare_systems(raw: SystemRanking, debiased: SystemRanking) -> tuple[pd.DataFrame, RankChange]:
