@@ -320,6 +320,8 @@ def _bootstrap(fit, cells, z, n_boot, rng):
                    for c in range(3))  # fmt: skip
         zr, info = fit.solve(a, b, t, z0=z)
         samples[r] = fit.scores(zr)
+        mass = np.bincount(fit.pi, a + b + t, fit.m) + np.bincount(fit.pj, a + b + t, fit.m)
+        samples[r, fit.items[mass == 0]] = np.nan  # not drawn in this replicate
         taus[r] = info["tie_param"]
     fit._setup(*(np.bincount(cells["pair_of_cell"], cells[k], minlength=npair)
                  for k in ("a", "b", "t")))  # fmt: skip

@@ -27,8 +27,10 @@ _PARAM = {"Davidson": "ν", "Rao–Kupper": "θ"}
 
 def render(ds, attribute: str, judge: str, setting) -> None:
     """Draw the tie-model comparison for one judge of ``attribute``."""
-    st.markdown("#### Ties: Davidson and Rao–Kupper against “a tie is half a win”")
     res, why = svc.tie_comparison(ds, attribute, judge)
+    if res is None and not why:
+        return  # no systems to rank: the systems section above says why
+    st.markdown("#### Ties: Davidson and Rao–Kupper against “a tie is half a win”")
     if res is None:
         st.caption(f"No tie models: {why}")
         return

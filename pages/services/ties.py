@@ -17,10 +17,11 @@ from pages.services.leaderboard import system_items
 
 @cache_data(show_spinner="Fitting the tie models (Davidson, Rao–Kupper)…", max_entries=32)
 def tie_comparison(ds: Dataset, attribute: str, judge: str) -> tuple[TieModels | None, str]:
-    """(the three models' fits, "") or (None, why there is nothing to fit)."""
-    item, why = system_items(ds, attribute, judge)
+    """(the three models' fits, "") or (None, why there is nothing to fit); (None, "") when
+    there are no systems to rank at all (the systems section says why)."""
+    item, _ = system_items(ds, attribute, judge)
     if item is None:
-        return None, why
+        return None, ""
     rows = select_comparisons(ds, attribute, judge)
     try:
         res = tie_models(
