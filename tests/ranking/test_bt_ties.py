@@ -202,3 +202,12 @@ def test_davidson_equals_evalica_newman_on_llmfao():
     expected = np.log(ref.scores.loc[items].to_numpy())
     np.testing.assert_allclose(res.scores, expected - expected.mean(), atol=1e-8)
     assert res.tie_param == pytest.approx(2 * ref.v, rel=1e-8)
+
+
+def test_tau_decides_first_and_a_decision_at_tau_is_a_tie():
+    first, second, outcome, _ = simulate(RAO_KUPPER, 1.6, n=5, m=2_000, seed=9)
+    soft = np.where(outcome == 1.0, 0.8, np.where(outcome == 0.0, 0.3, 0.6))
+    res = rk.bradley_terry(first=first, second=second, outcome=soft, ties="rao-kupper", tau=0.6)
+    hard = rk.bradley_terry(first=first, second=second, outcome=outcome, ties="rao-kupper")
+    np.testing.assert_allclose(res.scores, hard.scores, atol=1e-9)
+    assert res.tie_param == pytest.approx(hard.tie_param)
