@@ -3,9 +3,10 @@
 Per draw (in parallel) and context, the comparisons of the sequence are added one budget
 after the other into the context's N x N win weights W (W[i, j] += y, W[j, i] += 1 - y), and
 the fit at each budget starts from the scores of the previous budget (a warm start: a few
-Newton steps instead of a fit from zero). The fit itself is ``ranking._bt_dense._fit_context``,
-the one ``bradley_terry(P=...)`` runs per context, so the scores are the same maximum of the
-same likelihood; the neutral fill, the snapping of numerical ties and the correlation with the
+Newton steps instead of a fit from zero). The fit is ``ranking._budget_bt_newton.fit_warm``:
+the model, components, ridge fallback and stopping rule of ``bradley_terry(P=...)``'s
+``_fit_context``, with kept buffers and cheaper steps, so the scores are the same maximum of
+the same likelihood (to rounding); the neutral fill, the snapping of numerical ties and the correlation with the
 reference follow in the kernel. With debias, the outcomes change with the pooled threshold
 of each budget, so W is rebuilt from the comparisons seen so far (still warm started).
 
@@ -20,7 +21,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._bt_dense import _fit_context
+from ranking._budget_bt_newton import fit_warm, make_work
 from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
 from ranking.decisions import _decide
 from ranking.metrics import _kendall_row, _spearman_row
@@ -106,6 +107,7 @@ def _bt_context(
     theta = np.zeros(n)
     scores = np.empty(n)
     buf = np.empty(n, np.int64)
+    work = make_work(n)
     pos = 0
     last_target = -1
     last_t = np.nan
@@ -150,8 +152,7 @@ def _bt_context(
             pos += 1
         last_target = target
         last_t = t
-        res = _fit_context(W, ridge, max_iter, tol, theta, True)
-        if not res[0]:
+        if not fit_warm(W, ridge, max_iter, tol, theta, work):
             n_bad += 1
         # neutral: the unseen get the mean of the seen (and valid) scores
         mid = np.nan
