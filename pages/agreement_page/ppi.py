@@ -20,6 +20,11 @@ COLOURS = {"judge only": "#9e9e9e", "human only": "#1f77b4", "PPI++": "#d62728"}
 
 def _why_not(c: Choices) -> str:
     ds = c.ds
+    if len(svc.systems_of(ds)) < 2:
+        return (
+            "its candidates are not labelled with two or more systems, and PPI estimates a "
+            "quantity per system"
+        )
     if not c.has_humans and not c.human_verdicts:
         return "it has no human labels"
     if not len(ds.ratings) and not len(ds.comparisons):

@@ -10,6 +10,7 @@ import pandas as pd
 
 from data import ppi as dppi
 from data.schema import Dataset
+from data.systems import systems_of
 from pages.services.agreement.raters import rater_label
 from pages.services.common import cache_data
 
@@ -37,7 +38,9 @@ def judges(ds: Dataset, attribute: str) -> pd.DataFrame:
 
 
 def attributes(ds: Dataset) -> list[str]:
-    """Attributes with at least one judge PPI can use."""
+    """Attributes with at least one judge PPI can use (none without systems to estimate)."""
+    if len(systems_of(ds)) < 2:
+        return []
     names = set(ds.human_scores["attribute"].astype(str)) if len(ds.human_scores) else set()
     if len(ds.comparisons):
         names |= set(ds.comparisons["attribute"].astype(str))
