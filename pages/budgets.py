@@ -84,6 +84,13 @@ with ui.guard("Computing the budget curves"):
             help="seeded repetitions per strategy; the band spans them",
         )
         seed = st.number_input("Seed", 0, 2**31 - 1, 0, key="budget.seed")
+        full = st.checkbox(
+            "Every budget",
+            False,
+            key="budget.full",
+            help=f"every budget from 1 to the most comparisons a context has, instead of a "
+            f"geometric grid of about {svc.MAX_BUDGET_POINTS} budgets",
+        )
         band = st.radio(
             "Band", list(BANDS), format_func=BANDS.get, horizontal=True, key="budget.band"
         )
@@ -96,8 +103,8 @@ with ui.guard("Computing the budget curves"):
         )
     if method == "bradley_terry":
         st.caption(
-            "Bradley–Terry refits once per draw and budget: expect a minute or more on "
-            "SummEval-size data."
+            "Bradley–Terry fits every context at every budget and draw, each fit warm started "
+            "from the previous budget's scores: seconds, even for every budget."
         )
     ui.need(
         bool(strategies) and bool(debias_shown),
@@ -113,6 +120,7 @@ with ui.guard("Computing the budget curves"):
             "correlation": correlation,
             "draws": int(n_draws),
             "seed": int(seed),
+            "budgets": "every budget" if full else f"about {svc.MAX_BUDGET_POINTS} budgets",
             "strategies": ", ".join(svc.STRATEGIES[s] for s in strategies),
             "debiasing": ", ".join(debias_shown),
             **({"as set": setting.label} if as_set and svc.AS_SET in debias_shown else {}),
@@ -127,7 +135,7 @@ with ui.guard("Computing the budget curves"):
             k / len(strategies),
             text=f"Budget curves: {svc.STRATEGIES[strategy]} ({k + 1}/{len(strategies)})",
         )
-        args = (method, correlation, int(n_draws), int(seed))
+        args = (method, correlation, int(n_draws), int(seed), bool(full))
         curves.append(svc.budget(ds, attribute, judge, strategy, *args))
         labels.append(None)
         if as_set and svc.AS_SET in debias_shown:

@@ -32,7 +32,7 @@ BUDGET_METHODS = {
     "win_ratio": "win-ratio",
     "soft_win_ratio": "soft win-ratio",
     "poe": "product of experts (PoE)",
-    "bradley_terry": "Bradley–Terry (slow)",
+    "bradley_terry": "Bradley–Terry",
 }
 #: Decision threshold of the hard win-ratio without debiasing (the page has no threshold of
 #: its own; debiasing replaces it by the balanced threshold).
@@ -46,10 +46,11 @@ CURVE_ARGS = {
 }
 #: The label of the curves on the calibrated P (the shared debias setting).
 AS_SET = "as set"
-#: Budget grids above this many points are thinned to a geometric grid.
+#: Budget grids above this many points are thinned to a geometric grid (unless ``full``).
 MAX_BUDGET_POINTS = 40
-#: The same for Bradley–Terry budget curves (one fit per draw and budget).
-BT_BUDGET_POINTS = 10
+#: Bradley–Terry takes the same grid as the other methods now that its fits are warm
+#: started along the budget in one compiled loop (it had a 10-point grid before).
+BT_BUDGET_POINTS = MAX_BUDGET_POINTS
 
 
 def available_comparisons(P: np.ndarray) -> int:
@@ -60,18 +61,20 @@ def available_comparisons(P: np.ndarray) -> int:
     return int(finite.sum(axis=(1, 2)).max())
 
 
-def budget_grid(P: np.ndarray, method: str, strategy: str | None = None) -> np.ndarray:
+def budget_grid(
+    P: np.ndarray, method: str, strategy: str | None = None, full: bool = False
+) -> np.ndarray:
     """Budgets up to the most comparisons any context has; thinned when there are many.
 
     ``"symmetric"`` shows every pair in both orders and cannot spend an odd budget, so its
-    grid holds the same number of even budgets (2, 4, ...).
+    grid holds the same number of even budgets (2, 4, ...). ``full``: every budget (every
+    even one for ``"symmetric"``), never thinned.
     """
     n_max = available_comparisons(P)
-    # Bradley–Terry refits once per draw and budget: a short grid keeps it to seconds.
     n_points = BT_BUDGET_POINTS if method == "bradley_terry" else MAX_BUDGET_POINTS
     step = 2 if strategy == "symmetric" else 1
     n_steps = max(n_max // step, 1)
-    if n_steps <= n_points:
+    if full or n_steps <= n_points:
         return step * np.arange(1, n_steps + 1)
     return step * np.unique(np.round(np.geomspace(1, n_steps, n_points)).astype(np.int64))
 
@@ -86,18 +89,20 @@ def compute_budget(
     n_draws: int = 20,
     random_state: int = 0,
     debias: tuple = (False, True),
+    full: bool = False,
 ):
     """``ranking.budget.budget_curves`` for one strategy, with and without debiasing.
 
     ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`). The page's
     cached :func:`budget` runs it on the judge's P; tests run it on any P. ``debias``:
     the balanced-threshold settings to run ((False,) for a P calibrated beforehand).
+    ``full``: every budget (:func:`budget_grid`).
     """
     curve_method, tau = CURVE_ARGS[method]
     return budget_curves(
         P,
         ref,
-        budgets=budget_grid(P, method, strategy),
+        budgets=budget_grid(P, method, strategy, full),
         strategies=(strategy,),
         debias=tuple(debias),
         n_draws=int(n_draws),
@@ -177,9 +182,10 @@ def budget(
     correlation: str = "spearman",
     n_draws: int = 20,
     random_state: int = 0,
+    full: bool = False,
 ):
     """Budget curves of one strategy on the judge's P against the human reference, raw and
-    debiased (see :func:`compute_budget`)."""
+    debiased (see :func:`compute_budget`; ``full``: every budget)."""
     ref = human_reference(ds, attribute, judge)
     if ref is None:
         raise ValueError("budget curves need a human reference; this dataset has none")
@@ -191,6 +197,7 @@ def budget(
         correlation=correlation,
         n_draws=n_draws,
         random_state=random_state,
+        full=full,
     )
 
 
@@ -205,6 +212,7 @@ def budget_as_set(
     correlation: str = "spearman",
     n_draws: int = 20,
     random_state: int = 0,
+    full: bool = False,
 ):
     """Budget curves of one strategy on the judge's P as the shared debias ``rule`` sets it
     (``pages.services.bias.debiased_P``; a calibration: the mapped P), without the
@@ -228,4 +236,5 @@ def budget_as_set(
         n_draws=n_draws,
         random_state=random_state,
         debias=(False,),
+        full=full,
     )
