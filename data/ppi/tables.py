@@ -157,7 +157,22 @@ def ppi_estimates(
 
 
 def label_grid(n_max: int, n_points: int = 10, n_min: int = 10) -> list[int]:
-    """Label counts from ~``n_min`` to ``n_max``, spaced geometrically, ``n_max`` included."""
+    """Label counts from ~``n_min`` to ``n_max``, spaced geometrically, ``n_max`` included.
+
+    Parameters
+    ----------
+    n_max : int
+        Every label we have.
+    n_points : int
+        Points wanted (fewer when rounding makes two equal).
+    n_min : int
+        The smallest count (at least 2).
+
+    Returns
+    -------
+    list of int
+        Ascending, distinct.
+    """
     lo = min(n_min, n_max)
     grid = np.unique(np.round(np.geomspace(max(lo, 2), n_max, n_points)).astype(int))
     return [int(n) for n in grid]
@@ -278,7 +293,18 @@ TRUSTED_COVERAGE = 0.9
 
 def trusted(curve: pd.DataFrame) -> pd.Series:
     """Which rows of a :func:`width_curve` table answer questions: a width, coverage at
-    least :data:`TRUSTED_COVERAGE` for both human-only and PPI++ at that n, no failed draw."""
+    least :data:`TRUSTED_COVERAGE` for both human-only and PPI++ at that n, no failed draw.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A :func:`width_curve` table.
+
+    Returns
+    -------
+    pandas.Series of bool
+        Aligned with ``curve``'s rows.
+    """
     ok = curve["width"].notna() & (
         (curve["coverage"] >= TRUSTED_COVERAGE) | (curve["method"] == "judge only")
     )
@@ -299,6 +325,18 @@ def effective_labels(curve: pd.DataFrame, n: float) -> float:
     trusted points only, see :func:`trusted`);
     at most every label we have (PPI++ cannot beat every label alone: the judge only adds
     the items left unlabelled). NaN when the curves are empty.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A :func:`width_curve` table.
+    n : float
+        Labels used by PPI++.
+
+    Returns
+    -------
+    float
+        Human labels alone giving the same median width.
     """
     nh, wh = _curve(curve, "human only")
     npp, wp = _curve(curve, "PPI++")
@@ -314,6 +352,18 @@ def labels_needed(curve: pd.DataFrame, n_human: float) -> float:
     Log-log interpolation of the trusted points of the median-width curves (see
     :func:`trusted`); ``n_human`` itself when the judge
     does not help. NaN when the curves are empty.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        A :func:`width_curve` table.
+    n_human : float
+        Human labels alone.
+
+    Returns
+    -------
+    float
+        Labels PPI++ needs for the same median width (at most ``n_human``).
     """
     nh, wh = _curve(curve, "human only")
     npp, wp = _curve(curve, "PPI++")
