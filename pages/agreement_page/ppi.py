@@ -5,6 +5,8 @@ and the interval width against the number of human labels (the labels we have, s
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -189,9 +191,24 @@ def _curve(curve, n: int, n_all: int, unit: str, label: str) -> None:
                 "<extra>" + method + "</extra>",
             )
         )
-    fig.add_vline(x=n, line_dash="dash", annotation_text=f"the labels you have ({n})")
+    # on a log axis plotly places annotations at log10(x) but shapes at x (add_vline's text
+    # lands far off), so the markers are drawn by hand
+    marks = [(n, f"the labels you have ({n})", "dash")]
     if n != n_all:
-        fig.add_vline(x=n_all, line_dash="dot", annotation_text=f"all {n_all}")
+        marks.append((n_all, f"all {n_all}", "dot"))
+    for x, text, dash in marks:
+        fig.add_shape(
+            type="line", x0=x, x1=x, y0=0, y1=1, yref="paper", line={"dash": dash, "color": "#444"}
+        )
+        fig.add_annotation(
+            x=math.log10(x),
+            y=1,
+            yref="paper",
+            text=text,
+            showarrow=False,
+            yanchor="bottom",
+            xanchor="right" if x == n_all else "left",
+        )
     fig.update_layout(
         xaxis={"type": "log", "title": unit},
         yaxis_title="median interval width",
