@@ -26,6 +26,9 @@ from ranking.metrics import kendall, spearman
 
 #: ``bt_kwargs`` the compiled loop takes; any other sends the grid to the slow path.
 FAST_KWARGS = ("ridge", "max_iter", "tol")
+#: The compiled loop stops a fit once the ranks of its scores are certain (see
+#: ``ranking._budget_bt_newton.fit_warm``); False: every fit converges to ``tol``.
+RANK_ONLY = True
 
 
 def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
@@ -57,6 +60,7 @@ def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_k
         ridge,
         max_iter,
         tol,
+        RANK_ONLY,
     )
     if n_bad:
         warnings.warn(

@@ -21,39 +21,37 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._budget_bt_newton import fit_warm, make_work
+from ranking._budget_bt_newton import SNAP, fill_scores, fit_warm, make_work
+from ranking._budget_grid import _context_reference
 from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
 from ranking.decisions import _decide
-from ranking.metrics import _kendall_row, _spearman_row
+from ranking.metrics import _kendall_row, _spearman_preranked, _spearman_row
 
-#: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
-#: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding
-#: (two candidates with the same record, or a warm start against a cold one), not signal.
-SNAP = 1e-9
+__all__ = ["SNAP", "_bt_grid_fast", "_snap_rows"]
 
 
 @njit
-def _snap_row(x, order_buf):
+def _snap_row(x, order):
     """Give every run of finite values of ``x`` whose sorted gaps are <= SNAP the run's
-    smallest value (in place). ``order_buf`` is scratch of x's length."""
+    smallest value (in place). ``order`` is int scratch of x's length."""
     n = 0
     for u in range(x.shape[0]):
         if math.isfinite(x[u]):
-            order_buf[n] = u
+            # insertion sort (stable; N is small)
+            k = n
+            while k > 0 and x[order[k - 1]] > x[u]:
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = u
             n += 1
     if n < 2:
         return
-    idx = order_buf[:n]
-    vals = np.empty(n)
-    for a in range(n):
-        vals[a] = x[idx[a]]
-    srt = np.argsort(vals, kind="mergesort")
-    start = vals[srt[0]]
+    start = x[order[0]]
     prev = start
     for a in range(1, n):
-        v = vals[srt[a]]
+        v = x[order[a]]
         if v - prev <= SNAP:
-            x[idx[srt[a]]] = start
+            x[order[a]] = start
         else:
             start = v
         prev = v
@@ -96,12 +94,17 @@ def _bt_context(
     ridge,
     max_iter,
     tol,
+    rank_only,
     out_sum,
     out_n,
 ):
     """Add one context's correlations at every budget of one draw into out_sum / out_n;
     returns how many fits did not converge."""
     n = P_c.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    ref_rc = np.empty(n, dtype=np.int64)
+    n_valid, ref_ss = _context_reference(ref_c, ok_c, idx, ref_rc)
+    compact = np.empty(n)
     W = np.zeros((n, n))
     cnt = np.zeros(n)
     theta = np.zeros(n)
@@ -152,28 +155,18 @@ def _bt_context(
             pos += 1
         last_target = target
         last_t = t
-        if not fit_warm(W, ridge, max_iter, tol, theta, work):
+        if not fit_warm(
+            W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores
+        ):
             n_bad += 1
-        # neutral: the unseen get the mean of the seen (and valid) scores
-        mid = np.nan
-        if neutral:
-            s = 0.0
-            m = 0
-            for u in range(n):
-                if cnt[u] > 0.0 and ok_c[u]:
-                    s += theta[u]
-                    m += 1
-            if m > 0:
-                mid = s / m
-        for u in range(n):
-            if not ok_c[u]:
-                scores[u] = np.nan
-            elif cnt[u] > 0.0:
-                scores[u] = theta[u]
-            else:
-                scores[u] = mid
+        mid = fill_scores(theta, ok_c, cnt, neutral, scores)
         _snap_row(scores, buf)
-        if corr_code == 0:
+        if corr_code == 0 and neutral and math.isfinite(mid):
+            # every valid candidate scored: Spearman against the ranked reference
+            for a in range(n_valid):
+                compact[a] = scores[idx[a]]
+            rho = _spearman_preranked(compact, n_valid, ref_rc, ref_ss) if n_valid >= 2 else np.nan
+        elif corr_code == 0:
             rho = _spearman_row(scores, ref_c)
         else:
             rho = _kendall_row(scores, ref_c, False)
@@ -192,11 +185,25 @@ def _bt_work(P, ref, ok, orders, n_avail, eval_r, *rest):
 
 @batch_kernel(work=_bt_work, min_work=PARALLEL_MIN_WORK)
 def _bt_grid_fast(
-    P, ref, ok, orders, n_avail, eval_r, taus, debias, neutral, corr_code, ridge, max_iter, tol
+    P,
+    ref,
+    ok,
+    orders,
+    n_avail,
+    eval_r,
+    taus,
+    debias,
+    neutral,
+    corr_code,
+    ridge,
+    max_iter,
+    tol,
+    rank_only,
 ):
     """Bradley–Terry correlations of one strategy: (out_sum, out_n, n_not_converged), the
     first two of shape (n_draws, n_budgets). ``taus`` (n_draws, n_budgets): the pooled
-    balanced thresholds, used when ``debias``."""
+    balanced thresholds, used when ``debias``. ``rank_only``: stop each fit once the ranks
+    are certain (``fit_warm``), else converge every fit to ``tol``."""
     n_draws, n_contexts, _ = orders.shape
     n_budgets = eval_r.shape[0]
     out_sum = np.zeros((n_draws, n_budgets))
@@ -218,6 +225,7 @@ def _bt_grid_fast(
                 ridge,
                 max_iter,
                 tol,
+                rank_only,
                 out_sum[d],
                 out_n[d],
             )

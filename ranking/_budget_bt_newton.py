@@ -4,8 +4,10 @@
 from scratch with fresh buffers and evaluates the log-likelihood at every trial point. Along
 the budget the previous scores are a few small Newton steps from the new maximum, so this fit
 
-* keeps its buffers (:class:`FitWork`) across the fits of a context, and starts from the
-  previous scores unless the ridge per item changed (a component's MLE became finite);
+* keeps its buffers (:class:`FitWork`) across the fits of a context, with the structure of
+  the last fit (components, MLE existence, ridge per item, compared pairs), recomputed only
+  when the beats graph changed; it starts from the previous scores unless the ridge of some
+  item changed (a component's MLE became finite);
 * bounds a step to ``MAX_STEP`` (far from the maximum the Hessian is nearly flat);
 * loops over the compared pairs only, with one ``exp`` per pair for the gradient and
   Hessian (the sigmoid);
@@ -24,6 +26,7 @@ functions it calls; the scores agree with ``_fit_context`` to rounding.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -36,8 +39,6 @@ from ranking._bt_dense import (
 )
 from ranking._bt_newton import (
     RIDGE_FALLBACK,
-    centre,
-    centre_gauged,
     gauge,
     line_search,
     sigmoid,
@@ -45,22 +46,42 @@ from ranking._bt_newton import (
 )
 from ranking._numba import njit
 
-#: Scratch of one context's fits: the pair list, gradient, Hessian, factor, steps.
+#: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
+#: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding
+#: (two candidates with the same record, or a warm start against a cold one), not signal.
+SNAP = 1e-9
+
+#: Scratch of one context's fits: the structure of the last fit (beats edges, components,
+#: ridge per item, compared pairs) and the Newton buffers.
 FitWork = namedtuple(
-    "FitWork", "Ntot pi pj g H L step trial g_trial H_trial ridge_vec ridge_prev"
+    "FitWork",
+    "edge Ntot pi pj meta comp ridge_vec comp_size gauged sums cnt "
+    "g H L step trial g_trial H_trial order",
 )
 #: Longest step (max |delta theta|) tried at once.
 MAX_STEP = 2.0
+#: Rank certificate (``fit_warm(rank_only=True)``): the largest Newton step after which the
+#: point reached counts as within CERT_FACTOR times the step of the maximum.
+CERT_STEP = 1e-3
+CERT_FACTOR = 10.0
 
 
 @njit
 def make_work(n):
-    """Buffers for fits of ``n`` items."""
+    """Buffers for fits of ``n`` items (meta: number of pairs, of components, fresh flag)."""
     m = n * (n - 1) // 2
     return FitWork(
+        np.zeros((n, n), np.bool_),
         np.zeros((n, n)),
         np.empty(m, np.int64),
         np.empty(m, np.int64),
+        np.array([0, 0, 1], np.int64),
+        np.full(n, -1, np.int64),
+        np.zeros(n),
+        np.zeros(n),
+        np.zeros(n, np.bool_),
+        np.zeros(n),
+        np.zeros(n),
         np.empty(n),
         np.empty((n, n)),
         np.zeros((n, n)),
@@ -68,9 +89,81 @@ def make_work(n):
         np.empty(n),
         np.empty(n),
         np.empty((n, n)),
-        np.zeros(n),
-        np.zeros(n),
+        np.empty(n, np.int64),
     )
+
+
+@njit
+def _structure(W, ridge, work):
+    """Components, MLE existence and ridge per item of W, recomputed only when the beats
+    graph (W[i, j] > 0) changed since the last fit. Returns (n_pairs, n_comp, cold): cold
+    when the ridge of some item changed (the previous scores are then no start)."""
+    n = W.shape[0]
+    edge = work.edge
+    meta = work.meta
+    same = meta[2] == 0
+    for i in range(n):
+        for j in range(n):
+            e = W[i, j] > 0.0
+            if e != edge[i, j]:
+                same = False
+                edge[i, j] = e
+    Ntot = work.Ntot
+    for i in range(n):
+        for j in range(n):
+            Ntot[i, j] = W[i, j] + W[j, i]
+    if same:
+        return meta[0], meta[1], False
+    meta[2] = 0
+    m = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            if Ntot[i, j] > 0.0:
+                work.pi[m] = i
+                work.pj[m] = j
+                m += 1
+    comp, n_comp = _components_dense(Ntot)
+    ok = _finite_mle_dense(W, comp, n_comp)
+    cold = False
+    for i in range(n):
+        c = comp[i]
+        work.comp[i] = c
+        if c < 0:
+            r = 0.0
+        elif ridge > 0.0:
+            r = ridge
+        elif not ok[c]:
+            r = RIDGE_FALLBACK
+        else:
+            r = 0.0
+        if r != work.ridge_vec[i]:
+            cold = True
+        work.ridge_vec[i] = r
+    comp_size, gauged = gauge(work.comp, n_comp, work.ridge_vec)
+    for c in range(n_comp):
+        work.comp_size[c] = comp_size[c]
+        work.gauged[c] = gauged[c]
+    meta[0] = m
+    meta[1] = n_comp
+    return m, n_comp, cold
+
+
+@njit
+def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
+    """``centre`` (or ``centre_gauged``) of ranking._bt_newton on kept buffers."""
+    n = theta.shape[0]
+    for c in range(n_comp):
+        sums[c] = 0.0
+        cnt[c] = 0.0
+    for i in range(n):
+        c = comp[i]
+        if c >= 0 and (gauged[c] or not only_gauged):
+            sums[c] += theta[i]
+            cnt[c] += 1.0
+    for i in range(n):
+        c = comp[i]
+        if c >= 0 and (gauged[c] or not only_gauged):
+            theta[i] -= sums[c] / cnt[c]
 
 
 @njit
@@ -106,57 +199,83 @@ def _norm2(x):
 
 
 @njit
-def fit_warm(W, ridge, max_iter, tol, theta, work):
+def fill_scores(theta, ok_c, cnt, neutral, scores):
+    """The scores a budget correlates: theta for compared valid candidates, the mean of
+    those for the unseen ones with ``neutral`` (NaN otherwise, or when none is compared),
+    NaN for invalid ones. Returns the fill value (NaN when none)."""
+    n = theta.shape[0]
+    mid = np.nan
+    if neutral:
+        s = 0.0
+        m = 0
+        for u in range(n):
+            if cnt[u] > 0.0 and ok_c[u]:
+                s += theta[u]
+                m += 1
+        if m > 0:
+            mid = s / m
+    for u in range(n):
+        if not ok_c[u]:
+            scores[u] = np.nan
+        elif cnt[u] > 0.0:
+            scores[u] = theta[u]
+        else:
+            scores[u] = mid
+    return mid
+
+
+@njit
+def _ranks_certain(scores, cnt, err, order):
+    """Whether every score is more than ``SNAP + 2 err`` away from every other (the unseen,
+    filled with one value by construction, excepted among themselves): then scores within
+    ``err`` of these rank (and snap) as these do."""
+    n = 0
+    for u in range(scores.shape[0]):
+        if math.isfinite(scores[u]):
+            # insertion sort of the finite scores (N is small)
+            k = n
+            while k > 0 and scores[order[k - 1]] > scores[u]:
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = u
+            n += 1
+    for a in range(1, n):
+        u = order[a - 1]
+        v = order[a]
+        if cnt[u] == 0.0 and cnt[v] == 0.0:
+            continue
+        if scores[v] - scores[u] <= SNAP + 2.0 * err:
+            return False
+    return True
+
+
+@njit
+def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores):
     """Fit one context's win weights W (N x N) from the scores in ``theta`` (in/out).
 
     Returns whether the last Newton step was below ``tol``. ``theta`` ends centred per
     component and NaN for items never compared, as in ``_fit_context``.
+
+    ``rank_only``: stop as soon as the ranks of the filled scores (:func:`fill_scores` with
+    ``ok_c``, ``cnt``, ``neutral`` into ``scores``) are certain: after a Newton step of
+    max |delta| = s <= ``CERT_STEP`` (the quadratic phase, where the point reached is
+    within about s^2 of the maximum), when the scores there are more than ``SNAP`` +
+    2 ``CERT_FACTOR`` s apart. Ties (on discrete outcomes) never pass: they converge fully.
     """
     n = W.shape[0]
-    Ntot = work.Ntot
-    pi = work.pi
-    pj = work.pj
-    m = 0
-    for i in range(n):
-        for j in range(n):
-            Ntot[i, j] = W[i, j] + W[j, i]
-    for i in range(n):
-        for j in range(i + 1, n):
-            if Ntot[i, j] > 0.0:
-                pi[m] = i
-                pj[m] = j
-                m += 1
-    comp, n_comp = _components_dense(Ntot)
-    ok = _finite_mle_dense(W, comp, n_comp)
-    ridge_vec = work.ridge_vec
-    for i in range(n):
-        c = comp[i]
-        if c < 0:
-            ridge_vec[i] = 0.0
-        elif ridge > 0.0:
-            ridge_vec[i] = ridge
-        elif not ok[c]:
-            ridge_vec[i] = RIDGE_FALLBACK
-        else:
-            ridge_vec[i] = 0.0
-    # the previous scores are a good start only for the same problem type: where a
-    # component's MLE became finite (or a ridge changed), start from zero as _fit_context does
-    cold = False
-    for i in range(n):
-        if ridge_vec[i] != work.ridge_prev[i]:
-            cold = True
-        work.ridge_prev[i] = ridge_vec[i]
+    m, n_comp, cold = _structure(W, ridge, work)
+    Ntot, pi, pj = work.Ntot, work.pi, work.pj
+    comp, ridge_vec, comp_size, gauged = work.comp, work.ridge_vec, work.comp_size, work.gauged
     for i in range(n):
         if cold or comp[i] < 0 or not np.isfinite(theta[i]):
             theta[i] = 0.0
-    comp_size, gauged = gauge(comp, n_comp, ridge_vec)
     problem = DenseProblem(W, Ntot, ridge_vec)
     g, H, L, step, trial = work.g, work.H, work.L, work.step, work.trial
     g_t, H_t = work.g_trial, work.H_trial
     converged = False
     _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H)
     for _ in range(max_iter):
-        if not _solve_gauged(H, comp, comp_size, gauged, g, L, step):
+        if not _solve_gauged(H, comp, comp_size[:n_comp], gauged[:n_comp], g, L, step):
             break
         max_change, slope = step_size(g, step)
         if max_change < tol:
@@ -164,6 +283,16 @@ def fit_warm(W, ridge, max_iter, tol, theta, work):
                 theta[i] += step[i]
             converged = True
             break
+        if rank_only and max_change <= CERT_STEP:
+            for i in range(n):
+                trial[i] = theta[i] + step[i]
+            _centre(trial, comp, n_comp, gauged, False, work.sums, work.cnt)
+            fill_scores(trial, ok_c, cnt, neutral, scores)
+            if _ranks_certain(scores, cnt, CERT_FACTOR * max_change, work.order):
+                for i in range(n):
+                    theta[i] = trial[i]
+                converged = True
+                break
         if max_change > MAX_STEP:
             # far from the maximum, where the sigmoids saturate and the Hessian is nearly
             # flat: a bounded step along the Newton direction
@@ -188,8 +317,8 @@ def fit_warm(W, ridge, max_iter, tol, theta, work):
             for j in range(n):
                 H[i, j] = H_t[i, j]
         # shift invariant there (g and H unchanged by the shift): pin the mean at 0
-        centre_gauged(theta, comp, n_comp, gauged)
-    centre(theta, comp, n_comp)
+        _centre(theta, comp, n_comp, gauged, True, work.sums, work.cnt)
+    _centre(theta, comp, n_comp, gauged, False, work.sums, work.cnt)
     for i in range(n):
         if comp[i] < 0:
             theta[i] = np.nan
