@@ -13,7 +13,8 @@ Timed (medians of ``--repeats``; compile time apart, from a first call on a smal
    (folding into pairs and cells, the fit, 1,000 multinomial replicates refitted warm-started)
    plus ``ranking.rank_intervals(scores, samples=...)``; and the plain fit alone.
 2. evalica 0.4.2 ``evalica.bradley_terry`` (its Rust solver, default tolerance) on the same
-   10M comparisons and on the first 2M, inputs as numpy arrays of system indices.
+   10M comparisons and on the first 2M: system indices as numpy arrays, winners as the list
+   of ``evalica.Winner`` its binding needs (built outside the timed call).
 3. FastChat's Arena bootstrap (fastchat/serve/monitor/elo_analysis.py, lm-sys/FastChat):
    per round ``battles.sample(frac=1.0, replace=True)`` of a pandas DataFrame, pivot tables of
    wins and ties, sklearn ``LogisticRegression(fit_intercept=False, penalty=None, tol=1e-6)``
@@ -73,15 +74,18 @@ def ours(first, second, outcome, n_boot):
     return res, rank_intervals(res.scores, samples=res.samples)
 
 
-def evalica_bt(first, second, outcome):
+def evalica_winners(outcome):
+    """evalica's winners: a list of ``evalica.Winner`` (its Rust binding takes no ndarray)."""
     import evalica
 
-    winners = np.where(
-        outcome == 1.0,
-        evalica.Winner.X,
-        np.where(outcome == 0.0, evalica.Winner.Y, evalica.Winner.Draw),
-    )
-    return evalica.bradley_terry(first, second, winners, index=None)
+    kinds = [evalica.Winner.Y, evalica.Winner.Draw, evalica.Winner.X]
+    return [kinds[k] for k in np.rint(outcome * 2).astype(np.int64).tolist()]
+
+
+def evalica_bt(first, second, winners):
+    import evalica
+
+    return evalica.bradley_terry(first, second, winners)
 
 
 def fastchat_round(battles, rng_seed):
@@ -155,9 +159,15 @@ def main():
     print(f"   scores vs the simulated truth: r = {corr:.4f}")
     if a.skip_peers:
         return
+    winners = evalica_winners(outcome)  # input conversion, not timed
     for n in (a.n, 2_000_000):
-        t_ev, ev = timed(lambda n=n: evalica_bt(first[:n], second[:n], outcome[:n]), a.repeats)
-        print(f"evalica 0.4.2 bradley_terry on {n:,}: median {t_ev:.3f} s (no intervals)")
+        t_ev, ev = timed(lambda n=n: evalica_bt(first[:n], second[:n], winners[:n]), a.repeats)
+        s = ev.scores.reindex(range(N_SYSTEMS)).to_numpy(float)
+        r = np.corrcoef(np.log(s), theta)[0, 1]
+        print(
+            f"evalica 0.4.2 bradley_terry on {n:,}: median {t_ev:.3f} s, no intervals "
+            f"({ev.iterations} iterations; log-scores vs the truth r = {r:.4f})"
+        )
     import pandas as pd
 
     names = np.array([f"model-{k}" for k in range(N_SYSTEMS)], dtype=object)

@@ -13,8 +13,9 @@ identical comparisons add up.
   resampling groups is drawing multinomial counts over the groups, each with probability
   1 / n_groups, and every cell of a group gets its group's count.
 
-The counts are drawn in a compiled loop (conditional binomials, one seeded stream per
-replicate, so results do not depend on the number of threads) and the replicate fits are
+The counts are drawn in a compiled loop (conditional binomials by Hörmann's BTRS, one
+seeded xoshiro256** stream per replicate, so results do not depend on the number of
+threads) and the replicate fits are
 warm-started from the full fit: for up to ``DENSE_MAX_ITEMS`` items as a batch of dense
 N x N Newton-Cholesky fits in parallel over replicates (``ranking._bt_dense.fit_batch``),
 above that one sparse fit per replicate on the pair edges (``ranking._bt_flat.fit_flat``).
@@ -22,12 +23,14 @@ above that one sparse fit per replicate on the pair edges (``ranking._bt_flat.fi
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import prange
 
-from ranking._bt_dense import _cholesky_solve, fit_batch
+from ranking._bt_dense import _cholesky, _cholesky_solve, fit_batch
 from ranking._bt_flat import _components_flat, fit_flat
 from ranking._numba import njit
 
@@ -38,6 +41,8 @@ __all__ = ["Cells", "DENSE_MAX_ITEMS", "aggregate", "bootstrap_cells", "fold_pai
 
 #: Up to this many items the bootstrap refits are dense Newton-Cholesky fits.
 DENSE_MAX_ITEMS = 400
+# comparisons above which the folding runs in two threads
+_SPLIT_MIN = 1_000_000
 # replicates per batch (bounds the memory of counts and dense win matrices)
 _CHUNK = 125
 
@@ -108,7 +113,43 @@ def _hash_cells(ea, eb, y, w, k2, k3, use_y, cap, out_key, out_a, out_b, out_wy,
 
 
 def _run_hash(ea, eb, y, w, k2, k3, use_y, limit):
-    cap = 1 << 12
+    """Cells of the comparisons (see :func:`_hash_cells`); two halves hashed in two threads
+    and merged when there are many comparisons."""
+    m = ea.size
+    if m < _SPLIT_MIN:
+        return _run_hash_serial(ea, eb, y, w, k2, k3, use_y, limit)
+    h = m // 2
+    halves = [slice(0, h), slice(h, m)]
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(
+            pool.map(
+                lambda sl: _run_hash_serial(
+                    ea[sl], eb[sl], y[sl], w[sl], k2[sl], k3[sl], use_y, limit
+                ),
+                halves,
+            )
+        )
+    if any(part is None for part in parts):
+        return None
+    key = np.concatenate([part[0] for part in parts])
+    uniq, first, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    if uniq.shape[0] > limit:
+        return None
+    cat = [np.concatenate([part[i] for part in parts]) for i in range(1, 6)]
+    a, b, wy, ww, cnt = cat
+    n = uniq.shape[0]
+    cnt_sum = np.bincount(inv, weights=cnt, minlength=n).astype(np.int64)
+    if use_y:  # per-comparison values, identical within a cell
+        return uniq, a[first], b[first], wy[first], ww[first], cnt_sum
+    return (
+        uniq, a[first], b[first], np.bincount(inv, weights=wy, minlength=n),
+        np.bincount(inv, weights=ww, minlength=n), cnt_sum,
+    )  # fmt: skip
+
+
+def _run_hash_serial(ea, eb, y, w, k2, k3, use_y, limit):
+    cap = 1 << max(12, min(17, int(2 * ea.size).bit_length()))
     while True:
         key = np.empty((cap // 2, 3), np.int64)
         a = np.empty(cap // 2, np.int64)
@@ -181,12 +222,110 @@ def _fold_pairs(a, b, wy, w):
     )
 
 
-@njit(parallel=True)
+_U64 = np.uint64
+
+
+@njit
+def _rotl(x, k):
+    return (x << _U64(k)) | (x >> _U64(64 - k))
+
+
+@njit
+def seed_stream(seed):
+    """State of a xoshiro256** stream (4 uint64 words) from an integer, by splitmix64."""
+    st = np.empty(4, np.uint64)
+    z = _U64(seed)
+    for i in range(4):
+        z += _U64(0x9E3779B97F4A7C15)
+        x = z
+        x = (x ^ (x >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> _U64(27))) * _U64(0x94D049BB133111EB)
+        st[i] = x ^ (x >> _U64(31))
+    return st
+
+
+@njit(error_model="numpy")
+def uniform(st):
+    """A double in [0, 1) from the xoshiro256** stream ``st`` (advanced in place)."""
+    result = _rotl(st[1] * _U64(5), 7) * _U64(9)
+    t = st[1] << _U64(17)
+    st[2] ^= st[0]
+    st[3] ^= st[1]
+    st[1] ^= st[2]
+    st[0] ^= st[3]
+    st[2] ^= t
+    st[3] = _rotl(st[3], 45)
+    return np.float64(result >> _U64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(error_model="numpy")
+def binomial(n, p, st):
+    """One Binomial(n, p) draw from the stream ``st``: Hörmann's (1993) BTRS (transformed
+    rejection with squeeze) when n * min(p, 1 - p) >= 10, else inversion. Exact."""
+    if n <= 0 or p <= 0.0:
+        return 0
+    if p >= 1.0:
+        return n
+    flip = p > 0.5
+    pp = 1.0 - p if flip else p
+    q = 1.0 - pp
+    mean = n * pp
+    if mean < 10.0:
+        # inversion: sequential search from 0
+        qn = np.exp(n * np.log1p(-pp))
+        bound = min(float(n), mean + 10.0 * np.sqrt(mean * q + 1.0))
+        x = 0
+        px = qn
+        u = uniform(st)
+        while u > px:
+            x += 1
+            if x > bound:
+                x = 0
+                px = qn
+                u = uniform(st)
+            else:
+                u -= px
+                px = ((n - x + 1) * pp * px) / (x * q)
+        return n - x if flip else x
+    spq = np.sqrt(mean * q)
+    b = 1.15 + 2.53 * spq
+    a = -0.0873 + 0.0248 * b + 0.01 * pp
+    c = mean + 0.5
+    vr = 0.92 - 4.2 / b
+    have_h = False
+    h = 0.0
+    lpq = 0.0
+    alpha = 0.0
+    m = 0.0
+    while True:
+        u = uniform(st) - 0.5
+        v = uniform(st)
+        us = 0.5 - abs(u)
+        k = np.floor((2.0 * a / us + b) * u + c)
+        if k < 0.0 or k > n:
+            continue
+        if us >= 0.07 and v <= vr:
+            break
+        if not have_h:
+            alpha = (2.83 + 5.1 / b) * spq
+            lpq = np.log(pp / q)
+            m = np.floor((n + 1) * pp)
+            h = math.lgamma(m + 1.0) + math.lgamma(n - m + 1.0)
+            have_h = True
+        v = np.log(v * alpha / (a / (us * us) + b))
+        if v <= h - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) + (k - m) * lpq:
+            break
+    x = np.int64(k)
+    return n - x if flip else x
+
+
+@njit(parallel=True, error_model="numpy")
 def _draw_counts(n_draws, p, seeds, out):
-    """Multinomial(n_draws, p) per row of ``out``, each row from its own seeded stream."""
+    """Multinomial(n_draws, p) per row of ``out`` by conditional binomials, each row from
+    its own seeded stream (so the draws do not depend on the number of threads)."""
     B, K = out.shape
     for r in prange(B):
-        np.random.seed(seeds[r])  # noqa: NPY002 (numba: one seeded stream per thread)
+        st = seed_stream(seeds[r])
         left = n_draws
         rest = 1.0
         for k in range(K):
@@ -197,7 +336,7 @@ def _draw_counts(n_draws, p, seeds, out):
                 out[r, k] = left
                 left = 0
                 continue
-            x = np.random.binomial(left, min(p[k] / rest, 1.0))  # noqa: NPY002
+            x = binomial(left, min(p[k] / rest, 1.0), st)
             out[r, k] = x
             left -= x
             rest -= p[k]
@@ -235,14 +374,20 @@ def _chord_fits(counts, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, to
             if k != 0:
                 ewy[pair[c]] += k * wy[c]
                 ew[pair[c]] += k * w[c]
-        comp, n_comp = _components_flat(pa, pb, ew, n)
-        good = n_comp == 1
-        for i in range(n):
-            if comp[i] < 0:
-                good = False
         ok[r] = False
-        if not good:
-            continue
+        dropped = False
+        for q in range(n_pairs):
+            if ew[q] == 0.0:
+                dropped = True
+                break
+        if dropped:  # the graph may have changed: check it is still one component
+            comp, n_comp = _components_flat(pa, pb, ew, n)
+            good = n_comp == 1
+            for i in range(n):
+                if comp[i] < 0:
+                    good = False
+            if not good:
+                continue
         th = theta0.copy()
         g = np.empty(n)
         step = np.empty(n)
@@ -290,10 +435,8 @@ def _chord_factor(pa, pb, wy_tot, w_tot, theta, ridge):
     H[np.diag_indices(n)] = -H.sum(axis=1) + ridge
     if ridge == 0.0:
         H += 1.0 / n
-    try:
-        return np.linalg.cholesky(H)
-    except np.linalg.LinAlgError:
-        return None
+    L = np.zeros((n, n))
+    return L if _cholesky(H, L) else None
 
 
 @njit

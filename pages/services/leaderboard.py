@@ -327,8 +327,9 @@ class Leaderboard:
     Attributes
     ----------
     long : pandas.DataFrame
-        One row per judge and system: ``judge``, ``system``, ``rank``, ``bt_score``,
-        ``lower``, ``upper``, ``battles`` (and ``human_mean`` when known).
+        One row per judge and system: ``judge``, ``system``, ``rank``, ``rank_low``,
+        ``rank_high``, ``arena_rank`` (:class:`SystemRanking`), ``bt_score``, ``lower``,
+        ``upper``, ``battles`` (and ``human_mean`` when known).
     ranks : pandas.DataFrame
         Systems x judges of ranks: rows best mean rank first (natural order on ties),
         columns judges in natural order.
@@ -388,7 +389,8 @@ def leaderboard(
                 f"({setting.unavailable}); ranked as off."
             )
         notes += [n for n in result.notes if n not in notes]
-        cols = ["system", "rank", "bt_score", "lower", "upper", "n_comparisons"]
+        cols = ["system", "rank", "rank_low", "rank_high", "arena_rank", "bt_score", "lower"]
+        cols += ["upper", "n_comparisons"]
         cols += ["human_mean"] if "human_mean" in result.table else []
         frames.append(
             result.table[cols].rename(columns={"n_comparisons": "battles"}).assign(judge=judge)

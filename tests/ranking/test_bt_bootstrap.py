@@ -199,3 +199,52 @@ def test_groups_errors_are_clear():
         bradley_terry(first=first, second=second, outcome=y, groups=g)
     with pytest.raises(ValueError, match="plain model on flat input"):
         bradley_terry(np.full((1, 3, 3), 0.5), groups=[0])
+
+
+@pytest.mark.parametrize(
+    "n, p", [(10_000_000, 4e-5), (400, 0.5), (1000, 0.97), (20, 0.3), (100_000, 1e-4), (3, 0.9)]
+)
+def test_binomial_sampler_matches_scipy(n, p):
+    """BTRS (mean >= 10) and inversion (mean < 10) against the exact pmf: chi-square."""
+    from numba import njit
+    from scipy import stats
+
+    from ranking._bt_aggregate import binomial, seed_stream
+
+    @njit
+    def draws(n, p, k, seed):
+        st = seed_stream(seed)
+        out = np.empty(k, np.int64)
+        for i in range(k):
+            out[i] = binomial(n, p, st)
+        return out
+
+    x = draws(n, p, 200_000, 7)
+    assert x.min() >= 0 and x.max() <= n
+    lo, hi = (int(v) for v in stats.binom.ppf([1e-4, 1 - 1e-4], n, p))
+    ks = np.arange(lo, hi + 1)
+    # counts below lo, at each k in [lo, hi], above hi
+    obs = np.bincount(np.clip(x, lo - 1, hi + 1) - (lo - 1), minlength=ks.size + 2)
+    pr = np.concatenate(
+        [[stats.binom.cdf(lo - 1, n, p)], stats.binom.pmf(ks, n, p), [stats.binom.sf(hi, n, p)]]
+    )
+    e = pr * x.size
+    keep = e > 5
+    chi = ((obs[keep] - e[keep]) ** 2 / e[keep]).sum()
+    assert stats.chi2.sf(chi, keep.sum() - 1) > 1e-3
+    np.testing.assert_allclose(x.mean(), n * p, rtol=0.02, atol=0.02)
+
+
+def test_folding_in_two_threads_equals_one():
+    from ranking._bt_aggregate import _run_hash_serial
+
+    first, second, y, _ = simulate(n_items=30, m=1_200_000, seed=14)
+    ei, ej, out, w, _ = check_flat(first, second, y, None)
+    cells = aggregate(ei, ej, out, w)  # two halves, merged
+    zeros = np.zeros(ei.size, np.int64)
+    _, a, b, wy, ww, cnt = _run_hash_serial(ei, ej, out, w, zeros, w.view(np.int64), True, 10**6)
+    got = sorted(zip(cells.a, cells.b, cells.wy, cells.mult, strict=True))
+    want = sorted(zip(a, b, wy, cnt, strict=True))
+    assert got == want
+    pairs = fold_pairs(ei, ej, out, w)
+    assert pairs is not None and pairs[3].sum() == 1_200_000
