@@ -90,9 +90,16 @@ def evalica_bt(first, second, winners):
 
 def fastchat_round(battles, rng_seed):
     """One FastChat bootstrap round: resample the battles, pivot, weighted logistic regression."""
+    import warnings
+
     import pandas as pd
+    from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
 
+    # FastChat's settings as they are: penalty=None (deprecated in sklearn 1.8) and lbfgs's
+    # default 100 iterations, which it often exhausts on Arena data
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=ConvergenceWarning)
     df = battles.sample(frac=1.0, replace=True, random_state=rng_seed)
     a_win = pd.pivot_table(
         df[df["winner"] == "model_a"], index="model_a", columns="model_b", aggfunc="size",
