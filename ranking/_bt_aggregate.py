@@ -319,27 +319,33 @@ def binomial(n, p, st):
     return n - x if flip else x
 
 
+@njit(error_model="numpy")
+def _draw_row(n_draws, p, seed, row):
+    """Multinomial(n_draws, p) into ``row`` by conditional binomials from stream ``seed``."""
+    K = row.shape[0]
+    st = seed_stream(seed)
+    left = n_draws
+    rest = 1.0
+    for k in range(K):
+        if left == 0:
+            row[k] = 0
+            continue
+        if k == K - 1 or rest <= p[k]:
+            row[k] = left
+            left = 0
+            continue
+        x = binomial(left, min(p[k] / rest, 1.0), st)
+        row[k] = x
+        left -= x
+        rest -= p[k]
+
+
 @njit(parallel=True, error_model="numpy")
 def _draw_counts(n_draws, p, seeds, out):
-    """Multinomial(n_draws, p) per row of ``out`` by conditional binomials, each row from
-    its own seeded stream (so the draws do not depend on the number of threads)."""
-    B, K = out.shape
-    for r in prange(B):
-        st = seed_stream(seeds[r])
-        left = n_draws
-        rest = 1.0
-        for k in range(K):
-            if left == 0:
-                out[r, k] = 0
-                continue
-            if k == K - 1 or rest <= p[k]:
-                out[r, k] = left
-                left = 0
-                continue
-            x = binomial(left, min(p[k] / rest, 1.0), st)
-            out[r, k] = x
-            left -= x
-            rest -= p[k]
+    """Multinomial(n_draws, p) per row of ``out``, each row from its own seeded stream (so
+    the draws do not depend on the number of threads)."""
+    for r in prange(out.shape[0]):
+        _draw_row(n_draws, p, seeds[r], out[r])
 
 
 @njit(parallel=True)
@@ -358,70 +364,88 @@ def _replicate_W(counts, unit, pair, pa, pb, wy, w, n):
     return W
 
 
-@njit(parallel=True, error_model="numpy")
-def _chord_fits(counts, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol, out, ok):
-    """Replicate fits by chord Newton: theta += (H0 + J)^-1 g(theta), H0 the full data's
-    Hessian (factor ``L``). Converges to the replicate's MLE (g = 0); ``ok[r]`` False where
-    the replicate's graph is not one component or the iteration did not converge (those
-    replicates are refitted in full by the caller)."""
-    B = counts.shape[0]
+@njit(error_model="numpy")
+def _chord_one(cnt, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol, th):
+    """One replicate (unit counts ``cnt``) by chord Newton: theta += (H0 + J)^-1 g(theta),
+    H0 the full data's Hessian (factor ``L``), from ``theta0`` into ``th``. Converges to the
+    replicate's MLE (g = 0). False where the replicate's graph is not one component or the
+    iteration did not converge (the caller refits those in full)."""
     n = theta0.shape[0]
-    for r in prange(B):
-        ewy = np.zeros(n_pairs)
-        ew = np.zeros(n_pairs)
-        for c in range(unit.shape[0]):
-            k = counts[r, unit[c]]
-            if k != 0:
-                ewy[pair[c]] += k * wy[c]
-                ew[pair[c]] += k * w[c]
-        ok[r] = False
-        dropped = False
+    ewy = np.zeros(n_pairs)
+    ew = np.zeros(n_pairs)
+    for c in range(unit.shape[0]):
+        k = cnt[unit[c]]
+        if k != 0:
+            ewy[pair[c]] += k * wy[c]
+            ew[pair[c]] += k * w[c]
+    dropped = False
+    for q in range(n_pairs):
+        if ew[q] == 0.0:
+            dropped = True
+            break
+    if dropped:  # the graph may have changed: check it is still one component
+        comp, n_comp = _components_flat(pa, pb, ew, n)
+        if n_comp != 1:
+            return False
+        for i in range(n):
+            if comp[i] < 0:
+                return False
+    for i in range(n):
+        th[i] = theta0[i]
+    g = np.empty(n)
+    step = np.empty(n)
+    ok = False
+    for _ in range(_CHORD_MAX_ITER):
+        for i in range(n):
+            g[i] = -ridge * th[i]
         for q in range(n_pairs):
             if ew[q] == 0.0:
-                dropped = True
-                break
-        if dropped:  # the graph may have changed: check it is still one component
-            comp, n_comp = _components_flat(pa, pb, ew, n)
-            good = n_comp == 1
-            for i in range(n):
-                if comp[i] < 0:
-                    good = False
-            if not good:
                 continue
-        th = theta0.copy()
-        g = np.empty(n)
-        step = np.empty(n)
-        for _ in range(_CHORD_MAX_ITER):
-            for i in range(n):
-                g[i] = -ridge * th[i]
-            for q in range(n_pairs):
-                if ew[q] == 0.0:
-                    continue
-                sq = 1.0 / (1.0 + np.exp(th[pb[q]] - th[pa[q]]))
-                res = ewy[q] - ew[q] * sq
-                g[pa[q]] += res
-                g[pb[q]] -= res
-            _cholesky_solve(L, g, step)
-            big = 0.0
-            mean = 0.0
-            for i in range(n):
-                mean += step[i]
-            mean = mean / n if ridge == 0.0 else 0.0
-            for i in range(n):
-                d = step[i] - mean
-                th[i] += d
-                if abs(d) > big:
-                    big = abs(d)
-            if big < tol:
-                ok[r] = True
-                break
-        if ridge == 0.0:
-            m = 0.0
-            for i in range(n):
-                m += th[i]
-            for i in range(n):
-                th[i] -= m / n
-        out[r] = th
+            sq = 1.0 / (1.0 + np.exp(th[pb[q]] - th[pa[q]]))
+            res = ewy[q] - ew[q] * sq
+            g[pa[q]] += res
+            g[pb[q]] -= res
+        _cholesky_solve(L, g, step)
+        big = 0.0
+        mean = 0.0
+        for i in range(n):
+            mean += step[i]
+        mean = mean / n if ridge == 0.0 else 0.0
+        for i in range(n):
+            d = step[i] - mean
+            th[i] += d
+            if abs(d) > big:
+                big = abs(d)
+        if big < tol:
+            ok = True
+            break
+    if ridge == 0.0:
+        m = 0.0
+        for i in range(n):
+            m += th[i]
+        for i in range(n):
+            th[i] -= m / n
+    return ok
+
+
+@njit(parallel=True, error_model="numpy")
+def _chord_fits(counts, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol, out, ok):
+    """:func:`_chord_one` for every row of the given unit ``counts``."""
+    for r in prange(counts.shape[0]):
+        ok[r] = _chord_one(counts[r], unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge,
+                           tol, out[r])  # fmt: skip
+
+
+@njit(parallel=True, error_model="numpy")
+def _draw_and_chord(n_draws, p, seeds, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge,
+                    tol, out, ok):  # fmt: skip
+    """Draw each replicate's counts (:func:`_draw_row`) and fit it (:func:`_chord_one`) in
+    one pass, the counts kept in a per-replicate buffer rather than a large array."""
+    for r in prange(seeds.shape[0]):
+        cnt = np.empty(p.shape[0], np.int64)
+        _draw_row(n_draws, p, seeds[r], cnt)
+        ok[r] = _chord_one(cnt, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol,
+                           out[r])  # fmt: skip
 
 
 def _chord_factor(pa, pb, wy_tot, w_tot, theta, ridge):
@@ -488,23 +512,27 @@ def bootstrap_cells(
             L = _chord_factor(pa, pb, fwy, fw, theta, float(ridge))
     for s in range(0, n_boot, _CHUNK):
         size = min(_CHUNK, n_boot - s)
-        if counts is None:
-            cnt = np.empty((size, cells.n_units), np.int64)
-            _draw_counts(cells.n_draws, cells.p, seeds[s : s + size], cnt)
-        else:
-            cnt = counts[s : s + size]
+        rows = s + np.arange(size)
+        cnt = None
         if L is not None:
             out = np.empty((size, n_items))
             ok = np.zeros(size, np.bool_)
-            _chord_fits(cnt, unit, pair, pa, pb, cells.wy, cells.w, pa.size, L, theta,
-                        float(ridge), tol, out, ok)  # fmt: skip
-            samples[s : s + size] = out
+            if counts is None:
+                _draw_and_chord(cells.n_draws, cells.p, seeds[rows], unit, pair, pa, pb,
+                                cells.wy, cells.w, pa.size, L, theta, float(ridge), tol, out,
+                                ok)  # fmt: skip
+            else:
+                _chord_fits(counts[rows], unit, pair, pa, pb, cells.wy, cells.w, pa.size, L,
+                            theta, float(ridge), tol, out, ok)  # fmt: skip
+            samples[rows] = out
             if ok.all():
                 continue
-            cnt = cnt[~ok]
-            rows = s + np.flatnonzero(~ok)
+            rows = rows[~ok]
+        if counts is None:  # (again) the counts of the replicates left to fit in full
+            cnt = np.empty((rows.size, cells.n_units), np.int64)
+            _draw_counts(cells.n_draws, cells.p, seeds[rows], cnt)
         else:
-            rows = s + np.arange(size)
+            cnt = counts[rows]
         if n_items <= DENSE_MAX_ITEMS:
             W = _replicate_W(cnt, unit, pair, pa, pb, cells.wy, cells.w, n_items)
             th = np.ascontiguousarray(np.broadcast_to(theta, (rows.size, n_items)).copy())

@@ -173,6 +173,9 @@ def test_chord_fits_equal_full_newton_refits():
         cells, n, res.scores, 0.0, 10_000, 1e-10, 60, None, counts=counts, chord=False
     )
     np.testing.assert_allclose(chord, full, atol=1e-8)
+    # drawing inside the fitting loop gives the replicates of the same seeded counts
+    fused = bootstrap_cells(cells, n, res.scores, 0.0, 10_000, 1e-10, 60, np.random.default_rng(2))
+    np.testing.assert_array_equal(fused, chord)
 
 
 def test_samples_for_P_input_and_results_seeded():
