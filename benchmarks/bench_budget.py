@@ -1,6 +1,7 @@
 """Timing of the budget-curve grid, with ratios against a straightforward numpy/scipy peer.
 
     .venv/bin/python benchmarks/bench_budget.py [--repeats 5] [--peer-budgets 24]
+    .venv/bin/python benchmarks/bench_budget.py --bt-only [--bt-repeats 3] [--bt-slice 10]
 
 Grid (issue 3 target: at most 1.5 s warm): 100 contexts x N = 16 x all 240 budgets x 50 draws
 x 3 static strategies (random, no-repeat, symmetric) x debias off/on, hard win-ratio and
@@ -18,6 +19,14 @@ Peers, run in the same process on the same comparison sequences:
 The peers are timed on a SUBSAMPLE (one draw, ``--peer-budgets`` budgets spread over 1..240,
 every strategy and debias setting) and EXTRAPOLATED linearly to the full grid; the printout
 says so. Their values on the subsample are checked against the kernel's.
+
+Bradley–Terry (issue 14, item 5b): the same full grid with ``method="bradley_terry"`` (soft
+outcomes, the pooled debias), timed warm (median of ``--bt-repeats``; the first call, numba
+compile or cache load, apart). Its peer is the slow twin, the Python path that fitted one
+batched ``bradley_terry`` per (draw, budget) (``ranking._budget_bt._bt_grid_slow``), timed
+on ``--bt-slice`` budgets spread over 1..240 (all draws, strategies, debias settings) and
+EXTRAPOLATED linearly to the 240 budgets, as the issue measured it; the values of the slice
+are checked against the compiled loop's.
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
+import ranking.budget as budget_module  # noqa: E402
+from ranking._budget_bt import _bt_grid_slow  # noqa: E402
 from ranking._checks import as_P  # noqa: E402
 from ranking.bias import _balanced_from_sorted  # noqa: E402
 from ranking.budget import _strategy_orders, budget_curves  # noqa: E402
@@ -115,13 +126,69 @@ def peer_cell(P, truth, orders_d, n_avail, r, debias, vectorised):
     return np.nanmean(rho) if np.isfinite(rho).any() else np.nan
 
 
+def bench_bt(P, truth, repeats, n_slice):
+    """The Bradley–Terry full grid, warm, against the slow twin on a slice (extrapolated)."""
+    n_ordered = P.shape[1] * (P.shape[1] - 1)
+    kw = dict(
+        n_draws=50,
+        strategies=STRATEGIES,
+        debias=(False, True),
+        method="bradley_terry",
+        correlation="spearman",
+        random_state=0,
+    )
+    t0 = time.perf_counter()
+    budget_curves(P[:2, :4, :4], truth[:2, :4], **{**kw, "n_draws": 2})
+    budget_curves(P[:, :6, :6], truth[:, :6], **{**kw, "n_draws": 20})  # parallel twin
+    print(f"BT first calls (numba compile or cache load): {time.perf_counter() - t0:.2f} s")
+
+    def run():
+        return budget_curves(P, truth, budgets=np.arange(1, n_ordered + 1), **kw)
+
+    curves = run()
+    med, times, cpu = median_time(run, repeats)
+    print(
+        f"BT budget_curves, full grid ({P.shape[0]} contexts x N = {P.shape[1]} x {n_ordered} "
+        f"budgets x 50 draws x 3 strategies x debias off/on), warm: median {med:.2f} s wall "
+        f"over {repeats} runs (min {min(times):.2f}, max {max(times):.2f}; CPU time of all "
+        f"threads {cpu:.2f} s); target <= 10 s"
+    )
+    ks = np.unique(np.round(np.linspace(0, n_ordered - 1, n_slice)).astype(int))
+    budgets = curves.budgets[ks]
+    budget_module._bt_grid, fast_grid = _bt_grid_slow, budget_module._bt_grid
+    try:
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        slow = budget_curves(P, truth, budgets=budgets, **kw)
+        t_slice = time.perf_counter() - t0
+        cpu_slice = time.process_time() - c0
+    finally:
+        budget_module._bt_grid = fast_grid
+    diff = np.nanmax(np.abs(slow.values - curves.values[:, :, :, ks]))
+    same_nan = bool((np.isnan(slow.values) == np.isnan(curves.values[:, :, :, ks])).all())
+    t_full = t_slice * n_ordered / ks.size
+    print(
+        f"peer (slow twin: one batched bradley_terry per draw and budget): {t_slice:.2f} s "
+        f"(CPU {cpu_slice:.2f} s) for {ks.size} of {n_ordered} budgets -> EXTRAPOLATED "
+        f"{t_full:.0f} s for the full grid; ratio peer/ours = {t_full / med:.0f}x "
+        f"(extrapolated); max |diff| of the slice's values = {diff:.1e} (same NaN: {same_nan})"
+    )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--peer-budgets", type=int, default=24)
+    ap.add_argument("--bt-only", action="store_true", help="only the Bradley–Terry grid")
+    ap.add_argument("--bt-repeats", type=int, default=3)
+    ap.add_argument("--bt-slice", type=int, default=10)
     args = ap.parse_args()
 
     P, truth = simulate()
+    if args.bt_only:
+        print(f"machine: numba {numba.__version__}, {numba.config.NUMBA_NUM_THREADS} threads")
+        bench_bt(P, truth, args.bt_repeats, args.bt_slice)
+        return
     n_contexts, n_items, _ = P.shape
     n_ordered = n_items * (n_items - 1)
     n_draws = 50
@@ -214,6 +281,8 @@ def main():
             for bi, deb in enumerate(curves.debias):
                 row = " ".join(f"{v:6.3f}" for v in curves.mean[si, bi])
                 print(f"  {label:9s} {strategy:12s} debias={str(deb):5s}            {row}")
+
+    bench_bt(P, truth, args.bt_repeats, args.bt_slice)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import numpy as np
 
 from ranking._bt_dense import (
     DenseProblem,
+    _cholesky_solve,
     _components_dense,
     _finite_mle_dense,
     _solve_gauged,
@@ -64,6 +65,9 @@ MAX_STEP = 2.0
 #: point reached counts as within CERT_FACTOR times the step of the maximum.
 CERT_STEP = 1e-3
 CERT_FACTOR = 10.0
+#: The certificate is tried with the previous factor (no new Cholesky) after steps up to
+#: this long.
+CHORD_AFTER = 0.1
 
 
 @njit
@@ -250,6 +254,23 @@ def _ranks_certain(scores, cnt, err, order):
 
 
 @njit
+def _certify(theta, step, size, work, n_comp, ok_c, cnt, neutral, scores):
+    """Whether the ranks at theta + step (centred) are certain when that point is within
+    CERT_FACTOR * size of the maximum; if so theta becomes that point."""
+    n = theta.shape[0]
+    trial = work.trial
+    for i in range(n):
+        trial[i] = theta[i] + step[i]
+    _centre(trial, work.comp, n_comp, work.gauged, False, work.sums, work.cnt)
+    fill_scores(trial, ok_c, cnt, neutral, scores)
+    if not _ranks_certain(scores, cnt, CERT_FACTOR * size, work.order):
+        return False
+    for i in range(n):
+        theta[i] = trial[i]
+    return True
+
+
+@njit
 def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores):
     """Fit one context's win weights W (N x N) from the scores in ``theta`` (in/out).
 
@@ -274,23 +295,31 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     g_t, H_t = work.g_trial, work.H_trial
     converged = False
     _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H)
+    last_change = np.inf
     for _ in range(max_iter):
+        if rank_only and last_change <= CHORD_AFTER:
+            # the last factor, of a Hessian a short step away, gives the next step to within
+            # about that step's length: enough to certify the ranks without a new factor
+            _cholesky_solve(L, g, step)
+            chord = 0.0
+            for i in range(n):
+                chord = max(chord, abs(step[i]))
+            if chord <= CERT_STEP and _certify(
+                theta, step, chord, work, n_comp, ok_c, cnt, neutral, scores
+            ):
+                converged = True
+                break
         if not _solve_gauged(H, comp, comp_size[:n_comp], gauged[:n_comp], g, L, step):
             break
         max_change, slope = step_size(g, step)
+        last_change = max_change
         if max_change < tol:
             for i in range(n):
                 theta[i] += step[i]
             converged = True
             break
         if rank_only and max_change <= CERT_STEP:
-            for i in range(n):
-                trial[i] = theta[i] + step[i]
-            _centre(trial, comp, n_comp, gauged, False, work.sums, work.cnt)
-            fill_scores(trial, ok_c, cnt, neutral, scores)
-            if _ranks_certain(scores, cnt, CERT_FACTOR * max_change, work.order):
-                for i in range(n):
-                    theta[i] = trial[i]
+            if _certify(theta, step, max_change, work, n_comp, ok_c, cnt, neutral, scores):
                 converged = True
                 break
         if max_change > MAX_STEP:
