@@ -212,7 +212,7 @@ def test_binomial_sampler_matches_scipy(n, p):
     from numba import njit
     from scipy import stats
 
-    from ranking._bt_aggregate import binomial, seed_stream
+    from ranking._bt_multinomial import binomial, seed_stream
 
     @njit
     def draws(n, p, k, seed):
