@@ -18,7 +18,14 @@ shared line search, ``ranking._bt_newton``):
   by Jacobi-preconditioned conjugate gradient. Every step is a pass over the edge list; no
   dense n_items x n_items matrix is formed (``ranking._bt_flat``).
 
-Fisher and bootstrap intervals are in ``ranking._bt_intervals``.
+Flat input is folded first when that pays (``ranking._bt_aggregate``): the log-likelihood is
+additive in the weights and ignores the presentation order, so identical comparisons become
+one edge per compared pair, exactly. The bootstrap of flat input draws multinomial counts
+over the folded cells (resampling comparisons) or over ``groups`` (resampling, e.g., whole
+contexts) and refits every replicate warm-started in one compiled loop; ``samples`` keeps the
+replicates (``ranking.rank_intervals`` turns them into rank intervals).
+
+Fisher intervals, and the bootstrap of P input, are in ``ranking._bt_intervals``.
 
 With ``features`` (flat input only) the model gains covariates, the Chatbot Arena style
 control: logit P(first beats second) = theta_first - theta_second + x @ beta, fitted jointly by
@@ -196,7 +203,8 @@ def bradley_terry(
         Stop when the Newton step has max |delta theta| < tol.
     intervals : {None, "bootstrap", "fisher"}, default None
         "bootstrap": percentile intervals from ``n_boot`` refits on comparisons resampled with
-        replacement (per context for P), seeded by ``random_state``. "fisher": theta +/- z * se
+        replacement (per context for P; whole groups with ``groups``), seeded by
+        ``random_state``; the refitted scores are kept in ``samples``. "fisher": theta +/- z * se
         with se from the inverse Fisher information under the centring constraint
         (Moore-Penrose inverse of the Hessian); flat input limited to
         ``MAX_FISHER_ITEMS`` items.
