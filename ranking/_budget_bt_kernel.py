@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._budget_bt_newton import SNAP, fill_scores, fit_warm, make_work
+from ranking._budget_bt_newton import SNAP, add_comparison, fill_scores, fit_warm, make_work
 from ranking._budget_grid import _context_reference
 from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
 from ranking.decisions import _decide
@@ -148,15 +148,14 @@ def _bt_context(
             i = code // n
             j = code - i * n
             y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
-            W[i, j] += y
-            W[j, i] += 1.0 - y
+            add_comparison(W, work, i, j, y)
             cnt[i] += 1.0
             cnt[j] += 1.0
             pos += 1
         last_target = target
         last_t = t
         if not fit_warm(
-            W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores
+            W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, not same_t
         ):
             n_bad += 1
         mid = fill_scores(theta, ok_c, cnt, neutral, scores)

@@ -33,10 +33,8 @@ import numpy as np
 
 from ranking._bt_dense import (
     DenseProblem,
-    _cholesky_solve,
     _components_dense,
     _finite_mle_dense,
-    _solve_gauged,
 )
 from ranking._bt_newton import (
     RIDGE_FALLBACK,
@@ -57,7 +55,7 @@ SNAP = 1e-9
 FitWork = namedtuple(
     "FitWork",
     "edge Ntot pi pj meta comp ridge_vec comp_size gauged sums cnt "
-    "g H L step trial g_trial H_trial order",
+    "g H L step trial g_trial H_trial order inv_size",
 )
 #: Longest step (max |delta theta|) tried at once.
 MAX_STEP = 2.0
@@ -94,28 +92,47 @@ def make_work(n):
         np.empty(n),
         np.empty((n, n)),
         np.empty(n, np.int64),
+        np.empty(n),
     )
 
 
 @njit
-def _structure(W, ridge, work):
+def add_comparison(W, work, i, j, y):
+    """One more comparison of i (first) with j, i winning y: into W, the comparison counts
+    and the beats edges of ``work`` (marking the structure stale on a new edge)."""
+    W[i, j] += y
+    W[j, i] += 1.0 - y
+    t = W[i, j] + W[j, i]
+    work.Ntot[i, j] = t
+    work.Ntot[j, i] = t
+    e1 = W[i, j] > 0.0
+    e2 = W[j, i] > 0.0
+    if e1 != work.edge[i, j] or e2 != work.edge[j, i]:
+        work.edge[i, j] = e1
+        work.edge[j, i] = e2
+        work.meta[2] = 1
+
+
+@njit
+def _structure(W, ridge, work, full):
     """Components, MLE existence and ridge per item of W, recomputed only when the beats
-    graph (W[i, j] > 0) changed since the last fit. Returns (n_pairs, n_comp, cold): cold
-    when the ridge of some item changed (the previous scores are then no start)."""
+    graph (W[i, j] > 0) changed since the last fit. ``full``: W was rewritten, so compare
+    every edge and recompute the comparison counts; otherwise :func:`add_comparison` kept
+    them. Returns (n_pairs, n_comp, cold): cold when the ridge of some item changed (the
+    previous scores are then no start)."""
     n = W.shape[0]
     edge = work.edge
     meta = work.meta
     same = meta[2] == 0
-    for i in range(n):
-        for j in range(n):
-            e = W[i, j] > 0.0
-            if e != edge[i, j]:
-                same = False
-                edge[i, j] = e
     Ntot = work.Ntot
-    for i in range(n):
-        for j in range(n):
-            Ntot[i, j] = W[i, j] + W[j, i]
+    if full:
+        for i in range(n):
+            for j in range(n):
+                e = W[i, j] > 0.0
+                if e != edge[i, j]:
+                    same = False
+                    edge[i, j] = e
+                Ntot[i, j] = W[i, j] + W[j, i]
     if same:
         return meta[0], meta[1], False
     meta[2] = 0
@@ -254,6 +271,81 @@ def _ranks_certain(scores, cnt, err, order):
 
 
 @njit
+def _solve(H, comp, inv_size, gauged, g, L, x):
+    """``ranking._bt_dense._solve_gauged`` (gauge 1/|C| on shift-invariant components,
+    Cholesky, jitter on failure) with the component sizes inverted once and the factor's
+    divisions as products: x = (H + gauge)^-1 g; False if not positive definite."""
+    n = H.shape[0]
+    for i in range(n):
+        ci = comp[i]
+        if ci < 0:
+            H[i, i] = 1.0
+            continue
+        if not gauged[ci]:
+            continue
+        w = inv_size[ci]
+        for j in range(n):
+            if comp[j] == ci:
+                H[i, j] += w
+    if not _cholesky_inv(H, L, g, x):
+        big = 0.0
+        for i in range(n):
+            big = max(big, H[i, i])
+        for i in range(n):
+            H[i, i] += 1e-12 * big + 1e-300
+        if not _cholesky_inv(H, L, g, x):
+            return False
+    return True
+
+
+@njit
+def _cholesky_inv(A, L, b, x):
+    """Cholesky A = L L^T (lower; L's diagonal is stored inverted) and the solve of
+    A x = b; False if A is not numerically positive definite."""
+    n = A.shape[0]
+    for j in range(n):
+        s = A[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not s > 0.0:
+            return False
+        inv = 1.0 / np.sqrt(s)
+        L[j, j] = inv  # the inverse of the diagonal, used by the solves below
+        for i in range(j + 1, n):
+            t = A[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t * inv
+    for i in range(n):
+        t = b[i]
+        for k in range(i):
+            t -= L[i, k] * x[k]
+        x[i] = t * L[i, i]
+    for i in range(n - 1, -1, -1):
+        t = x[i]
+        for k in range(i + 1, n):
+            t -= L[k, i] * x[k]
+        x[i] = t * L[i, i]
+    return True
+
+
+@njit
+def _chord_solve(L, b, x):
+    """Solve with the factor of :func:`_cholesky_inv` (inverted diagonal)."""
+    n = L.shape[0]
+    for i in range(n):
+        t = b[i]
+        for k in range(i):
+            t -= L[i, k] * x[k]
+        x[i] = t * L[i, i]
+    for i in range(n - 1, -1, -1):
+        t = x[i]
+        for k in range(i + 1, n):
+            t -= L[k, i] * x[k]
+        x[i] = t * L[i, i]
+
+
+@njit
 def _certify(theta, step, size, work, n_comp, ok_c, cnt, neutral, scores):
     """Whether the ranks at theta + step (centred) are certain when that point is within
     CERT_FACTOR * size of the maximum; if so theta becomes that point."""
@@ -271,7 +363,7 @@ def _certify(theta, step, size, work, n_comp, ok_c, cnt, neutral, scores):
 
 
 @njit
-def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores):
+def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, full):
     """Fit one context's win weights W (N x N) from the scores in ``theta`` (in/out).
 
     Returns whether the last Newton step was below ``tol``. ``theta`` ends centred per
@@ -282,14 +374,18 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     max |delta| = s <= ``CERT_STEP`` (the quadratic phase, where the point reached is
     within about s^2 of the maximum), when the scores there are more than ``SNAP`` +
     2 ``CERT_FACTOR`` s apart. Ties (on discrete outcomes) never pass: they converge fully.
+    ``full``: W was rewritten since the last fit (else only :func:`add_comparison` changed it).
     """
     n = W.shape[0]
-    m, n_comp, cold = _structure(W, ridge, work)
+    m, n_comp, cold = _structure(W, ridge, work, full)
     Ntot, pi, pj = work.Ntot, work.pi, work.pj
     comp, ridge_vec, comp_size, gauged = work.comp, work.ridge_vec, work.comp_size, work.gauged
     for i in range(n):
         if cold or comp[i] < 0 or not np.isfinite(theta[i]):
             theta[i] = 0.0
+    inv_size = work.inv_size
+    for c in range(n_comp):
+        inv_size[c] = 1.0 / comp_size[c]
     problem = DenseProblem(W, Ntot, ridge_vec)
     g, H, L, step, trial = work.g, work.H, work.L, work.step, work.trial
     g_t, H_t = work.g_trial, work.H_trial
@@ -300,7 +396,7 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
         if rank_only and last_change <= CHORD_AFTER:
             # the last factor, of a Hessian a short step away, gives the next step to within
             # about that step's length: enough to certify the ranks without a new factor
-            _cholesky_solve(L, g, step)
+            _chord_solve(L, g, step)
             chord = 0.0
             for i in range(n):
                 chord = max(chord, abs(step[i]))
@@ -309,7 +405,7 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
             ):
                 converged = True
                 break
-        if not _solve_gauged(H, comp, comp_size[:n_comp], gauged[:n_comp], g, L, step):
+        if not _solve(H, comp, inv_size, gauged, g, L, step):
             break
         max_change, slope = step_size(g, step)
         last_change = max_change

@@ -123,7 +123,7 @@ def test_warm_fit_equals_the_cold_fit_along_a_sequence():
         W[j, i] += 1.0 - P[0, i, j]
         cnt[i] += 1
         cnt[j] += 1
-        assert fit_warm(W, 0.0, 10_000, 1e-8, theta, work, False, ok, cnt, True, scores)
+        assert fit_warm(W, 0.0, 10_000, 1e-8, theta, work, False, ok, cnt, True, scores, True)
         cold = np.zeros(n)
         assert _fit_context(W.copy(), 0.0, 10_000, 1e-8, cold, False)[0]
         np.testing.assert_allclose(theta, cold, atol=1e-9, equal_nan=True)
