@@ -4,7 +4,7 @@ sure that ranking is (``intervals``) and what a tie model changes (``ties``)."""
 
 import streamlit as st
 
-from pages import ui
+from pages import state, ui
 from pages.ranking_views import interval_figure, rank_slope
 from pages.rankings_page import intervals, ties
 from pages.services import common
@@ -27,7 +27,7 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
     choice = ui.select(
         "Intervals",
         list(INTERVALS),
-        key="rank.intervals",
+        key=state.keep("rank.intervals"),
         help="Bradley–Terry intervals, and the rank intervals below: from the Fisher "
         "information, or percentile intervals from 200 bootstrap refits that resample single "
         "comparisons or whole contexts (all comparisons of a context in or out together). "

@@ -72,6 +72,11 @@ def test_demo_rank_intervals_match_the_tables():
     lines = [x for x in fig[0]["x"] if x is not None]
     assert np.all(array(lines[0::2]) <= array(fig[1]["x"]))
     assert np.all(array(fig[1]["x"]) <= array(lines[1::2]))
+    # the choice survives a visit to another page
+    at.switch_page("pages/leaderboard.py").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    assert at.selectbox(key="rank.intervals").value == "Bootstrap over contexts"
 
 
 @need("summeval")
