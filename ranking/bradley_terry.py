@@ -473,18 +473,14 @@ def _bt_flat(first, second, outcome, n_items, weights, tau, groups, **options):
 def _group_codes(groups, m):
     g = np.asarray(groups)
     if g.shape != (m,):
-        raise ValueError(
-            f"groups must hold one label per comparison ({m}); got shape {g.shape}"
-        )
+        raise ValueError(f"groups must hold one label per comparison ({m}); got shape {g.shape}")
     if g.dtype.kind == "f" and not np.isfinite(g).all():
         k = int(np.flatnonzero(~np.isfinite(g))[0])
         raise ValueError(f"groups[{k}] is {g[k]!r}: every comparison needs a group label")
     try:
         _, codes = np.unique(g, return_inverse=True)
     except TypeError as exc:
-        raise ValueError(
-            f"groups must be labels of one kind (all int or all str); {exc}"
-        ) from None
+        raise ValueError(f"groups must be labels of one kind (all int or all str); {exc}") from None
     return codes.astype(np.int64).ravel()
 
 
