@@ -159,8 +159,8 @@ def test_systems_by_elo_beside_bradley_terry():
     want = spearman_scipy([by_system[s] for s in means.index], means)
     assert shown["System-level Spearman (Elo)"] == pytest.approx(want, abs=SHOWN)
     assert shown["System-level Spearman (Elo)"] > 0.8
-    # the bootstrap toggle changes Bradley–Terry's intervals, not Elo
-    at.toggle(key="rank.bootstrap").set_value(True).run()
+    # the interval choice changes Bradley–Terry's intervals, not Elo
+    at.selectbox(key="rank.intervals").set_value("Bootstrap over comparisons").run()
     assert not at.exception
     again = figures(at)["Systems by Elo with 95% bands over game orderings"]["data"][0]
     np.testing.assert_allclose(array(again["y"]), array(elo_trace["y"]))
