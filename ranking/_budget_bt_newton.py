@@ -4,6 +4,8 @@
 from scratch with fresh buffers and evaluates the log-likelihood at every trial point. Along
 the budget the previous scores are a few small Newton steps from the new maximum, so this fit
 
+* starts where the previous fit last evaluated its sigmoids, which it keeps: the first
+  gradient and Hessian cost no ``exp`` for the pairs compared before;
 * keeps its buffers (:class:`FitWork`) across the fits of a context, with the structure of
   the last fit (components, MLE existence, ridge per item, compared pairs), recomputed only
   when the beats graph changed; it starts from the previous scores unless the ridge of some
@@ -55,7 +57,7 @@ SNAP = 1e-9
 FitWork = namedtuple(
     "FitWork",
     "edge Ntot pi pj meta comp ridge_vec comp_size gauged sums cnt "
-    "g H L step trial g_trial H_trial order inv_size",
+    "g H L step trial g_trial H_trial order inv_size S sv theta_e",
 )
 #: Longest step (max |delta theta|) tried at once.
 MAX_STEP = 2.0
@@ -77,7 +79,7 @@ def make_work(n):
         np.zeros((n, n)),
         np.empty(m, np.int64),
         np.empty(m, np.int64),
-        np.array([0, 0, 1], np.int64),
+        np.array([0, 0, 1, 0], np.int64),
         np.full(n, -1, np.int64),
         np.zeros(n),
         np.zeros(n),
@@ -93,6 +95,9 @@ def make_work(n):
         np.empty((n, n)),
         np.empty(n, np.int64),
         np.empty(n),
+        np.zeros((n, n)),
+        np.zeros((n, n), np.bool_),
+        np.zeros(n),
     )
 
 
@@ -188,8 +193,12 @@ def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
 
 
 @njit
-def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H):
-    """Gradient g and negative Hessian H of the penalised log-likelihood (no objective)."""
+def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, S, sv, stored):
+    """Gradient g and negative Hessian H of the penalised log-likelihood (no objective).
+
+    The sigmoid of every pair is kept in S (valid where sv); ``stored``: theta is the point
+    S was computed at, so the valid ones are reused (a new comparison changes W, not them).
+    """
     n = W.shape[0]
     for i in range(n):
         g[i] = -ridge_vec[i] * theta[i]
@@ -200,7 +209,12 @@ def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H):
         i = pi[a]
         j = pj[a]
         nij = Ntot[i, j]
-        s = sigmoid(theta[i] - theta[j])
+        if stored and sv[i, j]:
+            s = S[i, j]
+        else:
+            s = sigmoid(theta[i] - theta[j])
+            S[i, j] = s
+            sv[i, j] = True
         r = W[i, j] - nij * s
         g[i] += r
         g[j] -= r
@@ -380,8 +394,13 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     m, n_comp, cold = _structure(W, ridge, work, full)
     Ntot, pi, pj = work.Ntot, work.pi, work.pj
     comp, ridge_vec, comp_size, gauged = work.comp, work.ridge_vec, work.comp_size, work.gauged
+    # start where the last fit last evaluated its sigmoids (one step short of its end): the
+    # gradient and Hessian there need no exp for the pairs already compared
+    stored = work.meta[3] == 1 and not cold
     for i in range(n):
-        if cold or comp[i] < 0 or not np.isfinite(theta[i]):
+        if stored:
+            theta[i] = work.theta_e[i] if comp[i] >= 0 else 0.0
+        elif cold or comp[i] < 0 or not np.isfinite(theta[i]):
             theta[i] = 0.0
     inv_size = work.inv_size
     for c in range(n_comp):
@@ -390,9 +409,12 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     g, H, L, step, trial = work.g, work.H, work.L, work.step, work.trial
     g_t, H_t = work.g_trial, work.H_trial
     converged = False
-    _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H)
+    _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, work.S, work.sv, stored)
     last_change = np.inf
+    theta_e = work.theta_e
     for _ in range(max_iter):
+        for i in range(n):
+            theta_e[i] = theta[i]  # where S holds the sigmoids: the next fit starts here
         if rank_only and last_change <= CHORD_AFTER:
             # the last factor, of a Hessian a short step away, gives the next step to within
             # about that step's length: enough to certify the ranks without a new factor
@@ -428,14 +450,14 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
             max_change = MAX_STEP
         for i in range(n):
             trial[i] = theta[i] + step[i]
-        _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t)
+        _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t, work.S, work.sv, False)
         dd = 0.0
         for i in range(n):
             dd += g_t[i] * step[i]
         if not (dd >= 0.0 or (max_change < 1.0 and _norm2(g_t) <= 0.25 * _norm2(g))):
             # not clearly better: backtrack on the log-likelihood, as _fit_context does
             line_search(problem, theta, step, slope, 0.0, False, trial)
-            _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t)
+            _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t, work.S, work.sv, False)
         for i in range(n):
             theta[i] = trial[i]
             g[i] = g_t[i]
@@ -443,6 +465,7 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
                 H[i, j] = H_t[i, j]
         # shift invariant there (g and H unchanged by the shift): pin the mean at 0
         _centre(theta, comp, n_comp, gauged, True, work.sums, work.cnt)
+    work.meta[3] = 1
     _centre(theta, comp, n_comp, gauged, False, work.sums, work.cnt)
     for i in range(n):
         if comp[i] < 0:

@@ -8,8 +8,9 @@ over contexts. Repeating over draws gives the mean and the spread of the curve.
 This module checks the inputs, draws the comparison sequences (``ranking.selection``), runs
 the grid of one strategy at a time and summarises it over draws. The grid itself lives in
 ``ranking._budget_grid`` (numba kernels for the win-ratio and product-of-experts methods and
-the pooled balanced threshold along the budget) and ``ranking._budget_bt`` (Bradley–Terry,
-one fit per draw and budget).
+the pooled balanced threshold along the budget) and ``ranking._budget_bt`` (Bradley–Terry:
+one compiled loop over draws, contexts and budgets, each fit warm started from the previous
+budget's scores, in ``ranking._budget_bt_kernel``).
 """
 
 from __future__ import annotations
@@ -283,9 +284,10 @@ def budget_curves(
     n_draws : int, default 50
         Seeded random sequences per strategy.
     method : {"win_ratio", "bradley_terry", "poe"}
-        Win-ratio (fast numba grid), Bradley–Terry (``ranking.bradley_terry``, one fit per
-        draw and budget), or the Gaussian product-of-experts posterior mean of
-        ``adaptive_rank``.
+        Win-ratio (fast numba grid), Bradley–Terry (the maximum-likelihood scores of
+        ``ranking.bradley_terry`` per context, draw and budget, fitted in one compiled loop
+        with warm starts; scores within 1e-9 of each other count as tied), or the Gaussian
+        product-of-experts posterior mean of ``adaptive_rank``.
     correlation : {"spearman", "kendall"}
         Kendall is tau-b.
     tau : None, float or array_like of shape (n_contexts,), default None
