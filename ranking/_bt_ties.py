@@ -33,6 +33,7 @@ import numpy as np
 from ranking._bt_flat import _components_flat, _finite_mle_flat, fit_flat
 from ranking._bt_intervals import MAX_FISHER_ITEMS, _percentile_bounds
 from ranking._bt_newton import RIDGE_FALLBACK, line_search
+from ranking._bt_result import BTResult
 from ranking._bt_ties_model import (
     DAVIDSON,
     MODELS,
@@ -51,8 +52,6 @@ _NAMES = {DAVIDSON: "Davidson", RAO_KUPPER: "Rao–Kupper"}
 
 def fit_ties(first, second, outcome, n_items, weights, tau, ties, tie, **options):
     """The tie-model fit behind ``bradley_terry(..., ties=...)`` (flat input); a BTResult."""
-    from ranking.bradley_terry import BTResult  # the result type lives with the dispatcher
-
     if ties not in MODELS:
         raise ValueError(f"ties must be None, 'davidson' or 'rao-kupper'; got {ties!r}")
     model = MODELS[ties]
