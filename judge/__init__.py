@@ -15,6 +15,8 @@ neither torch, transformers nor openai (a backend imports its library when const
   :func:`estimate`, :class:`Estimate` (``judge.estimate``).
 - The ``judge`` column: :func:`judge_name`, :func:`parse_judge_name` (``judge.names``).
 - Run store: :class:`RunStore`, :func:`default_store_path` (``judge.store``).
+- Probes: :func:`token_logprobs` (``judge.logprobs``), per-token log-probabilities of texts
+  under a causal transformers backend.
 
 Command line: ``python -m judge run ...`` / ``python -m judge estimate ...``.
 """
@@ -51,6 +53,7 @@ _LAZY = {
     "load_prices": "judge.estimate",
     "RunStore": "judge.store",
     "default_store_path": "judge.store",
+    "token_logprobs": "judge.logprobs",
 }
 
 __all__ = list(_LAZY)
