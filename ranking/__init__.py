@@ -52,6 +52,18 @@ from ranking.position_profile import (
     repetition_stability,
 )
 from ranking.ppi import PPIResult, ppi_bradley_terry, ppi_mean
+from ranking.probes import (
+    AUCResult,
+    MeanInterval,
+    SelfPreferenceResult,
+    auc,
+    auc_test,
+    mean_interval,
+    mean_logprob,
+    min_k_prob,
+    perplexity,
+    self_preference,
+)
 from ranking.rank_intervals import RankIntervals, rank_intervals
 from ranking.reliability import (
     AgreementResult,
@@ -175,4 +187,15 @@ __all__ = [
     # transitivity of a judge's preferences (ranking.transitivity)
     "transitivity",
     "TransitivityResult",
+    # probes of a causal judge from token log-probs (ranking.probes)
+    "min_k_prob",
+    "perplexity",
+    "mean_logprob",
+    "auc",
+    "auc_test",
+    "AUCResult",
+    "self_preference",
+    "SelfPreferenceResult",
+    "mean_interval",
+    "MeanInterval",
 ]
