@@ -1,7 +1,8 @@
 """A small local server speaking the OpenAI chat-completions API, for tests (no network).
 
 ``FakeOpenAI`` listens on 127.0.0.1 at a random port and serves ``POST /v1/chat/completions``,
-``GET /v1/models`` and ``GET /v1/models/{id}`` with scripted, deterministic behaviour:
+``GET /v1/models`` and ``GET /v1/models/{id}`` with scripted, deterministic behaviour (and the
+Batch API, ``/v1/files`` and ``/v1/batches``: tests/judge/fake_batches.py):
 
 - label answers with ``logprobs``/``top_logprobs`` derived from the prompt (``label_logprobs``),
   so a test can compute the expected probability itself;
@@ -34,6 +35,11 @@ from collections import Counter, deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+try:
+    from tests.judge import fake_batches
+except ImportError:  # run as a script: python tests/judge/fake_openai.py
+    import fake_batches
 
 PROBE_MARK = "judgescope-probe"  # prompts of OpenAIBackend.check() contain this
 
@@ -252,6 +258,8 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         if not self._authorised():
             return
+        if fake_batches.handle_get(self, fake, self.path.rstrip("/")):
+            return
         if not fake.serve_models:
             self._error(404, "Not Found")
             return
@@ -273,7 +281,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         fake = self.server.fake
         length = int(self.headers.get("Content-Length", 0))
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        if self.path.startswith(("/v1/files", "/v1/batches")):
+            if self._authorised() and not fake_batches.handle_post(
+                self, fake, self.path.rstrip("/"), raw
+            ):
+                self._error(404, "Not Found")
+            return
+        body = json.loads(raw or b"{}")
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._error(404, "Not Found")
             return
@@ -387,6 +402,16 @@ class FakeOpenAI:
         self._abandon = False
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        # the Batch API (tests/judge/fake_batches.py): files, batches and their scripting
+        self.files: dict[str, dict] = {}
+        self.batches: dict[str, dict] = {}
+        self.n_batch_answered = 0
+        self.batch_delay = 0.0
+        self.batch_fail_marker: str | None = None
+        self.batch_expire_after: int | None = None
+        self.batch_hold: threading.Event | None = None
+        self.batch_hold_after = 0
+        self.hold_batch_create: threading.Event | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> FakeOpenAI:

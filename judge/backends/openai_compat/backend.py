@@ -4,25 +4,23 @@ sampled answers (several per call with ``n`` where the server supports it)."""
 from __future__ import annotations
 
 import difflib
-import json
 import logging
 import os
 import random
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 
 from judge.backends.base import (
     BackendError,
     GenerateRequest,
     GenerateResult,
     LabelRequest,
-    LabelResult,
     Progress,
     Sink,
     exception_text,
     scrub_secrets,
 )
+from judge.backends.openai_compat.answers import OpenAILabelResult, choice_result, label_result
 from judge.backends.openai_compat.client import ChatClient, collect, status_message
 from judge.backends.openai_compat.endpoint import (
     DEFAULT_BASE_URL,
@@ -32,7 +30,6 @@ from judge.backends.openai_compat.endpoint import (
     public_url,
     resolve_api_key,
 )
-from judge.backends.openai_compat.logprobs import label_probs_from_top
 from judge.backends.openai_compat.replies import (
     Malformed,
     field_of,
@@ -51,15 +48,6 @@ _PROBE_ATTEMPTS = 3  # malformed replies to the one-token probe before check() g
 # "no-logprobs" and "exception" are failures asked again on the next run
 # (judge.store.ANSWER_ERROR_CODES); "cancelled" marks a request stopped by a cancel before
 # it had an answer (not stored).
-
-
-@dataclass
-class OpenAILabelResult(LabelResult):
-    """:class:`LabelResult` plus what the server sent, so the run store can keep it."""
-
-    raw: str | None = None  # JSON: the answer token and the top logprobs
-    n_prompt_tokens: int | None = None
-    n_completion_tokens: int | None = None
 
 
 class OpenAIBackend(ChatClient):
@@ -365,41 +353,10 @@ class OpenAIBackend(ChatClient):
         return OpenAILabelResult(error=error) if error is not None else result
 
     def _label_result(self, resp, req: LabelRequest) -> OpenAILabelResult:
-        choice = read_choices(resp)[0]
-        counts = usage_counts(resp, 1)
-        logprobs = field_of(choice, "logprobs")
-        content = field_of(logprobs, "content") if logprobs is not None else None
-        if not content:
-            refusal = field_of(choice.message, "refusal")
-            if refusal:
-                return OpenAILabelResult(error=f"refusal: {refusal}", **counts)
-            if field_of(choice, "finish_reason") == "content_filter":
-                return OpenAILabelResult(error="content_filter: the answer was filtered", **counts)
-            if self.logprobs == "auto":
-                self.supports_logprobs = False
-            return OpenAILabelResult(
-                error=f"no-logprobs: {self.base_url} returned no logprobs for {self.model!r}",
-                **counts,
-            )
-        first = content[0]
-        entries = list(field_of(first, "top_logprobs") or [])
-        entries.append(first)
-        top = [token_logprob(t) for t in entries]
-        raw = json.dumps({"token": top[-1][0], "top": top}, ensure_ascii=False)
-        probs, logprobs, bounded = label_probs_from_top(top, req.labels)
-        if not probs:
-            shown = ", ".join(repr(t) for t, _ in top[:5])
-            return OpenAILabelResult(
-                error=(
-                    f"no-label: none of {', '.join(req.labels)} among the top "
-                    f"{len(top)} first tokens ({shown}); ask for a one-word answer or sample"
-                ),
-                raw=raw,
-                **counts,
-            )
-        if bounded:
-            logger.debug("labels %s outside the top logprobs; bounded", bounded)
-        return OpenAILabelResult(probs=probs, logprobs=logprobs, raw=raw, **counts)
+        result = label_result(resp, req.labels, where=self.base_url, model=self.model)
+        if self.logprobs == "auto" and (result.error or "").startswith("no-logprobs"):
+            self.supports_logprobs = False
+        return result
 
     def _sampling_params(self, req: GenerateRequest, n: int) -> dict:
         params = self._base_params(req.prompt, req.system)
@@ -418,22 +375,7 @@ class OpenAIBackend(ChatClient):
         return params
 
     def _choice_result(self, choice, counts: dict) -> GenerateResult:
-        n_prompt, n_completion = counts["n_prompt_tokens"], counts["n_completion_tokens"]
-        refusal = field_of(choice.message, "refusal")
-        text = field_of(choice.message, "content")
-        if text is not None and not isinstance(text, str):
-            raise Malformed(f"bad-response: the answer text is a {type(text).__name__}")
-        if refusal:
-            return GenerateResult(None, f"refusal: {refusal}", n_prompt, n_completion)
-        if field_of(choice, "finish_reason") == "content_filter":
-            return GenerateResult(
-                None, "content_filter: the answer was filtered", n_prompt, n_completion
-            )
-        if not text or not text.strip():
-            return GenerateResult(
-                None, "empty: the model answered with nothing", n_prompt, n_completion
-            )
-        return GenerateResult(text, None, n_prompt, n_completion)
+        return choice_result(choice, counts)
 
     def _generate_one(self, req: GenerateRequest, stop=None) -> GenerateResult:
         def read(resp):
