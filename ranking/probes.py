@@ -297,7 +297,12 @@ def self_preference(
     if strata is not None:
         labels = as_labels(strata, pref.size, "strata")
         weights, values = [], []
-        for label in sorted(set(labels.tolist()), key=str):
+        uniq = set(labels.tolist())
+        try:
+            ordered = sorted(uniq)
+        except TypeError:
+            ordered = sorted(uniq, key=str)
+        for label in ordered:
             sel = labels == label
             res = correlation(
                 pref[sel],
