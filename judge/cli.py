@@ -1,4 +1,5 @@
-"""Command line: ``python -m judge run ...`` and ``python -m judge estimate ...``.
+"""Command line: ``python -m judge run ...``, ``estimate ...`` and ``batch ...`` (batch runs:
+:mod:`judge.batch.cli`).
 
 Examples::
 
@@ -118,6 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         "--prices", help="price table (CSV/JSON; default JUDGESCOPE_PRICES or judge/prices.csv)"
     )
     est.add_argument("--json", action="store_true", help="print the estimate as JSON")
+    from judge.batch import cli as batch_cli
+
+    batch_cli.add_parser(sub, common)
     return parser
 
 
@@ -374,6 +378,10 @@ def main(argv=None) -> int:
     try:
         if args.command == "estimate":
             return _cmd_estimate(args)
+        if args.command == "batch":
+            from judge.batch import cli as batch_cli
+
+            return batch_cli.run(args)
         return _cmd_run(args)
     except (_Fail, DataError, BackendError, ValueError, FileNotFoundError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
