@@ -13,6 +13,8 @@ import streamlit as st
 from pages import ui
 
 PAGE = "Rankings"
+#: Above this many systems the two plots stack, each at the page's full width.
+WIDE = 15
 
 #: How each interval choice reads in a sentence.
 _HOW = {
@@ -60,7 +62,9 @@ def render(ds, attribute: str, judge: str, setting, result) -> None:
             tied_first,
             "Arena rank 1: no system is significantly better than these",
         )
-    left, right = st.columns([1, 1])
+    # a few systems side by side; a long list gets the full width, one plot under the other
+    wide = len(ranked) > WIDE
+    left, right = (st.container(), st.container()) if wide else st.columns([1, 1])
     with left:
         fig, data = _forest(ranked)
         ui.figure(fig, "Rank intervals of the systems", page=PAGE, data=data)
@@ -131,12 +135,12 @@ def _forest(ranked: pd.DataFrame) -> tuple[go.Figure, pd.DataFrame]:
         )
     )
     fig.update_layout(
-        height=max(320, 28 * len(names) + 140),
-        xaxis_title="rank (1 = best)",
+        height=max(320, (28 if len(names) <= WIDE else 18) * len(names) + 140),
+        xaxis=dict(title="rank (1 = best)", side="top"),
         yaxis=dict(autorange="reversed", type="category"),
         legend=dict(orientation="h"),
     )
-    fig.update_xaxes(range=[0.5, len(names) + 0.5], dtick=1 if len(names) <= 20 else None)
+    fig.update_xaxes(range=[0.5, len(names) + 0.5], dtick=1 if len(names) <= 20 else 5)
     return fig, data
 
 
@@ -163,4 +167,8 @@ def _better_heatmap(better: pd.DataFrame) -> go.Figure:
     )  # fmt: skip
     fig = ui.heatmap(values, hover, zmin=-1, zmax=1, scale=ui.DIVERGING, fmt=".0f")
     fig.update_layout(xaxis_title="column system", yaxis_title="row system")
+    if len(rows) > WIDE:  # every name on both axes, in small type, cells about square
+        fig.update_layout(height=16 * len(rows) + 260)
+        fig.update_xaxes(dtick=1, tickfont=dict(size=9))
+        fig.update_yaxes(dtick=1, tickfont=dict(size=9))
     return fig

@@ -56,17 +56,18 @@ def render(ds, attribute: str, judge: str, setting) -> None:
         with col:
             ui.metric(
                 f"{model} {_PARAM[model]}",
-                _param_text(summary.loc[model]),
-                f"95% Fisher interval in brackets; predicts a tie rate of "
-                f"{summary.loc[model, 'predicted_tie_rate']:.1%}",
+                common.fmt(summary.loc[model, "tie_param"]),
+                f"95% Fisher interval {_interval_text(summary.loc[model])}; predicts a tie "
+                f"rate of {summary.loc[model, 'predicted_tie_rate']:.1%}",
             )
     with cols[3]:
         ui.metric(
-            "Systems that change rank",
-            f"{moved['Rao–Kupper']} / {moved['Davidson']}",
-            f"of {len(table)}, under Rao–Kupper / Davidson against half-win",
+            "Rank changes, Rao–Kupper",
+            f"{moved['Rao–Kupper']} of {len(table)}",
+            f"systems ranked differently than under half-win (Davidson: {moved['Davidson']})",
         )
-    left, right = st.columns([3, 2])
+    many = len(table) > 20  # a slope chart of many systems is a tangle: rank against rank
+    left, right = (st.container(), st.container()) if many else st.columns([3, 2])
     with left:
         ui.figure(_dumbbell(table), "System scores under three tie models", page=PAGE,
                   data=table)  # fmt: skip
@@ -78,9 +79,13 @@ def render(ds, attribute: str, judge: str, setting) -> None:
             value_name="rank",
         ).rename(columns={"system": "candidate"})
         long["model"] = long["model"].map({f"rank_{c}": m for m, c in MODEL_LABELS.items()})
-        fig = rank_slope(long, "model", list(MODEL_LABELS), "")
-        fig.update_layout(legend_title_text="system", showlegend=len(table) <= 20)
-        ui.figure(fig, "Ranks of the systems under three tie models", page=PAGE, data=long)
+        if many:
+            ui.figure(_rank_scatter(table), "Rank under half-win against Rao–Kupper",
+                      page=PAGE, data=long)  # fmt: skip
+        else:
+            fig = rank_slope(long, "model", list(MODEL_LABELS), "")
+            fig.update_layout(legend_title_text="system")
+            ui.figure(fig, "Ranks of the systems under three tie models", page=PAGE, data=long)
     ui.table(_summary_table(res.summary), "Tie models compared", page=PAGE, hide_index=True)
     st.caption(_changes(table))
     st.caption(
@@ -96,11 +101,37 @@ def render(ds, attribute: str, judge: str, setting) -> None:
             st.caption(f"ℹ️ {note}")
 
 
-def _param_text(row) -> str:
-    value, low, high = row["tie_param"], row["tie_low"], row["tie_high"]
+def _interval_text(row) -> str:
+    low, high = row["tie_low"], row["tie_high"]
     if math.isfinite(low) and math.isfinite(high):
-        return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-    return common.fmt(value)
+        return f"[{low:.3f}, {high:.3f}]"
+    return "n/a"
+
+
+def _rank_scatter(table: pd.DataFrame) -> go.Figure:
+    """Each system's rank under half-win (x) against Rao–Kupper (y); off the diagonal: moved."""
+    n = len(table)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[1, n], y=[1, n], mode="lines", showlegend=False,
+                             line=dict(color="#c8c8c8", dash="dot"), hoverinfo="skip"))  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=table["rank_half_win"],
+            y=table["rank_rao_kupper"],
+            mode="markers",
+            marker=dict(color=_COLOURS["Rao–Kupper"], size=8),
+            text=table["system"],
+            customdata=table["rank_davidson"],
+            hovertemplate="%{text}<br>half-win %{x:.0f}, Rao–Kupper %{y:.0f}, "
+            "Davidson %{customdata:.0f}<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_layout(height=480, xaxis_title="rank under half-win (1 = best)",
+                      yaxis_title="rank under Rao–Kupper")  # fmt: skip
+    fig.update_yaxes(autorange="reversed", scaleanchor="x")
+    fig.update_xaxes(autorange="reversed")
+    return fig
 
 
 def _dumbbell(table: pd.DataFrame) -> go.Figure:
@@ -131,7 +162,7 @@ def _dumbbell(table: pd.DataFrame) -> go.Figure:
         height=max(320, 22 * len(table) + 140),
         xaxis_title="score (log-strength, mean 0)",
         yaxis=dict(autorange="reversed", type="category"),
-        legend=dict(orientation="h", y=1.02, yanchor="bottom"),
+        legend=dict(orientation="v", x=1.02, y=1, yanchor="top"),
     )
     return fig
 
