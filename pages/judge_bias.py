@@ -7,7 +7,17 @@ This script holds the pickers; each section lives in its own module under
 import streamlit as st
 
 from pages import state, ui
-from pages.judge_bias_page import PAGE, calibration, cycles, pick, profile, style, ties, truth
+from pages.judge_bias_page import (
+    PAGE,
+    calibration,
+    cycles,
+    pick,
+    probes,
+    profile,
+    style,
+    ties,
+    truth,
+)
 
 st.title("Judge bias")
 st.caption(
@@ -44,6 +54,7 @@ for section, what in (
     (cycles, "Counting circular triads"),
     (calibration, "Calibrating the judge"),
     (ties, "Measuring ties"),
+    (probes, "Probing self-preference and contamination"),
 ):
     with ui.guard(what):
         section.show(choice)
