@@ -15,6 +15,8 @@ Modules:
 - :mod:`~judge.backends.hf.prefix_cache`: the causal forward pass and the prefix-KV cache
   (``MIN_SHARED_TOKENS``, the prefix tree);
 - :mod:`~judge.backends.hf.generation`: seeded sampling of free-text answers.
+- :mod:`~judge.backends.hf.logprobs`: per-token log-probabilities of given texts (after an
+  optional prefix whose key/value cache is shared), behind ``judge.token_logprobs``.
 
 torch and transformers are imported only when a backend is constructed.
 """
