@@ -54,6 +54,12 @@ PAGES = {
             url_path="judge-bias",
         ),
         st.Page(
+            "pages/rationales.py",
+            title="Rationales",
+            icon=":material/notes:",
+            url_path="rationales",
+        ),
+        st.Page(
             "pages/budgets.py",
             title="Comparison budgets",
             icon=":material/trending_up:",

@@ -116,7 +116,8 @@ def rationale_map(
     ).fit_transform(reduced)
     if n_clusters is None:
         n_clusters = int(np.clip(round(np.sqrt(len(pts) / 25)), 2, 10))
-    n_clusters = int(min(n_clusters, len(pts)))
+    # never more clusters than distinct rationales ("Summary #1 is more coherent" x 300)
+    n_clusters = int(max(1, min(n_clusters, len(np.unique(np.round(reduced, 8), axis=0)))))
     labels = KMeans(n_clusters=n_clusters, n_init=4, random_state=seed).fit_predict(reduced)
     rows = []
     names = {}

@@ -1,0 +1,75 @@
+"""AppTest of the Rationales page: keywords, the map and unsupported citations on SummEval's
+ChatGPT rationales (stareval ratings, ab-choice verdicts); a judge without rationales (the
+demo, SummEval's bare multiple-choice judge) gets a message saying why."""
+
+from __future__ import annotations
+
+from data.rationales import explanation
+from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
+
+PAGE = "pages/rationales.py"
+STAREVAL = "gpt-3.5-turbo-0301/stareval (ratings)"
+
+
+def _clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _infos(at) -> str:
+    return "\n".join(i.value for i in at.info)
+
+
+def test_demo_judge_without_rationales_says_why():
+    at = open_page(PAGE)
+    _clean(at)
+    assert at.title[0].value == "Rationales"
+    info = _infos(at)
+    assert "gives no rationale" in info and "bare labels or scores" in info
+    assert "explain" in info  # what to do: a template that asks for an explanation
+    assert not at.subheader  # the sections are not drawn
+
+
+@need("summeval")
+def test_summeval_stareval_keywords_map_citations():
+    at = open_page(PAGE, "summeval")
+    at.selectbox(key="app.attribute").set_value("coherence").run()
+    at.selectbox(key="app.judge").set_value(STAREVAL).run()
+    _clean(at)
+    assert [s.value for s in at.subheader] == [
+        "Keywords",
+        "Map of the rationales",
+        "Unsupported citations",
+    ]
+    captions = "\n".join(c.value for c in at.caption)
+    assert "of 1200 answers on *coherence* carry a rationale" in captions
+    assert "Map of the rationales" in chart_titles(at)
+    tables = [t.value for t in at.dataframe]
+    per_criterion = next(t for t in tables if "attribute" in t and "keywords" in t)
+    assert set(per_criterion["attribute"]) == {"coherence", "consistency", "fluency", "relevance"}
+    fluency = per_criterion.set_index("attribute").loc["fluency", "keywords"]
+    assert "grammatically" in fluency
+    per_score = next(t for t in tables if "score" in t and "keywords" in t)
+    assert len(per_score) >= 4  # 1 to 5 stars
+    shown = metrics(at)
+    rate = float(shown["Unsupported rate"])
+    assert 0.0 < rate < 0.5
+    # colour by agreement with humans and map every criterion: redrawn without error
+    at.selectbox(key="rationales.colour").set_value("agreement with humans").run()
+    at.radio(key="rationales.map_scope").set_value("every criterion").run()
+    _clean(at)
+    assert "rationales drawn** (a seeded sample)" in "\n".join(c.value for c in at.caption)
+
+
+@need("summeval")
+def test_summeval_bare_and_pairwise_judges():
+    at = open_page(PAGE, "summeval")
+    at.selectbox(key="app.attribute").set_value("coherence").run()
+    at.selectbox(key="app.judge").set_value("gpt-3.5-turbo-0301/mcq (ratings)").run()
+    _clean(at)
+    info = _infos(at)
+    assert "gives no rationale" in info and explanation("D") == ""
+    at.selectbox(key="app.judge").set_value("gpt-3.5-turbo-0301/ab-choice").run()
+    _clean(at)
+    assert "**Per verdict** on *coherence*" in "\n".join(m.value for m in at.markdown)
+    assert "Map of the rationales" in chart_titles(at)
