@@ -22,6 +22,7 @@ PAGES = {
     "examples": "Examples",
     "bias": "Position bias",
     "judge-bias": "Judge bias",
+    "rationales": "Rationales",
     "budgets": "Comparison budgets",
     "agreement": "Human agreement",
     "prompts": "Prompt sensitivity",
