@@ -115,6 +115,7 @@ def _bt_context(
     last_target = -1
     last_t = np.nan
     last_rho = np.nan
+    last_kind = 0
     n_bad = 0
     for k in range(eval_r.shape[0]):
         r = eval_r[k]
@@ -133,6 +134,13 @@ def _bt_context(
             continue
         use_alpha = debias and 0.0 < t < 1.0
         alpha = (1.0 - t) / t if use_alpha else 1.0
+        # outcomes p itself or reweighted by a moderate alpha > 0 are > 0 (< 1) exactly
+        # where p is: the beats edges, and so the fit's structure, do not move with alpha
+        # (kind 0); decided outcomes, or an extreme alpha (underflow), may move them
+        kind = 0
+        if debias and math.isfinite(t) and not (use_alpha and 1e-100 < alpha < 1e100):
+            kind = 1
+        rewritten = False
         if not same_t:
             # every outcome moves with the threshold: rebuild W from the comparisons so far
             W[:, :] = 0.0
@@ -143,6 +151,8 @@ def _bt_context(
                 y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
                 W[i, j] += y
                 W[j, i] += 1.0 - y
+            rewritten = kind == 1 or last_kind == 1
+        last_kind = kind
         while pos < target:
             code = orders_dc[pos]
             i = code // n
@@ -155,7 +165,7 @@ def _bt_context(
         last_target = target
         last_t = t
         if not fit_warm(
-            W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, not same_t
+            W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, rewritten
         ):
             n_bad += 1
         mid = fill_scores(theta, ok_c, cnt, neutral, scores)

@@ -58,8 +58,10 @@ SNAP = 1e-9
 FitWork = namedtuple(
     "FitWork",
     "edge Ntot pi pj meta comp ridge_vec comp_size gauged sums cnt "
-    "g H L step trial g_trial H_trial order inv_size S sv theta_e",
+    "g H L step trial g_trial H_trial order inv_size ok_comp ex",
 )
+#: Scores spread over less than this: sigmoids from one exp per item (see ``_eval_gh``).
+EXP_SPREAD = 600.0
 #: Longest step (max |delta theta|) tried at once.
 MAX_STEP = 2.0
 #: Rank certificate (``fit_warm(rank_only=True)``): the largest Newton step after which the
@@ -73,14 +75,14 @@ CHORD_AFTER = 0.1
 
 @njit
 def make_work(n):
-    """Buffers for fits of ``n`` items (meta: number of pairs, of components, fresh flag)."""
+    """Buffers for fits of ``n`` items (meta: number of pairs, of components, stale flag)."""
     m = n * (n - 1) // 2
     return FitWork(
         np.zeros((n, n), np.bool_),
         np.zeros((n, n)),
         np.empty(m, np.int64),
         np.empty(m, np.int64),
-        np.array([0, 0, 1, 0], np.int64),
+        np.array([0, 0, 1], np.int64),
         np.full(n, -1, np.int64),
         np.zeros(n),
         np.zeros(n),
@@ -96,16 +98,22 @@ def make_work(n):
         np.empty((n, n)),
         np.empty(n, np.int64),
         np.empty(n),
-        np.zeros((n, n)),
-        np.zeros((n, n), np.bool_),
-        np.zeros(n),
+        np.zeros(n, np.bool_),
+        np.empty(n),
     )
 
 
 @njit
 def add_comparison(W, work, i, j, y):
     """One more comparison of i (first) with j, i winning y: into W, the comparison counts
-    and the beats edges of ``work`` (marking the structure stale on a new edge)."""
+    and the beats edges of ``work``.
+
+    A new edge inside a component whose MLE is finite (strongly connected beats graph)
+    changes neither the components nor the ridge: a new pair is appended to the pair list
+    and the structure stays current. Any other new edge marks it stale (recomputed by the
+    next fit)."""
+    meta = work.meta
+    new_pair = work.Ntot[i, j] == 0.0
     W[i, j] += y
     W[j, i] += 1.0 - y
     t = W[i, j] + W[j, i]
@@ -116,7 +124,15 @@ def add_comparison(W, work, i, j, y):
     if e1 != work.edge[i, j] or e2 != work.edge[j, i]:
         work.edge[i, j] = e1
         work.edge[j, i] = e2
-        work.meta[2] = 1
+        c = work.comp[i]
+        if meta[2] == 0 and c >= 0 and work.comp[j] == c and work.ok_comp[c]:
+            if new_pair:
+                m = meta[0]
+                work.pi[m] = min(i, j)
+                work.pj[m] = max(i, j)
+                meta[0] = m + 1
+        else:
+            meta[2] = 1
 
 
 @njit
@@ -151,6 +167,8 @@ def _structure(W, ridge, work, full):
                 m += 1
     comp, n_comp = _components_dense(Ntot)
     ok = _finite_mle_dense(W, comp, n_comp)
+    for c in range(n_comp):
+        work.ok_comp[c] = ok[c]
     cold = False
     for i in range(n):
         c = comp[i]
@@ -194,32 +212,42 @@ def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
 
 
 @njit
-def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, S, sv, stored):
+def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex):
     """Gradient g and negative Hessian H of the penalised log-likelihood (no objective).
 
-    The sigmoid of every pair is kept in S (valid where sv); ``stored``: theta is the point
-    S was computed at, so the valid ones are reused (a new comparison changes W, not them).
+    The sigmoid of a pair is e_i / (e_i + e_j) with e = exp(theta - max theta) per item
+    (``ex``): N exps instead of one per pair; ``ranking._bt_newton.sigmoid`` per pair when
+    the scores spread too far for that (exp underflow).
     """
     n = W.shape[0]
+    hi = -np.inf
+    lo = np.inf
     for i in range(n):
         g[i] = -ridge_vec[i] * theta[i]
         for j in range(n):
             H[i, j] = 0.0
         H[i, i] = ridge_vec[i]
+        hi = max(hi, theta[i])
+        lo = min(lo, theta[i])
+    per_item = hi - lo < EXP_SPREAD
+    if per_item:
+        for i in range(n):
+            ex[i] = np.exp(theta[i] - hi)
     for a in range(m):
         i = pi[a]
         j = pj[a]
         nij = Ntot[i, j]
-        if stored and sv[i, j]:
-            s = S[i, j]
+        if per_item:
+            inv = 1.0 / (ex[i] + ex[j])
+            s = ex[i] * inv
+            sc = ex[j] * inv
         else:
             s = sigmoid(theta[i] - theta[j])
-            S[i, j] = s
-            sv[i, j] = True
+            sc = 1.0 - s
         r = W[i, j] - nij * s
         g[i] += r
         g[j] -= r
-        h = nij * s * (1.0 - s)
+        h = nij * s * sc
         H[i, i] += h
         H[j, j] += h
         H[i, j] -= h
@@ -320,13 +348,9 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     m, n_comp, cold = _structure(W, ridge, work, full)
     Ntot, pi, pj = work.Ntot, work.pi, work.pj
     comp, ridge_vec, comp_size, gauged = work.comp, work.ridge_vec, work.comp_size, work.gauged
-    # start where the last fit last evaluated its sigmoids (one step short of its end): the
-    # gradient and Hessian there need no exp for the pairs already compared
-    stored = work.meta[3] == 1 and not cold
+    # start where the last fit ended, unless the ridge of some item changed
     for i in range(n):
-        if stored:
-            theta[i] = work.theta_e[i] if comp[i] >= 0 else 0.0
-        elif cold or comp[i] < 0 or not np.isfinite(theta[i]):
+        if cold or comp[i] < 0 or not np.isfinite(theta[i]):
             theta[i] = 0.0
     inv_size = work.inv_size
     for c in range(n_comp):
@@ -335,12 +359,10 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     g, H, L, step, trial = work.g, work.H, work.L, work.step, work.trial
     g_t, H_t = work.g_trial, work.H_trial
     converged = False
-    _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, work.S, work.sv, stored)
+    ex = work.ex
+    _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex)
     last_change = np.inf
-    theta_e = work.theta_e
     for _ in range(max_iter):
-        for i in range(n):
-            theta_e[i] = theta[i]  # where S holds the sigmoids: the next fit starts here
         if rank_only and last_change <= CHORD_AFTER:
             # the last factor, of a Hessian a short step away, gives the next step to within
             # about that step's length: enough to certify the ranks without a new factor
@@ -376,22 +398,20 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
             max_change = MAX_STEP
         for i in range(n):
             trial[i] = theta[i] + step[i]
-        _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t, work.S, work.sv, False)
+        _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t, ex)
         dd = 0.0
         for i in range(n):
             dd += g_t[i] * step[i]
         if not (dd >= 0.0 or (max_change < 1.0 and _norm2(g_t) <= 0.25 * _norm2(g))):
             # not clearly better: backtrack on the log-likelihood, as _fit_context does
             line_search(problem, theta, step, slope, 0.0, False, trial)
-            _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t, work.S, work.sv, False)
+            _eval_gh(W, Ntot, pi, pj, m, trial, ridge_vec, g_t, H_t, ex)
         for i in range(n):
             theta[i] = trial[i]
-            g[i] = g_t[i]
-            for j in range(n):
-                H[i, j] = H_t[i, j]
+        g, g_t = g_t, g
+        H, H_t = H_t, H
         # shift invariant there (g and H unchanged by the shift): pin the mean at 0
         _centre(theta, comp, n_comp, gauged, True, work.sums, work.cnt)
-    work.meta[3] = 1
     _centre(theta, comp, n_comp, gauged, False, work.sums, work.cnt)
     for i in range(n):
         if comp[i] < 0:
