@@ -1,6 +1,6 @@
 """The Judge page's "Run a judge" tab: backend (:mod:`~pages.judge_page.backend_column`),
 template and live preview, comparisons and decoding, the estimate, and the background run
-with progress and cancel."""
+with progress and cancel, or a batch run (:mod:`~pages.judge_page.batch_panel`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from data.schema import DataError, Dataset
 from judge.store import default_store_path
 from judge.templates import DOMAINS, TemplateError
 from pages import state, ui
-from pages.judge_page import JOB, LAST, PAGE
+from pages.judge_page import JOB, LAST, PAGE, batch_panel
 from pages.judge_page.backend_column import ChosenBackend, choose_backend
 from pages.services import judge as svc
 
@@ -257,6 +257,19 @@ def _estimate(ds: Dataset, settings, target: _Target, chosen: ChosenBackend, pre
 def _run_controls(
     ds: Dataset, name: str, settings, target: _Target, chosen: ChosenBackend, preview_ok: bool
 ) -> None:
+    if chosen.kind == "openai":
+        how = st.radio(
+            "Run as",
+            ["live", "batch"],
+            horizontal=True,
+            key=state.keep(f"{PAGE}.run_as"),
+            help="batch: one batch job at the endpoint (the OpenAI Batch API: cheaper for "
+            "large runs, answers within 24 h), or a JSONL file to run elsewhere (vLLM).",
+        )
+        if how == "batch":
+            if preview_ok:
+                batch_panel.render(ds, name, settings, target.template, chosen)
+            return
     job = st.session_state.get(JOB)
     running = job is not None and not job.finished
     b1, b2, _ = st.columns([1, 1, 4])
