@@ -18,6 +18,7 @@ from data.rationales import (
     unsupported_citations,
 )
 from data.schema import DataError, Dataset
+from tests.judge.fake_openai import fake_openai_fixture  # noqa: F401  (the fake_openai fixture)
 from tests.pages._analysis_apptest import need
 
 
@@ -212,3 +213,33 @@ def test_topicalchat_rationales():
     assert counts["kept"] == len(frame) and counts["empty"] > 25000
     # "- Groundedness: 0" is a bare score, never kept
     assert not frame["rationale"].str.contains(r"^-?\s*\w+:\s*\d\s*$").any()
+
+
+def test_rationales_of_a_test_server_run(fake_openai, tmp_path, monkeypatch):
+    """A sampled pairwise run against the local OpenAI-compatible test server keeps its raw
+    answers; the explained ones become rationales, the bare letters are counted as empty."""
+    from judge.runners import run_pairwise
+    from tests.judge.judge_runs import C2, backend_for, tiny_dataset
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
+    ds = tiny_dataset(2, 4)
+    result = run_pairwise(
+        ds,
+        attribute="coherence",
+        template=C2,
+        backend=backend_for(fake_openai),
+        mode="samples",
+        n_samples=6,
+        store=tmp_path / "runs.sqlite",
+    )
+    table = result.table
+    judged = Dataset("tiny run", contexts=ds.contexts, candidates=ds.candidates, comparisons=table)
+    judge = str(table["judge"].iloc[0])
+    frame = rationales(judged, "coherence", judge)
+    counts = frame.attrs["counts"]
+    explained = table["raw"].isin(["Summary B is more coherent.", "I cannot decide."])
+    assert counts["answers"] == len(table) and counts["errors"] == 0
+    assert counts["kept"] == int(explained.sum()) > 0
+    assert set(frame["rationale"]) <= {"Summary B is more coherent", "I cannot decide"}
+    assert (frame["agreement"] == "no human score").all()
