@@ -351,3 +351,41 @@ def slide_to(driver, label: str, value: float, step: float) -> None:
         actions.send_keys(key)
     actions.perform()
     wait_idle(driver)
+
+
+def pick(driver, label: str, options: list[str], scope: str = MAIN) -> None:
+    """Add ``options`` (their visible text starts with each) to the multiselect ``label``."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = widget(driver, "stMultiSelect", label, scope=scope)
+    for option in options:
+        field = box.find_element(By.CSS_SELECTOR, "input")
+        driver.execute_script("arguments[0].scrollIntoView({block:'center'})", field)
+        field.click()
+        field.send_keys(option)
+        deadline, opts = time.monotonic() + 15, []
+        while time.monotonic() < deadline:
+            opts = driver.find_elements(By.CSS_SELECTOR, '[role="option"]')
+            hit = [o for o in opts if o.text.strip().startswith(option)]
+            if hit:
+                hit[0].click()
+                wait_idle(driver)
+                break
+            time.sleep(0.3)
+        else:
+            raise AssertionError(f"{label!r} offers no {option!r}: {[o.text for o in opts]}")
+        box = widget(driver, "stMultiSelect", label, scope=scope)
+    box.find_element(By.CSS_SELECTOR, "input").send_keys(Keys.ESCAPE)  # close the list
+    wait_idle(driver)
+
+
+def close_dialogs(driver) -> None:
+    """Close Streamlit's modal dialogs (its "Page not found" notice on a shared link to a page
+    of ``st.navigation``) so that they do not catch clicks."""
+    from selenium.webdriver.common.by import By
+
+    for d in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stDialog"]'):
+        for btn in d.find_elements(By.CSS_SELECTOR, 'button[aria-label="Close"]'):
+            driver.execute_script("arguments[0].click()", btn)
+    time.sleep(0.3)

@@ -4,6 +4,7 @@ against the humans, and a button that adds the jury to the active dataset as a j
 
 from __future__ import annotations
 
+import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -133,10 +134,31 @@ def _agreement(view: svc.JuryView) -> None:
         st.caption(f"Fleiss' kappa: {fl.reason}")
 
 
+_MEASURES = {"agreement": "share of verdicts agreeing", "cohen_kappa": "Cohen's kappa",
+             "spearman": "Spearman"}  # fmt: skip
+
+
 def _humans(view: svc.JuryView) -> None:
     if not len(view.humans):
         st.caption("No human verdicts or scores for this attribute: no comparison with humans.")
         return
     st.subheader("Against the humans")
-    ui.table(view.versus_best, "The jury against its best member", page=PAGE, hide_index=True)
-    ui.table(view.humans, "Each member and the jury against the humans", page=PAGE, hide_index=True)
+    humans = view.humans
+    measure = humans["measure"].iloc[0]
+    shown = humans[humans["measure"] == measure]
+    fig = px.bar(
+        shown, x="versus", y="value", color="rater", barmode="group",
+        color_discrete_sequence=ui.PALETTE,
+        labels={"versus": "human reference", "value": _MEASURES.get(measure, measure)},
+        hover_data=["n"],
+    )  # fmt: skip
+    fig.update_layout(legend_title_text="")
+    ui.figure(fig, f"Each member and the jury against the humans ({_MEASURES.get(measure, measure)})",
+              page=PAGE, data=humans)  # fmt: skip
+    best = view.versus_best.rename(columns={
+        "versus": "human reference", "measure": "measure", "jury": "jury",
+        "best_member": "best member", "best_member_value": "best member's value",
+        "jury_minus_best": "jury − best member",
+    })  # fmt: skip
+    best["measure"] = best["measure"].map(lambda m: _MEASURES.get(m, m))
+    ui.table(best, "The jury against its best member", page=PAGE, hide_index=True)

@@ -1,0 +1,71 @@
+"""Rankings you can defend, in headless Chromium: rank intervals and tie models on Rankings, the
+PPI++ section on Human agreement, a jury built on the Judge page and then ranked.
+
+``JUDGESCOPE_SCREENSHOTS=docs/screenshots python -m pytest tests/test_browser_defend.py`` keeps
+the (tall) screenshots.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests import _browser as b
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    work = tmp_path_factory.mktemp("server")
+    with b.streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
+        with b.chromium() as driver:
+            yield url, driver
+
+
+def _tall(driver, path: Path, height: int = 6000) -> None:
+    driver.set_window_size(1400, height)
+    b.wait_idle(driver)
+    driver.save_screenshot(str(path))
+    driver.set_window_size(1400, 2000)
+
+
+def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
+    url, driver = app
+    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+
+    driver.get(f"{url}/rankings?dataset=summeval")
+    b.wait_title(driver, "Rankings")
+    b.wait_text(driver, "Separability")
+    b.choose(driver, "Intervals", "Bootstrap over contexts")
+    b.wait_text(driver, "Separability")
+    b.assert_no_error(driver, "/rankings?dataset=summeval")
+    _tall(driver, shots / "rankings-intervals-summeval.png", 7000)
+
+    driver.get(f"{url}/rankings?dataset=llmfao")
+    b.wait_title(driver, "Rankings")
+    b.wait_text(driver, "Davidson")
+    b.assert_no_error(driver, "/rankings?dataset=llmfao")
+    _tall(driver, shots / "rankings-ties-llmfao.png", 7000)
+
+    driver.get(f"{url}/agreement?dataset=summeval")
+    b.wait_title(driver, "Human agreement")
+    b.wait_text(driver, "How many human labels do I need?")
+    b.assert_no_error(driver, "/agreement?dataset=summeval")
+    _tall(driver, shots / "agreement-ppi-summeval.png", 9000)
+
+    driver.get(f"{url}/judge?dataset=pandalm")
+    b.wait_title(driver, "Judge")
+    b.close_dialogs(driver)
+    b.tab(driver, "Build a jury")
+    b.pick(driver, "Judges", ["gpt-3.5-turbo", "pandalm-7b"])
+    b.radio(driver, "Method", "Dawid")
+    b.wait_text(driver, "Add the jury as a judge")
+    b.assert_no_error(driver, "/judge?dataset=pandalm (jury)")
+    _tall(driver, shots / "judge-jury-pandalm.png", 3500)
+    b.click(driver, "Add the jury as a judge")
+    b.wait_text(driver, "is now a judge of")
+    b.nav(driver, "Rankings")
+    b.wait_text(driver, "Systems")
+    b.assert_no_error(driver, "/rankings (jury)")
