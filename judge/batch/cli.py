@@ -83,6 +83,7 @@ def _written(w) -> str:
     return (
         f"{w.n_calls:,} model calls: {w.n_cached:,} answered in the store, "
         f"{w.n_in_open_batches:,} in an open batch, {w.n_lines:,} in this batch"
+        + (f", {w.n_left:,} left for the next batch (size limits)" if w.n_left else "")
     )
 
 

@@ -35,6 +35,9 @@ from judge.store.batches import (
 #: metadata entry that names the local batch at the endpoint (finds a batch whose
 #: submission was interrupted before its id was recorded)
 META_KEY = "judgescope_batch"
+#: the OpenAI Batch API's limits per batch: 50,000 requests, a 200 MB input file
+MAX_REQUESTS = 50_000
+MAX_BYTES = 190_000_000
 
 
 class BatchError(ValueError):
@@ -50,6 +53,7 @@ class BatchWrite:
     n_calls: int  # distinct calls of the plan
     n_cached: int  # answered in the store already
     n_in_open_batches: int  # asked by another open batch
+    n_left: int = 0  # pending calls beyond this batch's limits: the next batch
 
     @property
     def n_lines(self) -> int:
@@ -105,13 +109,22 @@ def _check_backend(backend) -> None:
         )
 
 
-def write_batch(plan: Plan, backend, store: RunStore) -> BatchWrite:
+def write_batch(
+    plan: Plan,
+    backend,
+    store: RunStore,
+    *,
+    max_requests: int = MAX_REQUESTS,
+    max_bytes: int = MAX_BYTES,
+) -> BatchWrite:
     """The batch JSONL of the calls of ``plan`` still to make, recorded in ``store``.
 
     Left out: calls answered in the store (failures are asked again) and calls of open
     batches. ``custom_id`` is the run-store key; the body is the request a live run sends.
     The run is recorded (``store.start_run``) so its table can be exported later. Returns a
-    :class:`BatchWrite` whose ``record`` is None when nothing is left to ask.
+    :class:`BatchWrite` whose ``record`` is None when nothing is left to ask. A batch holds
+    at most ``max_requests`` lines and ``max_bytes`` of JSONL (the Batch API's limits); the
+    calls beyond them go into the next batch (``n_left``).
     """
     _check_backend(backend)
     keys = list(plan.requests)
@@ -123,12 +136,18 @@ def write_batch(plan: Plan, backend, store: RunStore) -> BatchWrite:
     if not todo:
         return out
     groups: dict[tuple | None, list[str]] = {}
-    lines = []
+    lines: list[str] = []
+    size = 0
     for key in todo:
         req = plan.requests[key]
+        line = request_line(key, request_body(backend, req))
+        size += len(line.encode("utf-8")) + 1
+        if lines and (len(lines) >= max_requests or size > max_bytes):
+            break
         labels = tuple(req.labels) if plan.request_kind == "label" else None
         groups.setdefault(labels, []).append(key)
-        lines.append(request_line(key, request_body(backend, req)))
+        lines.append(line)
+    out.n_left = len(todo) - len(lines)
     rec = BatchRecord(
         batch_id=new_batch_id(),
         run_id=plan.run_id,
@@ -136,7 +155,7 @@ def write_batch(plan: Plan, backend, store: RunStore) -> BatchWrite:
         base_url=backend.base_url,
         request_kind=plan.request_kind,
         groups=[[list(lb) if lb is not None else None, ks] for lb, ks in groups.items()],
-        n_requests=len(todo),
+        n_requests=len(lines),
     )
     out.record = save_batch(store, rec)
     out.jsonl = "\n".join(lines) + "\n"

@@ -151,8 +151,12 @@ def test_an_open_batch_keeps_its_calls_out_of_the_next_until_given_up(tmp_path):
         with pytest.raises(BatchError, match="nothing to submit"):
             submit_batch(again, backend, store)
         give_up_batch(first.record.batch_id, store)
-        assert write_batch(plan, backend, store).n_lines == 24
-        assert len(list_batches(store, plan.run_id)) == 2
+        small = write_batch(plan, backend, store, max_requests=10)
+        assert (small.n_lines, small.n_left) == (10, 14)
+        rest = write_batch(plan, backend, store)
+        assert (rest.n_lines, rest.n_in_open_batches) == (14, 10)
+        assert len(list_batches(store, plan.run_id)) == 3
+        assert not set(small.record.keys) & set(rest.record.keys)
 
 
 def _output_of(fake, backend, store, plan) -> tuple[str, str]:
