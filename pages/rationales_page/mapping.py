@@ -128,12 +128,33 @@ def _open(choice: Choice, pts, event) -> None:
     if index not in pts.index:
         return
     row = pts.loc[index]
-    pair = {"first_id": str(row["first_id"]), "second_id": str(row["second_id"])}
+    if not choice.pairwise:  # the Examples page is about comparisons: the rating opens here
+        _rating_detail(choice, row)
+        return
     example_link.open_example(
         dataset=choice.dataset,
         attribute=str(row["attribute"]),
         judge=choice.judge,
         context_id=str(row["context_id"]),
-        # a rating is about one candidate: the Examples page opens its whole context
-        **(pair if choice.pairwise else {}),
+        first_id=str(row["first_id"]),
+        second_id=str(row["second_id"]),
     )
+
+
+def _rating_detail(choice: Choice, row) -> None:
+    """The clicked rating up close: the candidate's text, the score and the whole answer."""
+    cands = choice.ds.candidates
+    hit = cands[(cands["context_id"].astype(str) == str(row["context_id"]))
+                & (cands["candidate_id"].astype(str) == str(row["candidate_id"]))]  # fmt: skip
+    st.markdown(
+        f"**Selected: context {row['context_id']}, candidate {row['candidate_id']}** "
+        f"({row.get('system') or 'no system'}) · {row['attribute']} · score "
+        f"{row.get(choice.score, '')} · {row.get('agreement', '')}"
+    )
+    left, right = st.columns(2)
+    with left:
+        st.caption("Candidate text")
+        st.text(str(hit["text"].iloc[0]) if len(hit) and "text" in hit else "(no text)")
+    with right:
+        st.caption("The judge's answer")
+        st.text(str(row.get("raw") or row["rationale"]))

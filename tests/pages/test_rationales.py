@@ -73,3 +73,33 @@ def test_summeval_bare_and_pairwise_judges():
     _clean(at)
     assert "**Per verdict** on *coherence*" in "\n".join(m.value for m in at.markdown)
     assert "Map of the rationales" in chart_titles(at)
+
+
+@need("summeval")
+def test_a_clicked_rating_opens_on_the_page():
+    """A map point of a ratings judge shows that rating up close (the Examples page holds
+    comparisons only): the candidate's text and the judge's whole answer."""
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from data.benchmarks import load_benchmark
+        from data.rationales import rationales
+        from pages.rationales_page import Choice
+        from pages.rationales_page.mapping import _open
+
+        ds = load_benchmark("summeval")
+        judge = "gpt-3.5-turbo-0301/stareval"
+        pts = rationales(ds, "coherence", judge, prompt_id="stareval").head(5)
+        choice = Choice(ds, "summeval", "coherence", judge, "stareval", judge)
+        event = {"selection": {"points": [{"customdata": [int(pts.index[2])]}]}}
+        st.session_state["row"] = pts.loc[pts.index[2]].to_dict()
+        _open(choice, pts, type("E", (), {"selection": type("S", (), event["selection"])})())
+
+    at = AppTest.from_function(script, default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    row = at.session_state["row"]
+    assert any(f"candidate {row['candidate_id']}" in m.value for m in at.markdown)
+    texts = [t.value for t in at.text]
+    assert str(row["raw"]) in texts and len(texts) == 2
