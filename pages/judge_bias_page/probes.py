@@ -68,18 +68,21 @@ def show(choice: Choice) -> None:
             "can be scored by any such model; nothing is downloaded without network access."
         )
         return
-    result = svc.stored(choice.ds, model, cap, with_context)
+    # the whole active dataset is scored (a change of the analysis scope needs no new run);
+    # the tables keep the analysed candidates
+    full = state.active()
+    result = svc.stored(full, model, cap, with_context)
     label = "Score the candidates" if result is None else "Score again"
     if st.button(label, key="judge_bias.probe_run"):
         bar = st.progress(0.0, text="Loading the model…")
-        n_texts = min(int(cap), len(choice.ds.candidates))
+        n_texts = min(int(cap), len(full.candidates))
         done = [0]
 
         def progress(n: int) -> None:
             done[0] += n
             bar.progress(min(1.0, done[0] / max(1, n_texts)), text=f"{done[0]} texts scored")
 
-        result = svc.run(choice.ds, model, cap, with_context, progress)
+        result = svc.run(full, model, cap, with_context, progress)
         bar.empty()
     if result is None:
         st.caption(
@@ -208,10 +211,16 @@ def _contamination(table) -> None:
                 x=(part["bin_low"] + part["bin_high"]) / 2,
                 y=part["count"],
                 width=(part["bin_high"] - part["bin_low"]),
-                name=f"group {name}",
+                name=f"{name}: {_short(group_a if name == 'A' else group_b)}",
                 marker_color=ui.PALETTE[i],
                 opacity=0.6,
             )
         )
     fig.update_layout(barmode="overlay", xaxis_title="Min-K% Prob", yaxis_title="texts")
     ui.figure(fig, "Min-K% Prob of the two groups", page=PAGE, data=hist)
+
+
+def _short(values: list[str], n: int = 3) -> str:
+    """The first ``n`` values of a group, and how many more."""
+    more = f" +{len(values) - n}" if len(values) > n else ""
+    return ", ".join(values[:n]) + more

@@ -73,13 +73,14 @@ def run(ds: Dataset, model: str, cap: int, with_context: bool, progress=None) ->
 
 
 def scores(ds: Dataset, run: Scored, k: float) -> pd.DataFrame:
-    """Per-candidate table, with the dataset's other candidate columns for grouping."""
+    """Per-candidate table of the candidates in ``ds`` (the analysed ones), with the
+    dataset's other candidate columns for grouping."""
     table = dp.score_table(run.texts, list(run.logprobs), k)
     extra = [c for c in ds.candidates.columns if c not in table.columns and c != "text"]
-    if extra:
-        more = ds.candidates[["context_id", "candidate_id", *extra]]
-        table = table.merge(more, on=["context_id", "candidate_id"], how="left")
-    return table
+    keys = ["context_id", "candidate_id"]
+    present = ds.candidates[keys + extra].astype({c: str for c in keys})
+    table = table.astype({c: str for c in keys}).merge(present, on=keys, how="inner")
+    return table.reset_index(drop=True)
 
 
 def by_system(table: pd.DataFrame) -> pd.DataFrame:

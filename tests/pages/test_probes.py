@@ -90,6 +90,13 @@ def test_run_on_the_tiny_model(model_dirs):
     assert by_sys_k1["min_k_prob"].to_numpy() == pytest.approx(by_sys_k1["mean_logprob"].to_numpy())
     assert [b.label for b in at.button if b.key == "judge_bias.probe_run"] == ["Score again"]
 
+    # leaving a system out of the analysis scope needs no new run: its texts leave the tables
+    at.multiselect(key="app.exclude").set_value([systems[0]]).run()
+    _clean(at)
+    by_sys_scoped = next(d.value for d in at.dataframe if "n_texts" in d.value.columns)
+    assert list(by_sys_scoped["system"]) == list(by_sys_k1["system"])[1:]
+    assert [b.label for b in at.button if b.key == "judge_bias.probe_run"] == ["Score again"]
+
 
 def test_a_seq2seq_model_gets_a_clear_message(model_dirs):
     at = open_page(PAGE)
