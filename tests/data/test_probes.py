@@ -17,6 +17,7 @@ from data.probes import (
     self_preference_summary,
 )
 from data.schema import DataError, Dataset
+from tests.pages._analysis_apptest import need
 
 
 def _ds():
@@ -211,3 +212,22 @@ def test_contamination_auc_and_histogram():
         contamination(sc, "nope", ["old"], ["new"])
     empty, _ = contamination(sc, "system", ["old"], ["gone"], n_boot=0)
     assert math.isnan(empty["auc"]) and "group B" in empty["reason"]
+
+
+@need("summeval")
+def test_real_summeval_pairs_and_strata():
+    import data
+
+    ds = data.load_benchmark("summeval")
+    texts, note = probe_texts(ds, 160)
+    assert len(texts) == 160 and "of 1600" in note
+    # a stand-in for the model: longer texts are less likely per token
+    lps = [np.full(max(1, len(t.split())), -len(t) / 200.0) for t in texts["text"]]
+    sc = score_table(texts, lps)
+    judge = ds.comparisons["judge"].iloc[0]
+    pairs = preference_pairs(ds, "coherence", judge, sc)
+    assert len(pairs) > 0 and pairs["context_id"].nunique() == 10
+    assert pairs["preference"].between(0, 1).all() and (pairs["human_diff"] >= 0).all()
+    assert set(pairs["stratum"].dropna()) <= {0.0, 1.0, 2.0, 3.0, 4.0}
+    table = self_preference_summary(pairs, n_boot=100, random_state=0)
+    assert table["pairs"].iloc[0] == "all pairs" and table["n"].iloc[0] == len(pairs)
