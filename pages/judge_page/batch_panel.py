@@ -118,8 +118,11 @@ def _batch(rec, ds, name, plan, backend, store) -> None:
                 jb.give_up_batch(rec.batch_id, store)
                 st.rerun()
             return
-        fraction, text = _progress_text(rec)
-        st.progress(fraction, text=text)
+        if rec.status in TERMINAL:  # ended at the endpoint: import it now
+            st.progress(*_progress_text(rec))
+            _import(lambda: jb.collect_batch(rec.batch_id, backend, store), ds, name, plan, store)
+        else:
+            _watch(rec.batch_id, backend)  # polls and redraws its progress every 2 s
         if rec.message:
             st.caption(rec.message)
         c1, c2, _ = st.columns([1, 1, 3])
@@ -129,19 +132,19 @@ def _batch(rec, ds, name, plan, backend, store) -> None:
             with ui.guard("Cancelling the batch"):
                 jb.give_up_batch(rec.batch_id, store, backend)
                 st.rerun()
-        if rec.status not in TERMINAL:
-            _watch(rec.batch_id, backend)
 
 
 @st.fragment(run_every=2.0)
 def _watch(batch_id: str, backend) -> None:
-    """Polls the endpoint every 2 s; the page reruns once the batch has ended."""
+    """The batch's progress from the endpoint's request counts, read every 2 s; the page
+    reruns once the batch has ended (then "Check now" imports it)."""
     with RunStore(default_store_path()) as store:
         try:
             rec = jb.poll_batch(batch_id, backend, store)
         except (BackendError, KeyError) as err:
             st.caption(f"Could not read the batch: {err}")
             return
+    st.progress(*_progress_text(rec))
     if rec.status in TERMINAL or not rec.is_open:
         st.rerun(scope="app")
 
