@@ -12,7 +12,9 @@
 - :mod:`~pages.judge_bias_page.calibration`: calibration methods side by side, the
   reliability diagram, and the shared debias setting;
 - :mod:`~pages.judge_bias_page.ties`: how often the judge ties, by quality gap and across
-  the two orders.
+  the two orders;
+- :mod:`~pages.judge_bias_page.probes`: self-preference (the judge's preference against the
+  texts' log-likelihood under a local causal model) and the Min-K% Prob contamination probe.
 
 Widget keys start with ``judge_bias.``; the attribute and judge are the shared
 ``app.attribute`` and ``app.judge``.

@@ -16,7 +16,14 @@ from pages.services import judge_bias as svc
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
 PAGE = "pages/judge_bias.py"
-SECTIONS = ["Position-bias profile", "Length and style", "Transitivity", "Calibration", "Ties"]
+SECTIONS = [
+    "Position-bias profile",
+    "Length and style",
+    "Transitivity",
+    "Calibration",
+    "Ties",
+    "Self-preference and contamination",
+]
 GAP_PLOT = "Position consistency, first-position win rate and ties against the quality gap"
 
 
