@@ -165,7 +165,19 @@ def _bt_context(
         last_target = target
         last_t = t
         if not fit_warm(
-            W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, rewritten
+            W,
+            ridge,
+            max_iter,
+            tol,
+            theta,
+            work,
+            rank_only,
+            ok_c,
+            cnt,
+            neutral,
+            scores,
+            rewritten,
+            not same_t,
         ):
             n_bad += 1
         mid = fill_scores(theta, ok_c, cnt, neutral, scores)

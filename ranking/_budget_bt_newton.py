@@ -45,7 +45,7 @@ from ranking._bt_newton import (
     sigmoid,
     step_size,
 )
-from ranking._budget_bt_linalg import _chord_solve, _solve
+from ranking._budget_bt_linalg import _chol_rank1, _chord_solve, _solve
 from ranking._numba import njit
 
 #: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
@@ -58,7 +58,7 @@ SNAP = 1e-9
 FitWork = namedtuple(
     "FitWork",
     "edge Ntot pi pj meta comp ridge_vec comp_size gauged sums cnt "
-    "g H L step trial g_trial H_trial order inv_size ok_comp ex",
+    "g H L step trial g_trial H_trial order inv_size ok_comp ex theta_e dist",
 )
 #: Scores spread over less than this: sigmoids from one exp per item (see ``_eval_gh``).
 EXP_SPREAD = 600.0
@@ -75,14 +75,16 @@ CHORD_AFTER = 0.1
 
 @njit
 def make_work(n):
-    """Buffers for fits of ``n`` items (meta: number of pairs, of components, stale flag)."""
+    """Buffers for fits of ``n`` items (meta: number of pairs, of components, stale flag,
+    kept flag: g and H hold the gradient and negative Hessian at theta_e for W, factor flag:
+    L factors the gauged Hessian at a point ``dist[0]`` (max norm) from theta_e)."""
     m = n * (n - 1) // 2
     return FitWork(
         np.zeros((n, n), np.bool_),
         np.zeros((n, n)),
         np.empty(m, np.int64),
         np.empty(m, np.int64),
-        np.array([0, 0, 1], np.int64),
+        np.array([0, 0, 1, 0, 0], np.int64),
         np.full(n, -1, np.int64),
         np.zeros(n),
         np.zeros(n),
@@ -100,10 +102,12 @@ def make_work(n):
         np.empty(n),
         np.zeros(n, np.bool_),
         np.empty(n),
+        np.zeros(n),
+        np.zeros(1),
     )
 
 
-@njit
+@njit(_nrt=False)
 def add_comparison(W, work, i, j, y):
     """One more comparison of i (first) with j, i winning y: into W, the comparison counts
     and the beats edges of ``work``.
@@ -111,11 +115,25 @@ def add_comparison(W, work, i, j, y):
     A new edge inside a component whose MLE is finite (strongly connected beats graph)
     changes neither the components nor the ridge: a new pair is appended to the pair list
     and the structure stays current. Any other new edge marks it stale (recomputed by the
-    next fit)."""
+    next fit). With a kept point (``meta[3]``), the comparison's terms at ``theta_e`` are
+    added to the kept gradient and Hessian."""
     meta = work.meta
     new_pair = work.Ntot[i, j] == 0.0
     W[i, j] += y
     W[j, i] += 1.0 - y
+    if meta[3] == 1:
+        s = sigmoid(work.theta_e[i] - work.theta_e[j])
+        d = y - s
+        work.g[i] += d
+        work.g[j] -= d
+        h = s * (1.0 - s)
+        H = work.H
+        H[i, i] += h
+        H[j, j] += h
+        H[i, j] -= h
+        H[j, i] -= h
+        if meta[4] == 1:
+            _chol_rank1(work.L, i, j, np.sqrt(h), work.step)
     t = W[i, j] + W[j, i]
     work.Ntot[i, j] = t
     work.Ntot[j, i] = t
@@ -141,7 +159,7 @@ def _structure(W, ridge, work, full):
     graph (W[i, j] > 0) changed since the last fit. ``full``: W was rewritten, so compare
     every edge and recompute the comparison counts; otherwise :func:`add_comparison` kept
     them. Returns (n_pairs, n_comp, cold): cold when the ridge of some item changed (the
-    previous scores are then no start)."""
+    previous scores are then no start), and whether it was recomputed."""
     n = W.shape[0]
     edge = work.edge
     meta = work.meta
@@ -156,7 +174,7 @@ def _structure(W, ridge, work, full):
                     edge[i, j] = e
                 Ntot[i, j] = W[i, j] + W[j, i]
     if same:
-        return meta[0], meta[1], False
+        return meta[0], meta[1], False, False
     meta[2] = 0
     m = 0
     for i in range(n):
@@ -190,10 +208,10 @@ def _structure(W, ridge, work, full):
         work.gauged[c] = gauged[c]
     meta[0] = m
     meta[1] = n_comp
-    return m, n_comp, cold
+    return m, n_comp, cold, True
 
 
-@njit
+@njit(_nrt=False)
 def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
     """``centre`` (or ``centre_gauged``) of ranking._bt_newton on kept buffers."""
     n = theta.shape[0]
@@ -211,7 +229,7 @@ def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
             theta[i] -= sums[c] / cnt[c]
 
 
-@njit
+@njit(_nrt=False)
 def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex):
     """Gradient g and negative Hessian H of the penalised log-likelihood (no objective).
 
@@ -254,7 +272,33 @@ def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex):
         H[j, i] -= h
 
 
-@njit
+@njit(_nrt=False)
+def _eval_g(W, Ntot, pi, pj, m, theta, ridge_vec, g, ex):
+    """The gradient alone, as :func:`_eval_gh` computes it."""
+    n = W.shape[0]
+    hi = -np.inf
+    lo = np.inf
+    for i in range(n):
+        g[i] = -ridge_vec[i] * theta[i]
+        hi = max(hi, theta[i])
+        lo = min(lo, theta[i])
+    per_item = hi - lo < EXP_SPREAD
+    if per_item:
+        for i in range(n):
+            ex[i] = np.exp(theta[i] - hi)
+    for a in range(m):
+        i = pi[a]
+        j = pj[a]
+        if per_item:
+            s = ex[i] / (ex[i] + ex[j])
+        else:
+            s = sigmoid(theta[i] - theta[j])
+        r = W[i, j] - Ntot[i, j] * s
+        g[i] += r
+        g[j] -= r
+
+
+@njit(_nrt=False)
 def _norm2(x):
     s = 0.0
     for i in range(x.shape[0]):
@@ -262,7 +306,7 @@ def _norm2(x):
     return s
 
 
-@njit
+@njit(_nrt=False)
 def fill_scores(theta, ok_c, cnt, neutral, scores):
     """The scores a budget correlates: theta for compared valid candidates, the mean of
     those for the unseen ones with ``neutral`` (NaN otherwise, or when none is compared),
@@ -288,7 +332,7 @@ def fill_scores(theta, ok_c, cnt, neutral, scores):
     return mid
 
 
-@njit
+@njit(_nrt=False)
 def _ranks_certain(scores, cnt, err, order):
     """Whether every score is more than ``SNAP + 2 err`` away from every other (the unseen,
     filled with one value by construction, excepted among themselves): then scores within
@@ -313,7 +357,7 @@ def _ranks_certain(scores, cnt, err, order):
     return True
 
 
-@njit
+@njit(_nrt=False)
 def _certify(theta, step, size, work, n_comp, ok_c, cnt, neutral, scores):
     """Whether the ranks at theta + step (centred) are certain when that point is within
     CERT_FACTOR * size of the maximum; if so theta becomes that point."""
@@ -330,8 +374,10 @@ def _certify(theta, step, size, work, n_comp, ok_c, cnt, neutral, scores):
     return True
 
 
-@njit
-def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, full):
+@njit(_nrt=False)
+def fit_warm(
+    W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral, scores, full, new_w
+):
     """Fit one context's win weights W (N x N) from the scores in ``theta`` (in/out).
 
     Returns whether the last Newton step was below ``tol``. ``theta`` ends centred per
@@ -342,15 +388,25 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     max |delta| = s <= ``CERT_STEP`` (the quadratic phase, where the point reached is
     within about s^2 of the maximum), when the scores there are more than ``SNAP`` +
     2 ``CERT_FACTOR`` s apart. Ties (on discrete outcomes) never pass: they converge fully.
-    ``full``: W was rewritten since the last fit (else only :func:`add_comparison` changed it).
+
+    The fit starts where the last one last evaluated its gradient and Hessian (one step
+    short of its end), from those (kept in ``work``, with :func:`add_comparison`'s terms
+    of the comparisons added since): no pass over the pairs before the first step.
+    ``full``: W was changed other than by :func:`add_comparison` (recheck the structure,
+    evaluate afresh); ``new_w``: W's outcomes were rewritten on the same comparisons (the
+    Hessian stands, the gradient is recomputed).
     """
     n = W.shape[0]
-    m, n_comp, cold = _structure(W, ridge, work, full)
+    m, n_comp, cold, changed = _structure(W, ridge, work, full)
     Ntot, pi, pj = work.Ntot, work.pi, work.pj
     comp, ridge_vec, comp_size, gauged = work.comp, work.ridge_vec, work.comp_size, work.gauged
-    # start where the last fit ended, unless the ridge of some item changed
+    theta_e = work.theta_e
+    kept = work.meta[3] == 1 and not (cold or changed or full)
     for i in range(n):
-        if cold or comp[i] < 0 or not np.isfinite(theta[i]):
+        if kept:
+            theta[i] = theta_e[i]
+        elif cold or comp[i] < 0 or not np.isfinite(theta[i]):
+            # start where the last fit ended, unless the ridge of some item changed
             theta[i] = 0.0
     inv_size = work.inv_size
     for c in range(n_comp):
@@ -358,12 +414,23 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
     problem = DenseProblem(W, Ntot, ridge_vec)
     g, H, L, step, trial = work.g, work.H, work.L, work.step, work.trial
     g_t, H_t = work.g_trial, work.H_trial
-    converged = False
     ex = work.ex
-    _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex)
-    last_change = np.inf
-    for _ in range(max_iter):
-        if rank_only and last_change <= CHORD_AFTER:
+    if not kept:
+        _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex)
+    elif new_w:
+        _eval_g(W, Ntot, pi, pj, m, theta, ridge_vec, g, ex)
+    # distance of theta from the point where L factors the Hessian (with the comparisons
+    # added since by rank-1 updates); inf: no such factor
+    dist = work.dist[0] if kept and work.meta[4] == 1 else np.inf
+    work.meta[3] = 1
+    work.meta[4] = 0
+    swapped = False
+    converged = False
+    for i in range(n):
+        theta_e[i] = theta[i]  # g and H are at theta_e (the next fit starts there)
+    for it in range(max_iter):
+        chord = np.inf
+        if rank_only and dist <= CHORD_AFTER:
             # the last factor, of a Hessian a short step away, gives the next step to within
             # about that step's length: enough to certify the ranks without a new factor
             _chord_solve(L, g, step)
@@ -375,19 +442,24 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
             ):
                 converged = True
                 break
-        if not _solve(H, comp, inv_size, gauged, g, L, step):
-            break
-        max_change, slope = step_size(g, step)
-        last_change = max_change
-        if max_change < tol:
-            for i in range(n):
-                theta[i] += step[i]
-            converged = True
-            break
-        if rank_only and max_change <= CERT_STEP:
-            if _certify(theta, step, max_change, work, n_comp, ok_c, cnt, neutral, scores):
+        if it == 0 and CERT_STEP < chord < np.inf:
+            # the first step of a fit from the kept factor: a chord step, no new factor
+            max_change, slope = step_size(g, step)
+        else:
+            if not _solve(H, comp, inv_size, gauged, g, L, step):
+                dist = np.inf
+                break
+            dist = 0.0
+            max_change, slope = step_size(g, step)
+            if max_change < tol:
+                for i in range(n):
+                    theta[i] += step[i]
                 converged = True
                 break
+            if rank_only and max_change <= CERT_STEP:
+                if _certify(theta, step, max_change, work, n_comp, ok_c, cnt, neutral, scores):
+                    converged = True
+                    break
         if max_change > MAX_STEP:
             # far from the maximum, where the sigmoids saturate and the Hessian is nearly
             # flat: a bounded step along the Newton direction
@@ -410,8 +482,21 @@ def fit_warm(W, ridge, max_iter, tol, theta, work, rank_only, ok_c, cnt, neutral
             theta[i] = trial[i]
         g, g_t = g_t, g
         H, H_t = H_t, H
+        swapped = not swapped
         # shift invariant there (g and H unchanged by the shift): pin the mean at 0
         _centre(theta, comp, n_comp, gauged, True, work.sums, work.cnt)
+        for i in range(n):
+            theta_e[i] = theta[i]
+        dist += max_change
+    if dist < np.inf:
+        work.meta[4] = 1
+        work.dist[0] = dist
+    if swapped:
+        # keep the last evaluation in work.g / work.H (g_t, H_t are those buffers now)
+        for i in range(n):
+            g_t[i] = g[i]
+            for j in range(n):
+                H_t[i, j] = H[i, j]
     _centre(theta, comp, n_comp, gauged, False, work.sums, work.cnt)
     for i in range(n):
         if comp[i] < 0:

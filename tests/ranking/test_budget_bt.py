@@ -123,7 +123,7 @@ def test_warm_fit_equals_the_cold_fit_along_a_sequence():
         W[j, i] += 1.0 - P[0, i, j]
         cnt[i] += 1
         cnt[j] += 1
-        assert fit_warm(W, 0.0, 10_000, 1e-8, theta, work, False, ok, cnt, True, scores, True)
+        assert fit_warm(W, 0.0, 10_000, 1e-8, theta, work, False, ok, cnt, True, scores, True, True)
         cold = np.zeros(n)
         assert _fit_context(W.copy(), 0.0, 10_000, 1e-8, cold, False)[0]
         np.testing.assert_allclose(theta, cold, atol=1e-9, equal_nan=True)
@@ -161,3 +161,111 @@ def test_mathematically_tied_candidates_tie():
     # ranks: scores (a, b, a, b) -> (3.5, 1.5, 3.5, 1.5); reference ranks (4, 2, 3, 1)
     want = np.corrcoef([3.5, 1.5, 3.5, 1.5], [4, 2, 3, 1])[0, 1]
     np.testing.assert_allclose(c.values[0, 0, 0, 0], want, atol=1e-12)
+
+
+def test_rank1_update_of_the_factor_equals_a_new_factor():
+    from ranking._budget_bt_linalg import _chol_rank1, _cholesky_inv
+
+    rng = np.random.default_rng(2)
+    n = 7
+    M = rng.normal(size=(n, n))
+    A = M @ M.T + n * np.eye(n)
+    L = np.zeros((n, n))
+    x = np.zeros(n)
+    assert _cholesky_inv(A.copy(), L, np.ones(n), x)
+    for i, j, a in [(0, 6, 0.5), (4, 2, 1.3), (5, 5 - 1, 1e-3)]:
+        _chol_rank1(L, i, j, a, np.empty(n))
+        v = np.zeros(n)
+        v[i], v[j] = a, -a
+        A += np.outer(v, v)
+        b = rng.normal(size=n)
+        from ranking._budget_bt_linalg import _chord_solve
+
+        _chord_solve(L, b, x)
+        np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("spread", [0.0, 5.0, 590.0, 700.0])
+def test_gradient_and_hessian_from_one_exp_per_item(spread):
+    """e_i / (e_i + e_j) with e = exp(theta - max) (and the per-pair sigmoid past
+    EXP_SPREAD) against the textbook formulas, on scores spread over ``spread``."""
+    from ranking._budget_bt_newton import _eval_g, _eval_gh, _structure
+
+    rng = np.random.default_rng(int(spread))
+    n = 6
+    W = rng.random((n, n)) * 2
+    np.fill_diagonal(W, 0.0)
+    W[0, 1] = W[1, 0] = 0.0  # one pair never compared
+    theta = np.linspace(-spread / 2, spread / 2, n) + rng.normal(size=n)
+    work = make_work(n)
+    m, _, _, _ = _structure(W, 0.1, work, True)
+    g, H, g2 = np.empty(n), np.empty((n, n)), np.empty(n)
+    _eval_gh(W, work.Ntot, work.pi, work.pj, m, theta, work.ridge_vec, g, H, np.empty(n))
+    _eval_g(W, work.Ntot, work.pi, work.pj, m, theta, work.ridge_vec, g2, np.empty(n))
+    N = W + W.T
+    with np.errstate(over="ignore"):
+        S = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    want_g = (W - N * S).sum(axis=1) - 0.1 * theta
+    Hm = N * S * S.T
+    want_H = np.diag(Hm.sum(axis=1) + 0.1) - Hm
+    np.testing.assert_allclose(g, want_g, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(g2, g, rtol=1e-14, atol=1e-14)
+    np.testing.assert_allclose(H, want_H, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard):
+    """After every add_comparison (soft or 0/1 outcomes, new pairs, merges of components,
+    MLE becoming finite), the kept structure equals one recomputed from scratch, and the
+    kept gradient and Hessian equal a fresh evaluation at the kept point."""
+    from ranking._budget_bt_newton import _eval_gh, _structure, add_comparison
+
+    rng = np.random.default_rng(5)
+    n = 6
+    W = np.zeros((n, n))
+    work = make_work(n)
+    theta = np.zeros(n)
+    ok = np.ones(n, bool)
+    cnt = np.zeros(n)
+    scores = np.empty(n)
+    checked = 0
+    for _ in range(40):
+        i, j = rng.choice(n, 2, replace=False)
+        y = float(rng.random() < 0.7) if hard else rng.random()
+        add_comparison(W, work, i, j, y)
+        cnt[i] += 1
+        cnt[j] += 1
+        fit_warm(W, 0.0, 10_000, 1e-8, theta, work, True, ok, cnt, True, scores, False, False)
+        fresh = make_work(n)
+        m, n_comp, _, _ = _structure(W, 0.0, fresh, True)
+        assert work.meta[0] == m
+        got = {(int(a), int(b)) for a, b in zip(work.pi[:m], work.pj[:m], strict=True)}
+        assert got == {(int(a), int(b)) for a, b in zip(fresh.pi[:m], fresh.pj[:m], strict=True)}
+        np.testing.assert_array_equal(work.comp, fresh.comp)
+        np.testing.assert_array_equal(work.ridge_vec, fresh.ridge_vec)
+        # the kept point: g and H there, with the next comparison's terms added
+        k, l_ = rng.choice(n, 2, replace=False)
+        if work.Ntot[k, l_] > 0 and work.meta[3] == 1:
+            W2 = W.copy()
+            kept = (work.g, work.H, work.L, work.Ntot, work.edge, work.meta)
+            saved = [a.copy() for a in kept]
+            add_comparison(W2, work, k, l_, 0.3)
+            g, H = np.empty(n), np.empty((n, n))
+            _eval_gh(
+                W2,
+                work.Ntot,
+                work.pi,
+                work.pj,
+                work.meta[0],
+                work.theta_e,
+                work.ridge_vec,
+                g,
+                H,
+                np.empty(n),
+            )
+            np.testing.assert_allclose(work.g, g, atol=1e-10)
+            np.testing.assert_allclose(work.H, H, atol=1e-10)
+            for a, b in zip(kept, saved, strict=True):
+                a[...] = b
+            checked += 1
+    assert checked > 10
