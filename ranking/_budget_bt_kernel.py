@@ -8,7 +8,9 @@ the model, components, ridge fallback and stopping rule of ``bradley_terry(P=...
 ``_fit_context``, with kept buffers and cheaper steps, so the scores are the same maximum of
 the same likelihood (to rounding); the neutral fill, the snapping of numerical ties and the correlation with the
 reference follow in the kernel. With debias, the outcomes change with the pooled threshold
-of each budget, so W is rebuilt from the comparisons seen so far (still warm started).
+of each budget, so W is rebuilt from the comparisons seen so far (still warm started: the
+Hessian and the structure of the fit do not depend on the outcomes' reweighting, only the
+gradient is recomputed).
 
 ``ranking._budget_bt._bt_grid_slow`` is the reference this kernel is tested against: one
 batched ``bradley_terry`` per (draw, budget) from Python.
@@ -21,7 +23,8 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._budget_bt_newton import SNAP, add_comparison, fill_scores, fit_warm, make_work
+from ranking._budget_bt_linalg import SNAP, fill_scores
+from ranking._budget_bt_newton import add_comparison, fit_warm, make_work
 from ranking._budget_grid import _context_reference
 from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
 from ranking.decisions import _decide

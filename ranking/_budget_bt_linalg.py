@@ -1,4 +1,6 @@
-"""The 16 x 16 solves of the budget loop's Newton steps (``ranking._budget_bt_newton``).
+"""The numeric passes of the budget loop's Newton steps (``ranking._budget_bt_newton``): the
+gradient and Hessian (one exp per item), the filled scores and their rank certificate, and
+the 16 x 16 solves.
 
 ``ranking._bt_dense._solve_gauged`` (gauge on shift-invariant components, Cholesky, jitter on
 failure), with the component sizes inverted once and the factor's divisions as products;
@@ -7,9 +9,20 @@ the factor (diagonal stored inverted) is kept for chord steps.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ranking._bt_newton import sigmoid
 from ranking._numba import njit
+
+#: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
+#: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding
+#: (two candidates with the same record, or a warm start against a cold one), not signal.
+SNAP = 1e-9
+
+#: Scores spread over less than this: sigmoids from one exp per item (see ``_eval_gh``).
+EXP_SPREAD = 600.0
 
 
 @njit(_nrt=False)
@@ -121,3 +134,123 @@ def _chol_rank1(L, i, j, a, w):
             v = (L[t, k] + s * w[t]) * inv_c
             L[t, k] = v
             w[t] = c * w[t] - s * v
+
+
+@njit(_nrt=False)
+def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex):
+    """Gradient g and negative Hessian H of the penalised log-likelihood (no objective).
+
+    The sigmoid of a pair is e_i / (e_i + e_j) with e = exp(theta - max theta) per item
+    (``ex``): N exps instead of one per pair; ``ranking._bt_newton.sigmoid`` per pair when
+    the scores spread too far for that (exp underflow).
+    """
+    n = W.shape[0]
+    hi = -np.inf
+    lo = np.inf
+    for i in range(n):
+        g[i] = -ridge_vec[i] * theta[i]
+        for j in range(n):
+            H[i, j] = 0.0
+        H[i, i] = ridge_vec[i]
+        hi = max(hi, theta[i])
+        lo = min(lo, theta[i])
+    per_item = hi - lo < EXP_SPREAD
+    if per_item:
+        for i in range(n):
+            ex[i] = np.exp(theta[i] - hi)
+    for a in range(m):
+        i = pi[a]
+        j = pj[a]
+        nij = Ntot[i, j]
+        if per_item:
+            inv = 1.0 / (ex[i] + ex[j])
+            s = ex[i] * inv
+            sc = ex[j] * inv
+        else:
+            s = sigmoid(theta[i] - theta[j])
+            sc = 1.0 - s
+        r = W[i, j] - nij * s
+        g[i] += r
+        g[j] -= r
+        h = nij * s * sc
+        H[i, i] += h
+        H[j, j] += h
+        H[i, j] -= h
+        H[j, i] -= h
+
+
+@njit(_nrt=False)
+def _eval_g(W, Ntot, pi, pj, m, theta, ridge_vec, g, ex):
+    """The gradient alone, as :func:`_eval_gh` computes it."""
+    n = W.shape[0]
+    hi = -np.inf
+    lo = np.inf
+    for i in range(n):
+        g[i] = -ridge_vec[i] * theta[i]
+        hi = max(hi, theta[i])
+        lo = min(lo, theta[i])
+    per_item = hi - lo < EXP_SPREAD
+    if per_item:
+        for i in range(n):
+            ex[i] = np.exp(theta[i] - hi)
+    for a in range(m):
+        i = pi[a]
+        j = pj[a]
+        if per_item:
+            s = ex[i] / (ex[i] + ex[j])
+        else:
+            s = sigmoid(theta[i] - theta[j])
+        r = W[i, j] - Ntot[i, j] * s
+        g[i] += r
+        g[j] -= r
+
+
+@njit(_nrt=False)
+def fill_scores(theta, ok_c, cnt, neutral, scores):
+    """The scores a budget correlates: theta for compared valid candidates, the mean of
+    those for the unseen ones with ``neutral`` (NaN otherwise, or when none is compared),
+    NaN for invalid ones. Returns the fill value (NaN when none)."""
+    n = theta.shape[0]
+    mid = np.nan
+    if neutral:
+        s = 0.0
+        m = 0
+        for u in range(n):
+            if cnt[u] > 0.0 and ok_c[u]:
+                s += theta[u]
+                m += 1
+        if m > 0:
+            mid = s / m
+    for u in range(n):
+        if not ok_c[u]:
+            scores[u] = np.nan
+        elif cnt[u] > 0.0:
+            scores[u] = theta[u]
+        else:
+            scores[u] = mid
+    return mid
+
+
+@njit(_nrt=False)
+def _ranks_certain(scores, cnt, err, order):
+    """Whether every score is more than ``SNAP + 2 err`` away from every other (the unseen,
+    filled with one value by construction, excepted among themselves): then scores within
+    ``err`` of these rank (and snap) as these do."""
+    n = 0
+    for u in range(scores.shape[0]):
+        if math.isfinite(scores[u]):
+            # insertion sort of the finite scores (N is small)
+            k = n
+            while k > 0 and scores[order[k - 1]] > scores[u]:
+                order[k] = order[k - 1]
+                k -= 1
+            order[k] = u
+            n += 1
+    for a in range(1, n):
+        u = order[a - 1]
+        v = order[a]
+        if cnt[u] == 0.0 and cnt[v] == 0.0:
+            continue
+        if scores[v] - scores[u] <= SNAP + 2.0 * err:
+            return False
+    return True

@@ -4,15 +4,17 @@
 from scratch with fresh buffers and evaluates the log-likelihood at every trial point. Along
 the budget the previous scores are a few small Newton steps from the new maximum, so this fit
 
-* starts where the previous fit last evaluated its sigmoids, which it keeps: the first
-  gradient and Hessian cost no ``exp`` for the pairs compared before;
+* starts where the previous fit last evaluated its gradient and Hessian, which it keeps
+  (:func:`add_comparison` adds each new comparison's terms there): no pass over the pairs
+  before the first step, which is a chord step with the kept Cholesky factor, updated by
+  rank 1 per comparison (no new factor);
 * keeps its buffers (:class:`FitWork`) across the fits of a context, with the structure of
   the last fit (components, MLE existence, ridge per item, compared pairs), recomputed only
-  when the beats graph changed; it starts from the previous scores unless the ridge of some
-  item changed (a component's MLE became finite);
+  when the beats graph changed other than inside a component whose MLE is finite; it starts
+  afresh (from the previous scores) when the structure or the ridge changed;
 * bounds a step to ``MAX_STEP`` (far from the maximum the Hessian is nearly flat);
-* loops over the compared pairs only, with one ``exp`` per pair for the gradient and
-  Hessian (the sigmoid);
+* loops over the compared pairs only, with one ``exp`` per item for the gradient and
+  Hessian (sigmoid = e_i / (e_i + e_j));
 * accepts a full Newton step on the gradient at the trial point (the objective is concave:
   it still rises along the whole step when the directional derivative there is >= 0; and a
   step below 1 that halves the gradient norm is the fast phase of Newton; a longer one may
@@ -24,11 +26,16 @@ The model, the components, the MLE-existence check, the ridge per item (with
 ``RIDGE_FALLBACK``), the gauge, the stopping rule (a Newton step with max |delta| < tol is
 taken and ends the fit) and the centring are those of ``ranking._bt_dense``, whose numba
 functions it calls; the scores agree with ``_fit_context`` to rounding.
+
+The hot helpers compile without numba's reference counting (``_nrt=False``: they allocate
+nothing); with it, the increfs and decrefs of the kept buffers took about a third of the
+time. numba's disk cache does not notice edits here: delete
+``ranking/__pycache__/_budget_bt*.nb?`` after editing this module or
+``ranking._budget_bt_linalg``.
 """
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
 import numpy as np
@@ -45,13 +52,16 @@ from ranking._bt_newton import (
     sigmoid,
     step_size,
 )
-from ranking._budget_bt_linalg import _chol_rank1, _chord_solve, _solve
+from ranking._budget_bt_linalg import (
+    _chol_rank1,
+    _chord_solve,
+    _eval_g,
+    _eval_gh,
+    _ranks_certain,
+    _solve,
+    fill_scores,
+)
 from ranking._numba import njit
-
-#: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
-#: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding
-#: (two candidates with the same record, or a warm start against a cold one), not signal.
-SNAP = 1e-9
 
 #: Scratch of one context's fits: the structure of the last fit (beats edges, components,
 #: ridge per item, compared pairs) and the Newton buffers.
@@ -60,8 +70,6 @@ FitWork = namedtuple(
     "edge Ntot pi pj meta comp ridge_vec comp_size gauged sums cnt "
     "g H L step trial g_trial H_trial order inv_size ok_comp ex theta_e dist",
 )
-#: Scores spread over less than this: sigmoids from one exp per item (see ``_eval_gh``).
-EXP_SPREAD = 600.0
 #: Longest step (max |delta theta|) tried at once.
 MAX_STEP = 2.0
 #: Rank certificate (``fit_warm(rank_only=True)``): the largest Newton step after which the
@@ -230,131 +238,11 @@ def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
 
 
 @njit(_nrt=False)
-def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex):
-    """Gradient g and negative Hessian H of the penalised log-likelihood (no objective).
-
-    The sigmoid of a pair is e_i / (e_i + e_j) with e = exp(theta - max theta) per item
-    (``ex``): N exps instead of one per pair; ``ranking._bt_newton.sigmoid`` per pair when
-    the scores spread too far for that (exp underflow).
-    """
-    n = W.shape[0]
-    hi = -np.inf
-    lo = np.inf
-    for i in range(n):
-        g[i] = -ridge_vec[i] * theta[i]
-        for j in range(n):
-            H[i, j] = 0.0
-        H[i, i] = ridge_vec[i]
-        hi = max(hi, theta[i])
-        lo = min(lo, theta[i])
-    per_item = hi - lo < EXP_SPREAD
-    if per_item:
-        for i in range(n):
-            ex[i] = np.exp(theta[i] - hi)
-    for a in range(m):
-        i = pi[a]
-        j = pj[a]
-        nij = Ntot[i, j]
-        if per_item:
-            inv = 1.0 / (ex[i] + ex[j])
-            s = ex[i] * inv
-            sc = ex[j] * inv
-        else:
-            s = sigmoid(theta[i] - theta[j])
-            sc = 1.0 - s
-        r = W[i, j] - nij * s
-        g[i] += r
-        g[j] -= r
-        h = nij * s * sc
-        H[i, i] += h
-        H[j, j] += h
-        H[i, j] -= h
-        H[j, i] -= h
-
-
-@njit(_nrt=False)
-def _eval_g(W, Ntot, pi, pj, m, theta, ridge_vec, g, ex):
-    """The gradient alone, as :func:`_eval_gh` computes it."""
-    n = W.shape[0]
-    hi = -np.inf
-    lo = np.inf
-    for i in range(n):
-        g[i] = -ridge_vec[i] * theta[i]
-        hi = max(hi, theta[i])
-        lo = min(lo, theta[i])
-    per_item = hi - lo < EXP_SPREAD
-    if per_item:
-        for i in range(n):
-            ex[i] = np.exp(theta[i] - hi)
-    for a in range(m):
-        i = pi[a]
-        j = pj[a]
-        if per_item:
-            s = ex[i] / (ex[i] + ex[j])
-        else:
-            s = sigmoid(theta[i] - theta[j])
-        r = W[i, j] - Ntot[i, j] * s
-        g[i] += r
-        g[j] -= r
-
-
-@njit(_nrt=False)
 def _norm2(x):
     s = 0.0
     for i in range(x.shape[0]):
         s += x[i] * x[i]
     return s
-
-
-@njit(_nrt=False)
-def fill_scores(theta, ok_c, cnt, neutral, scores):
-    """The scores a budget correlates: theta for compared valid candidates, the mean of
-    those for the unseen ones with ``neutral`` (NaN otherwise, or when none is compared),
-    NaN for invalid ones. Returns the fill value (NaN when none)."""
-    n = theta.shape[0]
-    mid = np.nan
-    if neutral:
-        s = 0.0
-        m = 0
-        for u in range(n):
-            if cnt[u] > 0.0 and ok_c[u]:
-                s += theta[u]
-                m += 1
-        if m > 0:
-            mid = s / m
-    for u in range(n):
-        if not ok_c[u]:
-            scores[u] = np.nan
-        elif cnt[u] > 0.0:
-            scores[u] = theta[u]
-        else:
-            scores[u] = mid
-    return mid
-
-
-@njit(_nrt=False)
-def _ranks_certain(scores, cnt, err, order):
-    """Whether every score is more than ``SNAP + 2 err`` away from every other (the unseen,
-    filled with one value by construction, excepted among themselves): then scores within
-    ``err`` of these rank (and snap) as these do."""
-    n = 0
-    for u in range(scores.shape[0]):
-        if math.isfinite(scores[u]):
-            # insertion sort of the finite scores (N is small)
-            k = n
-            while k > 0 and scores[order[k - 1]] > scores[u]:
-                order[k] = order[k - 1]
-                k -= 1
-            order[k] = u
-            n += 1
-    for a in range(1, n):
-        u = order[a - 1]
-        v = order[a]
-        if cnt[u] == 0.0 and cnt[v] == 0.0:
-            continue
-        if scores[v] - scores[u] <= SNAP + 2.0 * err:
-            return False
-    return True
 
 
 @njit(_nrt=False)

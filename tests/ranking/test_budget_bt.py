@@ -189,7 +189,8 @@ def test_rank1_update_of_the_factor_equals_a_new_factor():
 def test_gradient_and_hessian_from_one_exp_per_item(spread):
     """e_i / (e_i + e_j) with e = exp(theta - max) (and the per-pair sigmoid past
     EXP_SPREAD) against the textbook formulas, on scores spread over ``spread``."""
-    from ranking._budget_bt_newton import _eval_g, _eval_gh, _structure
+    from ranking._budget_bt_linalg import _eval_g, _eval_gh
+    from ranking._budget_bt_newton import _structure
 
     rng = np.random.default_rng(int(spread))
     n = 6
@@ -218,7 +219,8 @@ def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard):
     """After every add_comparison (soft or 0/1 outcomes, new pairs, merges of components,
     MLE becoming finite), the kept structure equals one recomputed from scratch, and the
     kept gradient and Hessian equal a fresh evaluation at the kept point."""
-    from ranking._budget_bt_newton import _eval_gh, _structure, add_comparison
+    from ranking._budget_bt_linalg import _eval_gh
+    from ranking._budget_bt_newton import _structure, add_comparison
 
     rng = np.random.default_rng(5)
     n = 6
