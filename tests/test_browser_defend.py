@@ -1,5 +1,6 @@
 """Rankings you can defend, in headless Chromium: rank intervals and tie models on Rankings, the
-PPI++ section on Human agreement, a jury built on the Judge page and then ranked.
+PPI++ section on Human agreement, a jury built on the Judge page and then ranked; and the
+Rationales page on ChatGPT's SummEval answers.
 
 ``JUDGESCOPE_SCREENSHOTS=docs/screenshots python -m pytest tests/test_browser_defend.py`` keeps
 the (tall) screenshots.
@@ -20,6 +21,10 @@ def app(tmp_path_factory):
     work = tmp_path_factory.mktemp("server")
     with b.streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
         with b.chromium() as driver:
+            # a fresh server answers its first URL through Streamlit's v1 discovery of pages/
+            # (the known issue of tests/test_browser.py): open the app at its root first
+            driver.get(url)
+            b.wait_title(driver, "Data")
             yield url, driver
 
 
@@ -69,3 +74,16 @@ def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
     b.nav(driver, "Rankings")
     b.wait_text(driver, "Systems")
     b.assert_no_error(driver, "/rankings (jury)")
+
+
+def test_rationales_of_chatgpt_on_summeval(app, tmp_path):
+    """The Rationales page on ChatGPT's SummEval answers: keywords, the map, citations."""
+    url, driver = app
+    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    driver.get(f"{url}/rationales?dataset=summeval")
+    b.wait_title(driver, "Rationales")
+    b.close_dialogs(driver)
+    b.wait_text(driver, "Unsupported citations")
+    b.assert_no_error(driver, "/rationales?dataset=summeval")
+    _tall(driver, shots / "rationales-summeval.png", 5000)
