@@ -91,7 +91,7 @@ PAGES = {
     ],
 }
 
-page = st.navigation(PAGES)
+page = st.navigation(PAGES, expanded=True)  # every page listed, Share included
 state.sync()  # kept settings saved; on a new session, the URL's dataset and settings opened
 state.sidebar()
 try:

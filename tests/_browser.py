@@ -318,11 +318,19 @@ def nav(driver, title: str) -> None:
     """Go to a page through the sidebar navigation (keeps the session)."""
     from selenium.webdriver.common.by import By
 
-    for a in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a'):
-        if a.text.strip().splitlines()[-1:] == [title]:
-            a.click()
-            wait_title(driver, title)
-            return
+    for attempt in range(2):
+        for a in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a'):
+            if a.text.strip().splitlines()[-1:] == [title]:
+                a.click()
+                wait_title(driver, title)
+                return
+        # a long navigation shows its first pages and a "View N more" button
+        more = [x for x in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebar"] button')
+                if x.text.strip().startswith("View ") and "more" in x.text]  # fmt: skip
+        if not more or attempt:
+            break
+        driver.execute_script("arguments[0].click()", more[0])
+        time.sleep(0.5)
     raise AssertionError(f"no page {title!r} in the sidebar")
 
 

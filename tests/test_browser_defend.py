@@ -24,7 +24,7 @@ def app(tmp_path_factory):
             # a fresh server answers its first URL through Streamlit's v1 discovery of pages/
             # (the known issue of tests/test_browser.py): open the app at its root first
             driver.get(url)
-            b.wait_title(driver, "Data")
+            b.wait_title(driver, "JudgeScope")
             yield url, driver
 
 
