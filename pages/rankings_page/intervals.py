@@ -171,4 +171,5 @@ def _better_heatmap(better: pd.DataFrame) -> go.Figure:
         fig.update_layout(height=16 * len(rows) + 260)
         fig.update_xaxes(dtick=1, tickfont=dict(size=9))
         fig.update_yaxes(dtick=1, tickfont=dict(size=9))
+        fig.update_traces(texttemplate="")  # the colours say it; numbers in tiny cells clutter
     return fig
