@@ -85,5 +85,7 @@ def test_rationales_of_chatgpt_on_summeval(app, tmp_path):
     b.wait_title(driver, "Rationales")
     b.close_dialogs(driver)
     b.wait_text(driver, "Unsupported citations")
+    b.choose(driver, "Judge", "gpt-3.5-turbo-0301/stareval")  # star ratings with reasons
+    b.wait_text(driver, "Unsupported citations")
     b.assert_no_error(driver, "/rationales?dataset=summeval")
     _tall(driver, shots / "rationales-summeval.png", 5000)

@@ -63,7 +63,7 @@ def show(choice: Choice) -> None:
     for n, group in enumerate(groups):
         part = pts[pts[column].astype(str) == group]
         fig.add_trace(
-            go.Scattergl(
+            go.Scatter(
                 x=part["x"],
                 y=part["y"],
                 mode="markers",
