@@ -1,7 +1,8 @@
 """What a page on pairwise comparisons looks at: the active dataset, an attribute, a judge.
 
 The Rankings, Position bias and Comparison budgets pages all start the same way: stop with a
-note when the active dataset has no comparisons, else pick the attribute and the judge.
+note when the active dataset has no comparisons, else pick the attribute and the judge. Judge
+bias and Rationales read ratings judges too (:func:`any_judge`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import streamlit as st
 from data.schema import Dataset
 from pages import state, ui
 from pages.services import comparisons
+from pages.services.judge_bias import judge_choices
 
 
 def with_comparisons(missing: str) -> tuple[Dataset, list[str]]:
@@ -47,3 +49,23 @@ def attribute_and_judge(
             help=judge_help,
         )
     return ds, attribute, judge
+
+
+def any_judge(missing: str, judge_help: str):
+    """The active dataset (as analysed), an attribute, and any judge of it: pairwise judges
+    first, then ratings judges (one per prompt, marked "ratings"); stops the page with
+    ``missing`` when the dataset has no judge output at all.
+
+    Returns (ds, attribute, ``pages.services.judge_bias.JudgeChoice``); the pickers are the
+    shared settings ``app.attribute`` and ``app.judge``.
+    """
+    ds = state.analysed()
+    options = judge_choices(ds)
+    ui.need(bool(options), missing)
+    left, right = st.columns(2)
+    with left:
+        attribute = ui.select("Attribute", list(options), key=state.keep("app.attribute"))
+    by_label = {c.label: c for c in options[attribute]}
+    with right:
+        label = ui.select("Judge", list(by_label), key=state.keep("app.judge"), help=judge_help)
+    return ds, attribute, by_label[label]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from data.schema import Dataset
-from pages import state, ui
+from pages import choices, state
 from pages.services import judge_bias as svc
 
 PAGE = "Judge bias"
@@ -66,28 +66,15 @@ class Choice:
 
 def pick() -> Choice:
     """The attribute and judge pickers (shared settings); stops the page without a judge."""
-    ds = state.analysed()
-    options = svc.judge_choices(ds)
-    ui.need(
-        bool(options),
+    ds, attribute, judge = choices.any_judge(
         f"**{state.active_name()}** has no judge verdicts or judge ratings, so there is no "
         "judge whose biases could be measured. Run a judge on the **Judge** page, or load "
         "the demo, SummEval (ChatGPT verdicts in both orders), PandaLM or Topical-Chat "
         "(GPT-3.5 ratings) on the **Data** page.",
+        "Pairwise judges (verdicts on pairs) first, then ratings judges (one score per "
+        "candidate, marked 'ratings'): the pairwise sections need verdicts.",
     )
-    left, right = st.columns(2)
-    with left:
-        attribute = ui.select("Attribute", list(options), key=state.keep("app.attribute"))
-    by_label = {c.label: c for c in options[attribute]}
-    with right:
-        label = ui.select(
-            "Judge",
-            list(by_label),
-            key=state.keep("app.judge"),
-            help="Pairwise judges (verdicts on pairs) first, then ratings judges (one score "
-            "per candidate, marked 'ratings'): the pairwise sections need verdicts.",
-        )
-    return Choice(ds, state.active_name(), attribute, by_label[label])
+    return Choice(ds, state.active_name(), attribute, judge)
 
 
 def needs_verdicts(choice: Choice, what: str) -> bool:

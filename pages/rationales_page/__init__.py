@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from data.schema import Dataset
-from pages import state, ui
-from pages.services import judge_bias as choices
+from pages import choices, state, ui
 from pages.services import rationales as svc
 
 PAGE = "Rationales"
@@ -48,29 +47,15 @@ class Choice:
 
 def pick() -> Choice:
     """The attribute and judge pickers (shared settings); stops the page without a judge."""
-    ds = state.analysed()
-    options = choices.judge_choices(ds)
-    ui.need(
-        bool(options),
+    ds, attribute, c = choices.any_judge(
         f"**{state.active_name()}** has no judge verdicts or ratings, so there are no "
         "rationales to read. Run a judge with a template that asks for an explanation on the "
         "**Judge** page, or load SummEval (ChatGPT's rts and stareval answers explain their "
         "scores) on the **Data** page.",
+        "The judge whose free-text answers are read: pairwise judges first, then ratings "
+        "judges (marked 'ratings').",
     )
-    left, right = st.columns(2)
-    with left:
-        attribute = ui.select("Attribute", list(options), key=state.keep("app.attribute"))
-    by_label = {c.label: c for c in options[attribute]}
-    with right:
-        label = ui.select(
-            "Judge",
-            list(by_label),
-            key=state.keep("app.judge"),
-            help="The judge whose free-text answers are read: pairwise judges first, then "
-            "ratings judges (marked 'ratings').",
-        )
-    c = by_label[label]
-    return Choice(ds, state.active_name(), attribute, c.judge, c.prompt_id, label)
+    return Choice(ds, state.active_name(), attribute, c.judge, c.prompt_id, c.label)
 
 
 def counts_line(choice: Choice) -> dict:
