@@ -72,14 +72,6 @@ def test_hanna_opens_at_the_papers_settings(app, tmp_path):
     driver.save_screenshot(str(shots / "reproduce-hanna.png"))
 
 
-def _tall_screenshot(driver, path: Path, height: int = 7000) -> None:
-    """The whole of a long page in one picture: a tall window, then back to the usual size."""
-    driver.set_window_size(1400, height)
-    b.wait_idle(driver)
-    driver.save_screenshot(str(path))
-    driver.set_window_size(1400, 2000)
-
-
 def test_judge_bias_finds_the_known_truth_and_reads_summeval(app, tmp_path):
     """The Judge bias page loads the simulated judge with known biases and recovers them
     (every check ticked), then reads ChatGPT's both-order verdicts on SummEval."""
@@ -97,10 +89,10 @@ def test_judge_bias_finds_the_known_truth_and_reads_summeval(app, tmp_path):
     b.click(driver, "Load the simulated judge")
     b.wait_text(driver, "7 of 7 checks pass")
     b.assert_no_error(driver, "/judge-bias (simulated biases)")
-    _tall_screenshot(driver, shots / "judge-bias-known-truth.png")
+    b.tall_screenshot(driver, shots / "judge-bias-known-truth.png")
 
     driver.get(f"{url}/judge-bias?dataset=summeval")
     b.wait_title(driver, "Judge bias")
     b.wait_text(driver, "Position consistency")
     b.assert_no_error(driver, "/judge-bias?dataset=summeval")
-    _tall_screenshot(driver, shots / "judge-bias-summeval.png")
+    b.tall_screenshot(driver, shots / "judge-bias-summeval.png")

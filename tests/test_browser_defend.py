@@ -28,13 +28,6 @@ def app(tmp_path_factory):
             yield url, driver
 
 
-def _tall(driver, path: Path, height: int = 6000) -> None:
-    driver.set_window_size(1400, height)
-    b.wait_idle(driver)
-    driver.save_screenshot(str(path))
-    driver.set_window_size(1400, 2000)
-
-
 def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
     url, driver = app
     shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
@@ -46,19 +39,19 @@ def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
     b.choose(driver, "Intervals", "Bootstrap over contexts")
     b.wait_text(driver, "Separability")
     b.assert_no_error(driver, "/rankings?dataset=summeval")
-    _tall(driver, shots / "rankings-intervals-summeval.png", 7000)
+    b.tall_screenshot(driver, shots / "rankings-intervals-summeval.png", 7000)
 
     driver.get(f"{url}/rankings?dataset=llmfao")
     b.wait_title(driver, "Rankings")
     b.wait_text(driver, "Davidson")
     b.assert_no_error(driver, "/rankings?dataset=llmfao")
-    _tall(driver, shots / "rankings-ties-llmfao.png", 7000)
+    b.tall_screenshot(driver, shots / "rankings-ties-llmfao.png", 7000)
 
     driver.get(f"{url}/agreement?dataset=summeval")
     b.wait_title(driver, "Human agreement")
     b.wait_text(driver, "How many human labels do I need?")
     b.assert_no_error(driver, "/agreement?dataset=summeval")
-    _tall(driver, shots / "agreement-ppi-summeval.png", 9000)
+    b.tall_screenshot(driver, shots / "agreement-ppi-summeval.png", 11000)
 
     driver.get(f"{url}/judge?dataset=pandalm")
     b.wait_title(driver, "Judge")
@@ -68,7 +61,7 @@ def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
     b.radio(driver, "Method", "Dawid")
     b.wait_text(driver, "Add the jury as a judge")
     b.assert_no_error(driver, "/judge?dataset=pandalm (jury)")
-    _tall(driver, shots / "judge-jury-pandalm.png", 3500)
+    b.tall_screenshot(driver, shots / "judge-jury-pandalm.png", 3500)
     b.click(driver, "Add the jury as a judge")
     b.wait_text(driver, "is now a judge of")
     b.nav(driver, "Rankings")
@@ -88,4 +81,4 @@ def test_rationales_of_chatgpt_on_summeval(app, tmp_path):
     b.choose(driver, "Judge", "gpt-3.5-turbo-0301/stareval")  # star ratings with reasons
     b.wait_text(driver, "Unsupported citations")
     b.assert_no_error(driver, "/rationales?dataset=summeval")
-    _tall(driver, shots / "rationales-summeval.png", 5000)
+    b.tall_screenshot(driver, shots / "rationales-summeval.png", 5000)
