@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ranking.bradley_terry import bradley_terry  # noqa: E402
+from ranking import bradley_terry  # noqa: E402
 
 
 def make_data(n_items, n_comparisons, seed=0):

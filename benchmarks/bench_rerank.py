@@ -23,9 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from ranking.bias import position_bias  # noqa: E402
-from ranking.metrics import pairwise_accuracy, spearman  # noqa: E402
-from ranking.scores import win_ratio  # noqa: E402
+from ranking import (  # noqa: E402
+    pairwise_accuracy,
+    position_bias,
+    spearman,
+    win_ratio,
+)
 
 
 def simulate(n_contexts=100, n_items=16, seed=0):

@@ -20,7 +20,7 @@ import pandas as pd
 from data.agreement import aligned_scores
 from data.natural import natural_sorted
 from data.schema import DataError, Dataset
-from ranking.significance import welch_t
+from ranking import welch_t
 
 __all__ = ["COMPARE_COLUMNS", "GROUP_COLUMNS", "compare_groups", "group_comparison_table"]
 

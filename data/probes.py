@@ -25,8 +25,8 @@ import pandas as pd
 
 from data.natural import natural_key
 from data.schema import DataError, Dataset
-from ranking.probes import auc_test, mean_interval, mean_logprob, min_k_prob, perplexity
-from ranking.probes import self_preference as _self_preference
+from ranking import auc_test, mean_interval, mean_logprob, min_k_prob, perplexity
+from ranking import self_preference as _self_preference
 
 SCORE_COLUMNS = ["n_tokens", "mean_logprob", "perplexity", "min_k_prob"]
 #: human-score strata: the difference of the two candidates' mean human scores, rounded

@@ -294,7 +294,7 @@ def plan_pairwise(
 
     ``backend`` may be a backend object or its ``describe()`` dict (for estimates).
     """
-    from ranking.selection import select_comparisons
+    from ranking import select_comparisons
 
     setup = _setup(
         "pairwise", template, backend, attribute, domain, values, mode, n_samples, decoding

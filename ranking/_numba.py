@@ -21,7 +21,7 @@ FLAGS = dict(cache=True, nogil=True, fastmath=False)
 #: in nanoseconds of one core: about 20 ms, where a second core starts to save more than
 #: the thread pool costs and the parallel compilation has been paid by a big batch anyway.
 PARALLEL_MIN_WORK = 20_000_000
-#: Every :class:`BatchKernel` made so far (``pages.warmup`` compiles their parallel twins).
+#: Every :class:`BatchKernel` made so far (``pages.shell.warmup`` compiles their parallel twins).
 BATCH_KERNELS: list = []
 
 

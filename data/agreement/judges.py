@@ -122,7 +122,7 @@ def pairwise_accuracy_table(
         No reference annotators, or a chosen name that does not appear.
     """
     from data.arrays import comparisons_to_P, scores_to_matrix
-    from ranking.metrics import pairwise_accuracy
+    from ranking import pairwise_accuracy
 
     comp = pick(ds.comparisons, "judge", judge, f"{ds.name} comparisons")
     comp = pick(comp, "attribute", attribute, f"{ds.name} comparisons")

@@ -10,7 +10,7 @@ import pandas as pd
 from data.jury.build import Jury, with_jury
 from data.jury.votes import JuryVotes, jury_votes
 from data.schema import Dataset
-from ranking.reliability import AgreementResult, cohen_kappa, fleiss_kappa
+from ranking import AgreementResult, cohen_kappa, fleiss_kappa
 
 #: Columns of :func:`human_comparison`'s table.
 HUMAN_COLUMNS = ["rater", "is_jury", "versus", "measure", "value", "n"]

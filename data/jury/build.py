@@ -12,7 +12,7 @@ import pandas as pd
 from data.jury.votes import PAIR_CLASSES, JuryVotes, jury_kind, jury_votes
 from data.natural import natural_sorted
 from data.schema import AUTOMATIC, DataError, Dataset
-from ranking.jury import DawidSkeneResult, dawid_skene, majority_vote
+from ranking import DawidSkeneResult, dawid_skene, majority_vote
 
 #: How the members' outputs are combined.
 JURY_METHODS = ("majority", "mean", "dawid-skene")

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from data.ppi.units import PPIUnits
-from ranking import bradley_terry
-from ranking.ppi import classical_mean, ppi_bradley_terry, ppi_mean
+from ranking import bradley_terry, ppi_bradley_terry, ppi_mean
+from ranking.ppi import classical_mean
 
 #: The three estimates, in display order.
 METHODS = ("judge only", "human only", "PPI++")

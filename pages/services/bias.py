@@ -42,9 +42,14 @@ from pages.services.comparisons import (
     pmatrix,
     select_comparisons,
 )
-from ranking.bias import balanced_threshold, position_bias, swap_consistency
-from ranking.metrics import pairwise_accuracy, spearman
-from ranking.scores import win_ratio
+from ranking import (
+    balanced_threshold,
+    pairwise_accuracy,
+    position_bias,
+    spearman,
+    swap_consistency,
+    win_ratio,
+)
 
 #: Thresholds of the accuracy-vs-tau curve.
 TAU_GRID = np.round(np.linspace(0.0, 1.0, 101), 2)

@@ -17,7 +17,7 @@ from data.schema import Dataset
 from pages.services.bias import debiased_P
 from pages.services.common import cache_data
 from pages.services.comparisons import human_reference, pmatrix
-from ranking.budget import budget_curves, comparisons_needed
+from ranking import budget_curves, comparisons_needed
 
 #: Comparison strategies of the budget curves and their display names.
 STRATEGIES = {

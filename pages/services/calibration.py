@@ -19,9 +19,7 @@ import pandas as pd
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services.common import cache_data, fmt
 from pages.services.comparisons import human_reference, pmatrix
-from ranking.bias import alpha_for_tau, balanced_threshold, debias
-from ranking.calibration import CalibrationResult, calibrate
-from ranking.decisions import decide
+from ranking import CalibrationResult, alpha_for_tau, balanced_threshold, calibrate, debias, decide
 
 
 @cache_data(show_spinner=False, max_entries=64)

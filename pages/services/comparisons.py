@@ -19,7 +19,7 @@ import pandas as pd
 from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.common import cache_data, cache_resource
-from ranking.scores import win_ratio
+from ranking import win_ratio
 
 #: Judge label of every human annotator's comparisons taken together.
 HUMAN_POOL = "human annotators (pooled)"

@@ -33,11 +33,16 @@ from pages.services.comparisons import (
     pmatrix,
     select_comparisons,
 )
-from ranking.bradley_terry import bradley_terry
-from ranking.elo import elo
-from ranking.leaderboard import RankChange, competition_ranks, rank_change, win_matrix
-from ranking.metrics import spearman
-from ranking.rank_intervals import rank_intervals
+from ranking import (
+    RankChange,
+    bradley_terry,
+    competition_ranks,
+    elo,
+    rank_change,
+    rank_intervals,
+    spearman,
+    win_matrix,
+)
 
 SOFT = ("soft", None)
 

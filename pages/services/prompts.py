@@ -19,8 +19,7 @@ from data.schema import AUTOMATIC, HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.bias import bias_table
 from pages.services.common import cache_data, cache_resource, judge_model
 from pages.services.comparisons import HUMAN_POOL, human_reference, pmatrix
-from ranking.metrics import kendall_matrix, pairwise_accuracy
-from ranking.significance import paired_shift
+from ranking import kendall_matrix, paired_shift, pairwise_accuracy
 
 
 @cache_resource(show_spinner=False, max_entries=4)

@@ -26,10 +26,7 @@ from pages.services.leaderboard import (  # noqa: F401  (the Rankings page's sys
     system_items,
     system_ranking,
 )
-from ranking.bradley_terry import bradley_terry
-from ranking.metrics import order_matrix, pairwise_accuracy, spearman
-from ranking.ml import ml_ranking
-from ranking.scores import win_ratio
+from ranking import bradley_terry, ml_ranking, order_matrix, pairwise_accuracy, spearman, win_ratio
 
 #: The rule of :class:`pages.services.bias.Debias` that ranks the probabilities as they are.
 SOFT = ("soft", None)

@@ -8,7 +8,7 @@ import numpy as np
 import data
 from data.arrays import comparisons_to_P, scores_to_matrix
 from pages.services import budgets as svc
-from ranking.budget import budget_curves
+from ranking import budget_curves
 from tests.pages._analysis_apptest import array, charts, open_page
 from tests.pages._known import judge_rows
 

@@ -13,7 +13,7 @@ import data
 from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import Dataset, empty_table
 from pages.services.budgets import STRATEGIES
-from ranking.budget import budget_curves
+from ranking import budget_curves
 from tests.pages._analysis_apptest import array, charts, need, open_page
 from tests.pages._known import judge_rows
 

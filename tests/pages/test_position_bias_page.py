@@ -11,7 +11,7 @@ import data
 from data.schema import Dataset
 from pages.services import bias as bias_svc
 from pages.services import comparisons
-from ranking.bias import balanced_threshold
+from ranking import balanced_threshold
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
 PAGE = "pages/position_bias.py"

@@ -15,7 +15,7 @@ from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import Dataset
 from pages.services import judge_outputs as judge_outputs_svc
 from pages.services import prompts as prompts_svc
-from ranking.metrics import kendall, pairwise_accuracy
+from ranking import kendall, pairwise_accuracy
 from tests.pages._analysis_apptest import APP, TIMEOUT, open_page, open_page_loaded
 from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures

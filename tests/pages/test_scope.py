@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 import data
 from data.arrays import comparisons_to_P
 from data.systems import systems_of
-from ranking.scores import win_ratio
+from ranking import win_ratio
 from tests.pages._analysis_apptest import APP, TIMEOUT, metrics, need
 from tests.pages._known import judge_rows
 from tests.pages.test_state import warnings  # noqa: F401  (Streamlit's default-value warnings)

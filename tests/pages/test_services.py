@@ -19,10 +19,16 @@ from pages.services import bias as bias_svc
 from pages.services import budgets as budgets_svc
 from pages.services import common, comparisons
 from pages.services import rankings as rankings_svc
-from ranking import bradley_terry, elo
-from ranking.bias import balanced_threshold, position_bias
-from ranking.metrics import order_matrix, pairwise_accuracy, spearman
-from ranking.scores import win_ratio
+from ranking import (
+    balanced_threshold,
+    bradley_terry,
+    elo,
+    order_matrix,
+    pairwise_accuracy,
+    position_bias,
+    spearman,
+    win_ratio,
+)
 from tests.pages._analysis_apptest import need
 from tests.pages._known import (
     judge_rows,

@@ -7,16 +7,16 @@ import re
 import numpy as np
 import pytest
 
-from ranking.bias import (
+from ranking import (
+    PooledStat,
     alpha_for_tau,
     balanced_threshold,
     debias,
+    decide,
     position_bias,
     swap_consistency,
+    win_ratio,
 )
-from ranking.decisions import decide
-from ranking.pooled import PooledStat
-from ranking.scores import win_ratio
 from tests.ranking import naive
 
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ranking import (
+    balanced_threshold,
+    budget_curves,
+    comparisons_needed,
+    kendall,
+    select_comparisons,
+    spearman,
+    win_ratio,
+)
 from ranking._checks import as_P
-from ranking.bias import balanced_threshold
-from ranking.budget import _strategy_orders, budget_curves, comparisons_needed
-from ranking.metrics import kendall, spearman
-from ranking.scores import win_ratio
-from ranking.selection import select_comparisons
+from ranking.budget import _strategy_orders
 from tests.ranking import naive
 
 STATIC = ("random", "no-repeat", "symmetric")
@@ -194,7 +199,7 @@ def test_poe_method_matches_naive_posterior():
 
 
 def test_bradley_terry_method_end_point():
-    from ranking.bradley_terry import bradley_terry
+    from ranking import bradley_terry
 
     rng = np.random.default_rng(2)
     truth, P = simulate(rng, 6, 5)

@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from ranking import position_bias, win_ratio
-from ranking.calibration import calibrate, ece, pairwise_labels, reliability
+from ranking import calibrate, ece, pairwise_labels, position_bias, reliability, win_ratio
 
 
 def sigmoid(z):

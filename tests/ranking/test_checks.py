@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import ranking
+from ranking import decide
 from ranking._checks import check_random_state, check_tau
-from ranking.decisions import decide
 
 # ------------------------------------------------------------------------- random_state
 

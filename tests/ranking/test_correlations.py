@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from ranking import _segments as sg
-from ranking import icc
-from ranking.correlations import METHODS, UNITS, correlation
+from ranking import correlation, icc
+from ranking.correlations import METHODS, UNITS
 from tests.ranking.agreement_twins import panel_data, scipy_corr
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranking.elo import elo
+from ranking import elo
 from tests.ranking import naive
 
 

@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 
 from data.paths import data_dirs
-from ranking.bradley_terry import bradley_terry
-from ranking.elo import elo
+from ranking import bradley_terry, elo
 
 FOLDER = data_dirs()[0] / "llmfao_evalica"
 DATASETS = ("simple", "food", "llmfao")

@@ -6,14 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.decisions import decide
-from ranking.metrics import (
-    _doubled_centred_ranks,
-    _spearman_preranked,
-    kendall,
-    pairwise_accuracy,
-    spearman,
-)
+from ranking import decide, kendall, pairwise_accuracy, spearman
+from ranking.metrics import _doubled_centred_ranks, _spearman_preranked
 from tests.ranking import naive
 
 

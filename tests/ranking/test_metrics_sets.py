@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.metrics import kendall_matrix, order_matrix, pairwise_accuracy
+from ranking import kendall_matrix, order_matrix, pairwise_accuracy
 
 
 def test_kendall_matrix_matches_scipy_per_pair():

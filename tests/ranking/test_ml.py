@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from ranking.metrics import spearman
-from ranking.ml import MAX_EXACT_N, ml_ranking
+from ranking import ml_ranking, spearman
+from ranking.ml import MAX_EXACT_N
 from tests.ranking import naive
 
 

@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import binomtest
 
 import ranking as rk
-from ranking.position_profile import position_profile, repetition_stability
+from ranking import position_profile, repetition_stability
 
 # ----------------------------------------------------------------------------- slow twin
 

@@ -8,7 +8,8 @@ import pytest
 from scipy.special import expit
 from scipy.stats import norm
 
-from ranking.ppi import PPIResult, classical_mean, ppi_bradley_terry, ppi_mean
+from ranking import PPIResult, ppi_bradley_terry, ppi_mean
+from ranking.ppi import classical_mean
 
 ppi_py = pytest.importorskip("ppi_py")
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")  # sklearn, inside ppi_py

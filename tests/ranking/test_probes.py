@@ -8,7 +8,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import ranking
-from ranking.probes import auc_test, mean_interval, mean_logprob, self_preference
+from ranking import auc_test, mean_interval, mean_logprob, self_preference
 
 
 def test_min_k_prob_is_the_mean_of_the_lowest_share():

@@ -8,18 +8,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.baseline import human_baseline, self_consistency
-from ranking.correlations import correlation
-from ranking.reliability import (
-    ALPHA_SCALES,
-    ICC_KINDS,
-    KAPPA_WEIGHTS,
+from ranking import (
     cohen_kappa,
+    correlation,
     fleiss_kappa,
+    human_baseline,
     icc,
     krippendorff_alpha,
+    self_consistency,
     share_all_agree,
 )
+from ranking.reliability import ALPHA_SCALES, ICC_KINDS, KAPPA_WEIGHTS
 from tests.ranking.agreement_twins import kappa_twin, panel_data
 
 # ----------------------------------------------------------------------------- ICC

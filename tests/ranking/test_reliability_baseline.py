@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.baseline import BASELINE_REFERENCES, human_baseline
-from ranking.correlations import correlation
+from ranking import correlation, human_baseline
+from ranking.baseline import BASELINE_REFERENCES
 from tests.ranking.agreement_twins import panel_data
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ranking.scores import win_ratio
+from ranking import win_ratio
 from tests.ranking import naive
 
 

@@ -6,13 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.scores import win_ratio
-from ranking.selection import (
-    _adaptive_orders,
-    _static_orders,
-    adaptive_rank,
-    select_comparisons,
-)
+from ranking import adaptive_rank, select_comparisons, win_ratio
+from ranking.selection import _adaptive_orders, _static_orders
 from tests.ranking import naive
 
 

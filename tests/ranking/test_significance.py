@@ -8,15 +8,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.correlations import UNITS, correlation
-from ranking.significance import (
+from ranking import (
     bh_adjust,
+    correlation,
     paired_shift,
     permutation_test,
     welch_t,
     williams_matrix,
     williams_test,
 )
+from ranking.correlations import UNITS
 from tests.ranking.agreement_twins import bh_twin, panel_data, williams_twin
 
 

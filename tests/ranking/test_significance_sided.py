@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking.significance import ALTERNATIVES, williams_matrix, williams_test
+from ranking import williams_matrix, williams_test
+from ranking.significance import ALTERNATIVES
 from tests.ranking.agreement_twins import bh_twin, panel_data, scipy_corr, williams_twin
 
 

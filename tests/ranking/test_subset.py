@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ranking as rk
-from ranking.subset import subset_consistency
+from ranking import subset_consistency
 
 
 def perfect_P(scores):

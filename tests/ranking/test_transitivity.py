@@ -8,8 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ranking import bradley_terry, transitivity
-from ranking.pooled import PooledStat
+from ranking import PooledStat, bradley_terry, transitivity
 
 # ---------------------------------------------------------------- slow twin (itertools)
 
