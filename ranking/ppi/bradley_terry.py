@@ -27,7 +27,9 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
-from ._score_checks import check_confidence
+from ranking._score_checks import check_confidence
+
+from .result import _method, _result, check_lam
 
 _MAX_ITER = 100
 _TOL = 1e-10
@@ -250,8 +252,6 @@ def ppi_bradley_terry(
         Bad arrays, fewer than 2 labelled comparisons, or no finite estimate (the human
         outcomes separate the items perfectly; a small ``ridge`` helps).
     """
-    from ranking.ppi import _method, _result, check_lam
-
     conf = check_confidence(confidence)
     lam = check_lam(lam)
     ridge = float(ridge)
