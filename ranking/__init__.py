@@ -21,6 +21,7 @@ The public surface is listed here once.
 """
 
 from ranking._bt_ties_model import TieModelFit, tie_model_fit
+from ranking._core import PooledStat, decide
 from ranking.baseline import (
     HumanBaselineResult,
     SelfConsistencyResult,
@@ -32,7 +33,6 @@ from ranking.bradley_terry import BTResult, bradley_terry
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
 from ranking.calibration import CalibrationResult, calibrate, ece, pairwise_labels, reliability
 from ranking.correlations import CorrelationResult, correlation
-from ranking.decisions import decide
 from ranking.elo import EloResult, elo
 from ranking.jury import DawidSkeneResult, dawid_skene, majority_vote
 from ranking.leaderboard import (
@@ -44,7 +44,6 @@ from ranking.leaderboard import (
 )
 from ranking.metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
 from ranking.ml import MLResult, ml_ranking
-from ranking.pooled import PooledStat
 from ranking.position_profile import (
     PositionProfile,
     RepetitionStability,

@@ -14,8 +14,8 @@ import functools
 
 import numpy as np
 
-from ranking._checks import check_random_state
-from ranking._numba import njit
+from ranking._core.checks import check_random_state
+from ranking._core.jit import njit
 from ranking._segments import _rows_corr, _snap_ties
 
 # The Kendall bootstrap keeps (n_units x n_units) pair-count blocks in memory.

@@ -32,7 +32,7 @@ from numba import prange
 from ranking._bt_dense import _cholesky, _cholesky_solve, fit_batch
 from ranking._bt_flat import _components_flat, fit_flat
 from ranking._bt_multinomial import _draw_counts, _draw_row
-from ranking._numba import njit
+from ranking._core.jit import njit
 
 # chord iterations (fixed Hessian) tried per replicate before its full Newton fit
 _CHORD_MAX_ITER = 100

@@ -27,7 +27,7 @@ from ranking._bt_newton import (
     sigmoid,
     step_size,
 )
-from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
 
 __all__ = ["DenseProblem", "fit_batch", "win_weights"]
 

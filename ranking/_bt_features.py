@@ -87,7 +87,7 @@ def check_features(first, second, outcome, n_items, weights, features):
     """Covariates as a float (m, k) array and the rows to keep (finite outcome and features).
 
     Returns (first, second, outcome, weights, n_items, X, n_dropped) restricted to the kept
-    rows (unchecked otherwise: ``ranking._checks.check_flat`` follows). Raises ValueError
+    rows (unchecked otherwise: ``ranking._core.checks.check_flat`` follows). Raises ValueError
     for a wrong shape or an infinite value (naming the row and column).
     """
     arrays = [np.asarray(a) for a in (first, second, outcome)]

@@ -35,7 +35,7 @@ import scipy.sparse
 import scipy.sparse.linalg
 
 from ranking._bt_newton import gauge, line_search, log_sigmoid, register, sigmoid, step_size
-from ranking._numba import njit
+from ranking._core.jit import njit
 
 # Item sets up to this size solve the theta block densely (scipy.sparse costs more there).
 _DENSE_MAX = 200

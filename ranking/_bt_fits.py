@@ -7,6 +7,10 @@ import warnings
 
 import numpy as np
 
+from ranking._core.checks import as_P, check_flat, check_tau
+from ranking._core.decisions import decide
+from ranking._core.score_checks import check_confidence
+
 from ._bt_aggregate import aggregate, bootstrap_cells, fold_pairs, pair_totals
 from ._bt_dense import fit_batch, win_weights
 from ._bt_features import (
@@ -27,9 +31,6 @@ from ._bt_intervals import (
     fisher_flat,
 )
 from ._bt_result import result as _result
-from ._checks import as_P, check_flat, check_tau
-from ._score_checks import check_confidence
-from .decisions import decide
 
 __all__ = ["bt_P", "bt_flat", "bt_features"]
 

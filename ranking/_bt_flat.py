@@ -28,7 +28,7 @@ from ranking._bt_newton import (
     register,
     step_size,
 )
-from ranking._numba import njit
+from ranking._core.jit import njit
 
 __all__ = ["FlatProblem", "fit_flat"]
 

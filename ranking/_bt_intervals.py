@@ -27,7 +27,7 @@ from ranking._bt_dense import (
 )
 from ranking._bt_flat import fit_flat
 from ranking._bt_newton import gauge
-from ranking._numba import PARALLEL_MIN_WORK, batch_kernel
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 
 __all__ = [
     "MAX_FISHER_ITEMS",

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._numba import njit
+from ranking._core.jit import njit
 
 __all__ = ["binomial", "seed_stream", "uniform"]
 

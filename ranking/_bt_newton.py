@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import overload
 
-from ranking._numba import FLAGS, njit
+from ranking._core.jit import FLAGS, njit
 
 __all__ = ["RIDGE_FALLBACK", "accept_early", "line_search", "objective", "register"]
 

@@ -42,8 +42,8 @@ from ranking._bt_ties_model import (
     pair_derivatives,
     tie_masses,
 )
-from ranking._checks import check_flat, check_tau
-from ranking.decisions import decide
+from ranking._core.checks import check_flat, check_tau
+from ranking._core.decisions import decide
 
 __all__ = ["fit_ties"]
 

@@ -23,8 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ranking._bt_newton import log_sigmoid, register
-from ranking._checks import check_flat
-from ranking._numba import njit
+from ranking._core.checks import check_flat
+from ranking._core.jit import njit
 
 __all__ = [
     "DAVIDSON",

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ranking._bt_newton import sigmoid
-from ranking._numba import njit
+from ranking._core.jit import njit
 
 #: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
 #: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding

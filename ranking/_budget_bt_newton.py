@@ -61,7 +61,7 @@ from ranking._budget_bt_linalg import (
     _solve,
     fill_scores,
 )
-from ranking._numba import njit
+from ranking._core.jit import njit
 
 #: Scratch of one context's fits: the structure of the last fit (beats edges, components,
 #: ridge per item, compared pairs) and the Newton buffers.

@@ -22,9 +22,9 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._numba import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking._core.decisions import _decide
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
 from ranking.bias import _closest_to_balanced
-from ranking.decisions import _decide
 from ranking.metrics import _doubled_centred_ranks, _kendall_row, _spearman_preranked, _spearman_row
 from ranking.selection import _poe_init, _poe_update
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranking._numba import njit
+from ranking._core.jit import njit
 from ranking.metrics import _avg_ranks, _kendall_pairs_loop, _n_distinct
 
 # Fewest valid items a pooled (overall / system) correlation is reported for: with two

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._checks import check_random_state
-from ranking._score_checks import as_matrix, check_choice, join_reasons
+from ranking._core.checks import check_random_state
+from ranking._core.score_checks import as_matrix, check_choice, join_reasons
 from ranking.correlations import CorrelationResult, correlation
 from ranking.reliability import ICCResult, icc, share_all_agree
 

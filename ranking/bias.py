@@ -9,7 +9,7 @@ exactly when p > tau for alpha = (1 - tau) / tau (Liusie, Manakul, Gales 2024).
 A context with nothing usable (all NaN: every answer about that item unparsed, say) is
 skipped by the pooled values and counted in their ``n_skipped``; per-context values are NaN
 there, and a pooled value with no usable context at all is NaN with a ``reason`` (the
-convention of ``ranking.pooled``). Position bias and swap consistency are hard by nature:
+convention of ``ranking._core.pooled``). Position bias and swap consistency are hard by nature:
 they decide at ``tau`` (0.5 by default, or one per context) with ``ranking.decide``'s rule.
 """
 
@@ -19,11 +19,11 @@ import math
 
 import numpy as np
 
-from ranking._checks import as_P, check_tau
-from ranking._numba import njit
-from ranking.decisions import _decide
-from ranking.pooled import PooledStat, pooled
-from ranking.pooled import per_context as per_context_values
+from ranking._core.checks import as_P, check_tau
+from ranking._core.decisions import _decide
+from ranking._core.jit import njit
+from ranking._core.pooled import PooledStat, pooled
+from ranking._core.pooled import per_context as per_context_values
 
 
 @njit
@@ -163,7 +163,7 @@ def position_bias(P, tau=0.5, per_context=False):
     PooledStat or ndarray of shape (n_contexts,)
         P(A). An unbiased judge on a symmetric comparison set gives 0.5. Pooled: a float
         with ``n_contexts`` / ``n_skipped``, contexts without any comparison (all NaN) being
-        skipped (``ranking.pooled``); NaN with a ``reason`` when no context has one. Per
+        skipped (``ranking._core.pooled``); NaN with a ``reason`` when no context has one. Per
         context: NaN for those contexts.
 
     Raises
@@ -198,7 +198,7 @@ def swap_consistency(P, tau=0.5, per_context=False):
     -------
     PooledStat or ndarray of shape (n_contexts,)
         Pooled: a float with ``n_contexts`` / ``n_skipped``; contexts without a pair judged
-        in both orders (an all-NaN context among them) are skipped (``ranking.pooled``).
+        in both orders (an all-NaN context among them) are skipped (``ranking._core.pooled``).
         NaN with a ``reason`` when no pair at all was judged in both orders.
 
     Raises
@@ -242,7 +242,7 @@ def balanced_threshold(P, per_context=False):
     -------
     PooledStat or ndarray of shape (n_contexts,)
         Pooled: a float with ``n_contexts`` / ``n_skipped``, contexts without any comparison
-        (all NaN) being skipped (``ranking.pooled``); NaN with a ``reason`` when no context
+        (all NaN) being skipped (``ranking._core.pooled``); NaN with a ``reason`` when no context
         has one. Per context: NaN for those contexts.
 
     Raises

@@ -55,12 +55,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ranking._core.checks import check_random_state
+from ranking._core.score_checks import check_confidence
+
 from ._bt_fits import bt_features, bt_flat, bt_P
 from ._bt_intervals import MAX_FISHER_ITEMS
 from ._bt_newton import RIDGE_FALLBACK
 from ._bt_result import BTResult
-from ._checks import check_random_state
-from ._score_checks import check_confidence
 
 __all__ = ["BTResult", "MAX_FISHER_ITEMS", "RIDGE_FALLBACK", "bradley_terry"]
 
@@ -124,7 +125,7 @@ def bradley_terry(
     confidence : float, default 0.95
         Interval coverage.
     random_state : None, int or numpy Generator
-        Seed for the bootstrap (``ranking._checks.check_random_state``).
+        Seed for the bootstrap (``ranking._core.checks.check_random_state``).
     features : array_like of shape (n_comparisons, k), optional
         Flat input only: covariates added to the logit of "first beats second", logit =
         theta_first - theta_second + features @ beta (e.g. a constant 1 for the first-slot

@@ -36,7 +36,7 @@ from ranking._calibration_fit import (  # noqa: F401  (CLIP: re-exported, public
     _interp,
     _platt_apply,
 )
-from ranking._checks import as_P, check_random_state
+from ranking._core.checks import as_P, check_random_state
 
 METHODS = ("swap", "isotonic", "platt")
 

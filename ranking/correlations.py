@@ -32,8 +32,8 @@ from ranking._bootstrap import (
     _boot_weights,
     _percentile_interval,
 )
-from ranking._checks import check_random_state
-from ranking._score_checks import (
+from ranking._core.checks import check_random_state
+from ranking._core.score_checks import (
     as_labels,
     as_scores,
     check_choice,

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ._checks import check_flat, check_random_state
-from ._numba import PARALLEL_MIN_WORK, batch_kernel, njit
-from ._score_checks import check_confidence
+from ranking._core.checks import check_flat, check_random_state
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking._core.score_checks import check_confidence
 
 __all__ = ["EloResult", "elo"]
 
@@ -108,7 +108,7 @@ def elo(
     confidence : float, default 0.95
         Coverage of the band.
     random_state : None, int or numpy Generator
-        Seed for the shuffles (``ranking._checks.check_random_state``).
+        Seed for the shuffles (``ranking._core.checks.check_random_state``).
 
     Returns
     -------

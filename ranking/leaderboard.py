@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._checks import check_flat
-from ranking.decisions import decide
+from ranking._core.checks import check_flat
+from ranking._core.decisions import decide
 from ranking.metrics import kendall, spearman
 
 __all__ = ["WinMatrix", "win_matrix", "RankChange", "rank_change", "competition_ranks"]
@@ -63,7 +63,7 @@ def win_matrix(first, second, outcome, n_items=None, *, tau=0.5) -> WinMatrix:
     Raises
     ------
     ValueError
-        Bad arrays (``ranking._checks.check_flat``) or tau outside [0, 1].
+        Bad arrays (``ranking._core.checks.check_flat``) or tau outside [0, 1].
 
     Examples
     --------

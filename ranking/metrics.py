@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from ranking._checks import as_P, check_tau
-from ranking._numba import njit
-from ranking.decisions import _decide
-from ranking.pooled import per_context as per_context_values
-from ranking.pooled import pooled
+from ranking._core.checks import as_P, check_tau
+from ranking._core.decisions import _decide
+from ranking._core.jit import njit
+from ranking._core.pooled import per_context as per_context_values
+from ranking._core.pooled import pooled
 
 # Below this many valid positions average ranks are counted pairwise (branch-free, faster
 # than a sort for the N = 16-ish rows of the budget loops); above it we sort.
@@ -391,14 +391,14 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
     PooledStat or ndarray of shape (n_contexts,)
         Pooled accuracy over all qualifying comparisons: a float with ``n_contexts`` /
         ``n_skipped``, the contexts without any qualifying comparison (an all-NaN context,
-        or every reference tied or missing) being skipped (``ranking.pooled``); NaN with a
+        or every reference tied or missing) being skipped (``ranking._core.pooled``); NaN with a
         ``reason`` when no comparison qualifies anywhere. Per context: NaN for those
         contexts.
 
     Raises
     ------
     ValueError
-        Bad P, reference or tau (see ``ranking._checks``).
+        Bad P, reference or tau (see ``ranking._core.checks``).
     """
     P = as_P(P, allow_empty=True)
     ref = as_reference(reference, P.shape[0], P.shape[1])

@@ -50,10 +50,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ._checks import as_P, check_tau
-from ._numba import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking._core.checks import as_P, check_tau
+from ranking._core.decisions import decide
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
+
 from .bradley_terry import bradley_terry
-from .decisions import decide
 
 __all__ = ["MLResult", "P_CLIP", "ml_ranking"]
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ranking._bootstrap import _percentile_interval
-from ranking._checks import check_random_state, check_tau
+from ranking._core.checks import check_random_state, check_tau
+from ranking._core.score_checks import check_confidence
 from ranking._profile_repetition import RepetitionStability, repetition_stability
 from ranking._profile_stats import (
     check_n_boot,
@@ -40,7 +41,6 @@ from ranking._profile_stats import (
     multinomial_draws,
     wilson,
 )
-from ranking._score_checks import check_confidence
 
 __all__ = [
     "PositionProfile",

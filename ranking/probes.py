@@ -27,8 +27,8 @@ import numpy as np
 from scipy import stats
 
 from ranking._bootstrap import _percentile_interval
-from ranking._checks import check_random_state
-from ranking._score_checks import as_labels, as_scores, check_confidence, label_codes
+from ranking._core.checks import check_random_state
+from ranking._core.score_checks import as_labels, as_scores, check_confidence, label_codes
 from ranking.correlations import CorrelationResult, correlation
 
 __all__ = [

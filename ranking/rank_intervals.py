@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._score_checks import check_confidence
+from ranking._core.score_checks import check_confidence
 
 __all__ = ["RankIntervals", "rank_intervals"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ranking._score_checks import (
+from ranking._core.score_checks import (
     as_label_vector,
     as_matrix,
     category_codes,

@@ -4,7 +4,7 @@ For a context with candidates 1..N the judge gives p_ij = P(i shown first beats 
 second). The win-ratio of item i is its wins over its comparisons, counting every present
 comparison it took part in, as the first or as the second candidate. A win is the soft
 outcome p itself (``tau=None``) or the hard decision at a threshold tau
-(``ranking.decisions``).
+(``ranking._core.decisions``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from ranking._checks import as_P, check_tau
-from ranking._numba import njit
-from ranking.decisions import _decide
+from ranking._core.checks import as_P, check_tau
+from ranking._core.decisions import _decide
+from ranking._core.jit import njit
 
 
 @njit

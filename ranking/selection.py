@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._checks import check_random_state
-from ranking._numba import njit
+from ranking._core.checks import check_random_state
+from ranking._core.jit import njit
 
 STATIC_STRATEGIES = ("all", "random", "no-repeat", "symmetric")
 ADAPTIVE_RULES = ("poe-max-info", "uncertainty")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ranking._checks import check_random_state
-from ranking._score_checks import (
+from ranking._core.checks import check_random_state
+from ranking._core.score_checks import (
     as_labels,
     as_scores,
     check_confidence,

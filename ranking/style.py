@@ -14,7 +14,7 @@ import numpy as np
 
 from ranking._bt_features import joint_covariance
 from ranking._bt_intervals import MAX_FISHER_ITEMS
-from ranking._score_checks import check_confidence
+from ranking._core.score_checks import check_confidence
 
 __all__ = ["controlled_win_rates"]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._checks import as_P, check_random_state, check_tau
+from ranking._core.checks import as_P, check_random_state, check_tau
 from ranking.metrics import as_reference, order_matrix, pairwise_accuracy
 from ranking.scores import win_ratio
 

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._checks import as_P, check_tau
-from ranking._numba import njit
+from ranking._core.checks import as_P, check_tau
+from ranking._core.decisions import _decide
+from ranking._core.jit import njit
+from ranking._core.pooled import PooledStat
 from ranking.bradley_terry import bradley_terry
-from ranking.decisions import _decide
-from ranking.pooled import PooledStat
 
 __all__ = ["TransitivityResult", "transitivity"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ranking._score_checks import as_labels, as_matrix, as_scores, check_choice, label_codes
+from ranking._core.score_checks import as_labels, as_matrix, as_scores, check_choice, label_codes
 from ranking._segments import (
     _CONST_HUMAN,
     _CONST_JUDGE,

@@ -16,7 +16,7 @@ import ranking as rk
 from data.agreement._tables import codes, table_frame
 from data.agreement.reference import aligned_scores
 from data.schema import Dataset
-from ranking._score_checks import check_choice
+from ranking._core import check_choice
 from ranking.correlations import METHODS, UNITS
 
 #: Columns of :func:`correlation_table`, in order.

@@ -12,7 +12,7 @@ import ranking as rk
 from data.agreement._tables import ITEM, codes, pick, table_frame, wide
 from data.agreement.reference import annotator_groups
 from data.schema import Dataset
-from ranking._score_checks import check_choice
+from ranking._core import check_choice
 from ranking.baseline import BASELINE_REFERENCES
 from ranking.correlations import METHODS, UNITS
 

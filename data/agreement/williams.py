@@ -21,7 +21,7 @@ from data.agreement._tables import ITEM, as_list, codes, table_frame
 from data.agreement.reference import aligned_scores
 from data.natural import natural_key
 from data.schema import DataError, Dataset
-from ranking._score_checks import check_choice
+from ranking._core import check_choice
 from ranking.significance import ALTERNATIVES
 
 #: Benjamini-Hochberg families of the Williams tables.

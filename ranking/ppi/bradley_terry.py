@@ -27,7 +27,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit
 
-from ranking._score_checks import check_confidence
+from ranking._core.score_checks import check_confidence
 
 from .result import _method, _result, check_lam
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranking._score_checks import check_confidence
+from ranking._core.score_checks import check_confidence
 
 from .result import PPIResult, _method, _result, check_lam
 

@@ -110,7 +110,7 @@ def test_P_unknown_candidate_or_context(comparisons, candidates):
 
 
 def test_P_passes_ranking_checks():
-    from ranking._checks import as_P
+    from ranking._core import as_P
 
     ds, _ = simulate_with_truth(4, 5, random_state=3)
     pm = comparisons_to_P(ds.comparisons, candidates=ds.candidates)

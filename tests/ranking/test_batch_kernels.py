@@ -1,4 +1,4 @@
-"""The prange kernels compiled twice (ranking._numba.BatchKernel, issue 11 item 11): the
+"""The prange kernels compiled twice (ranking._core.jit.BatchKernel, issue 11 item 11): the
 serial and the parallel compilation give identical results, small batches run the serial
 one (no parallel compilation on a page's first visit), big ones the parallel one, and the
 two never share a cache entry."""
@@ -6,10 +6,10 @@ two never share a cache entry."""
 import numpy as np
 import pytest
 
-from ranking import _numba
 from ranking._bt_dense import fit_batch
 from ranking._bt_intervals import fisher_dense
 from ranking._budget_grid import _poe_grid, _pooled_taus, _winratio_grid
+from ranking._core import jit as _numba
 from ranking.elo import _elo_boot
 from ranking.ml import _ml_batch
 

@@ -8,7 +8,7 @@ from ranking import bradley_terry
 from ranking._bt_aggregate import aggregate, bootstrap_cells, draw_counts, fold_pairs
 from ranking._bt_flat import fit_flat
 from ranking._bt_intervals import bootstrap_flat
-from ranking._checks import check_flat
+from ranking._core import check_flat
 
 
 def simulate(n_items=8, m=4000, seed=0, tie_share=0.2):

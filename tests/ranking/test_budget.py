@@ -14,7 +14,7 @@ from ranking import (
     spearman,
     win_ratio,
 )
-from ranking._checks import as_P
+from ranking._core import as_P
 from ranking.budget import _strategy_orders
 from tests.ranking import naive
 

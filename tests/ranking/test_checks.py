@@ -7,7 +7,7 @@ import pytest
 
 import ranking
 from ranking import decide
-from ranking._checks import check_random_state, check_tau
+from ranking._core import check_random_state, check_tau
 
 # ------------------------------------------------------------------------- random_state
 

@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from ranking._checks import check_tau
-from ranking._numba import njit
+from .checks import check_tau
+from .jit import njit
 
 __all__ = ["decide"]
 

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from ranking._numba import njit
+from .jit import njit
 
 __all__ = ["as_P", "check_flat", "check_random_state", "check_tau"]
 
@@ -27,7 +27,7 @@ def as_P(P, *, name: str = "P", allow_empty: bool = False) -> np.ndarray:
     A context with no comparison at all (an all-NaN block, e.g. every answer for that item
     unparsed) is accepted as long as another context has one: every public function handles
     it, the rankings with NaN scores for its candidates, the pooled statistics by skipping it
-    and counting it (``ranking.pooled``). The pooled statistics pass ``allow_empty=True``:
+    and counting it (``ranking._core.pooled``). The pooled statistics pass ``allow_empty=True``:
     with no comparison anywhere their value is NaN with a reason, not an error.
     """
     arr = np.asarray(P, dtype=np.float64)
