@@ -127,7 +127,7 @@ def llmfao_votes():
 
 def scipy_rao_kupper(first, second, y, n):
     """The Rao–Kupper log-likelihood maximised by scipy (BFGS, numeric gradient); ms, theta."""
-    from ranking._bt_ties_model import RAO_KUPPER, pair_probabilities
+    from ranking.bradley_terry import RAO_KUPPER, pair_probabilities
 
     t = (y == 0.5).astype(float)
     win, loss = y - t / 2, 1 - y - t / 2

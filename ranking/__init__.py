@@ -20,7 +20,6 @@ Conventions shared by every function:
 The public surface is listed here once.
 """
 
-from ranking._bt_ties_model import TieModelFit, tie_model_fit
 from ranking._core import PooledStat, decide
 from ranking.baseline import (
     HumanBaselineResult,
@@ -29,7 +28,13 @@ from ranking.baseline import (
     self_consistency,
 )
 from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
-from ranking.bradley_terry import BTResult, bradley_terry
+from ranking.bradley_terry import (
+    BTResult,
+    TieModelFit,
+    bradley_terry,
+    controlled_win_rates,
+    tie_model_fit,
+)
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
 from ranking.calibration import CalibrationResult, calibrate, ece, pairwise_labels, reliability
 from ranking.correlations import CorrelationResult, correlation
@@ -88,7 +93,6 @@ from ranking.significance import (
     williams_matrix,
     williams_test,
 )
-from ranking.style import controlled_win_rates
 from ranking.subset import SubsetConsistencyResult, subset_consistency
 from ranking.transitivity import TransitivityResult, transitivity
 

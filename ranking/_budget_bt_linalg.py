@@ -2,7 +2,7 @@
 gradient and Hessian (one exp per item), the filled scores and their rank certificate, and
 the 16 x 16 solves.
 
-``ranking._bt_dense._solve_gauged`` (gauge on shift-invariant components, Cholesky, jitter on
+``ranking.bradley_terry.dense._solve_gauged`` (gauge on shift-invariant components, Cholesky, jitter on
 failure), with the component sizes inverted once and the factor's divisions as products;
 the factor (diagonal stored inverted) is kept for chord steps.
 """
@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from ranking._bt_newton import sigmoid
 from ranking._core.jit import njit
+from ranking.bradley_terry.newton import sigmoid
 
 #: Scores of one fit closer than this (after sorting, gap by gap) are one tie: the fits
 #: stop on a Newton step below ``tol`` (1e-8 by default), so smaller gaps are rounding
@@ -45,7 +45,7 @@ def _gauged_copy(H, comp, inv_size, gauged, L, jitter):
 
 @njit(_nrt=False)
 def _solve(H, comp, inv_size, gauged, g, L, x):
-    """``ranking._bt_dense._solve_gauged`` (gauge 1/|C| on shift-invariant components,
+    """``ranking.bradley_terry.dense._solve_gauged`` (gauge 1/|C| on shift-invariant components,
     Cholesky, jitter on failure) with the component sizes inverted once and the factor's
     divisions as products: x = (H + gauge)^-1 g; False if not positive definite. H is left
     as it was (the gauged matrix is factored in L)."""
@@ -141,7 +141,7 @@ def _eval_gh(W, Ntot, pi, pj, m, theta, ridge_vec, g, H, ex):
     """Gradient g and negative Hessian H of the penalised log-likelihood (no objective).
 
     The sigmoid of a pair is e_i / (e_i + e_j) with e = exp(theta - max theta) per item
-    (``ex``): N exps instead of one per pair; ``ranking._bt_newton.sigmoid`` per pair when
+    (``ex``): N exps instead of one per pair; ``ranking.bradley_terry.newton.sigmoid`` per pair when
     the scores spread too far for that (exp underflow).
     """
     n = W.shape[0]

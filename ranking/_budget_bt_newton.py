@@ -1,6 +1,6 @@
 """A warm-started dense Bradley–Terry fit for the budget loop: the same maximum, less work.
 
-``ranking._bt_dense._fit_context`` (what ``bradley_terry(P=...)`` runs per context) fits
+``ranking.bradley_terry.dense._fit_context`` (what ``bradley_terry(P=...)`` runs per context) fits
 from scratch with fresh buffers and evaluates the log-likelihood at every trial point. Along
 the budget the previous scores are a few small Newton steps from the new maximum, so this fit
 
@@ -19,12 +19,12 @@ the budget the previous scores are a few small Newton steps from the new maximum
   it still rises along the whole step when the directional derivative there is >= 0; and a
   step below 1 that halves the gradient norm is the fast phase of Newton; a longer one may
   land where the sigmoids saturate and the gradient is small for the wrong reason), which is
-  the next iteration's gradient anyway; only otherwise does it fall back to ``ranking._bt_newton.line_search`` on the
+  the next iteration's gradient anyway; only otherwise does it fall back to ``ranking.bradley_terry.newton.line_search`` on the
   log-likelihood, as ``_fit_context`` does.
 
 The model, the components, the MLE-existence check, the ridge per item (with
 ``RIDGE_FALLBACK``), the gauge, the stopping rule (a Newton step with max |delta| < tol is
-taken and ends the fit) and the centring are those of ``ranking._bt_dense``, whose numba
+taken and ends the fit) and the centring are those of ``ranking.bradley_terry.dense``, whose numba
 functions it calls; the scores agree with ``_fit_context`` to rounding.
 
 The hot helpers compile without numba's reference counting (``_nrt=False``: they allocate
@@ -40,18 +40,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from ranking._bt_dense import (
-    DenseProblem,
-    _components_dense,
-    _finite_mle_dense,
-)
-from ranking._bt_newton import (
-    RIDGE_FALLBACK,
-    gauge,
-    line_search,
-    sigmoid,
-    step_size,
-)
 from ranking._budget_bt_linalg import (
     _chol_rank1,
     _chord_solve,
@@ -62,6 +50,18 @@ from ranking._budget_bt_linalg import (
     fill_scores,
 )
 from ranking._core.jit import njit
+from ranking.bradley_terry.dense import (
+    DenseProblem,
+    _components_dense,
+    _finite_mle_dense,
+)
+from ranking.bradley_terry.newton import (
+    RIDGE_FALLBACK,
+    gauge,
+    line_search,
+    sigmoid,
+    step_size,
+)
 
 #: Scratch of one context's fits: the structure of the last fit (beats edges, components,
 #: ridge per item, compared pairs) and the Newton buffers.
@@ -221,7 +221,7 @@ def _structure(W, ridge, work, full):
 
 @njit(_nrt=False)
 def _centre(theta, comp, n_comp, gauged, only_gauged, sums, cnt):
-    """``centre`` (or ``centre_gauged``) of ranking._bt_newton on kept buffers."""
+    """``centre`` (or ``centre_gauged``) of ranking.bradley_terry.newton on kept buffers."""
     n = theta.shape[0]
     for c in range(n_comp):
         sums[c] = 0.0

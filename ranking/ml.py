@@ -53,8 +53,7 @@ from numba import prange
 from ranking._core.checks import as_P, check_tau
 from ranking._core.decisions import decide
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
-
-from .bradley_terry import bradley_terry
+from ranking.bradley_terry.fit import bradley_terry
 
 __all__ = ["MLResult", "P_CLIP", "ml_ranking"]
 

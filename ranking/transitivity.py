@@ -34,7 +34,7 @@ from ranking._core.checks import as_P, check_tau
 from ranking._core.decisions import _decide
 from ranking._core.jit import njit
 from ranking._core.pooled import PooledStat
-from ranking.bradley_terry import bradley_terry
+from ranking.bradley_terry.fit import bradley_terry
 
 __all__ = ["TransitivityResult", "transitivity"]
 

@@ -83,7 +83,7 @@ def test_worker_ends_with_the_parallel_twins(fresh):
 def test_compile_parallel_compiles_the_twin_of_what_ran(capsys):
     import numpy as np
 
-    from ranking._bt_dense import fit_batch
+    from ranking.bradley_terry.dense import fit_batch
 
     W = np.ones((2, 3, 3))
     W[:, np.arange(3), np.arange(3)] = 0.0

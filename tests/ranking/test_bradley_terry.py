@@ -381,9 +381,9 @@ def test_one_line_search_damps_both_solvers_alike():
     """The shared line search halves an overshooting step until Armijo holds, for both
     problem kinds: the dense problem (no early test) and the flat one (gradient tests that
     fail while the step overshoots) take the same step on the same comparisons."""
-    from ranking._bt_dense import DenseProblem, _dense_F
-    from ranking._bt_flat import FlatProblem, _flat_eval
-    from ranking._bt_newton import _ARMIJO, line_search
+    from ranking.bradley_terry.dense import DenseProblem, _dense_F
+    from ranking.bradley_terry.flat import FlatProblem, _flat_eval
+    from ranking.bradley_terry.newton import _ARMIJO, line_search
 
     # item 0 beats item 1 three times out of four: optimum theta_0 - theta_1 = log 3
     W = np.array([[0.0, 3.0], [1.0, 0.0]])

@@ -1,14 +1,14 @@
 """Flat Bradley–Terry at arena scale: folding into pairs and cells, the multinomial bootstrap
-over comparisons or groups, warm-started replicate fits (``ranking._bt_aggregate``)."""
+over comparisons or groups, warm-started replicate fits (``ranking.bradley_terry.aggregate``)."""
 
 import numpy as np
 import pytest
 
 from ranking import bradley_terry
-from ranking._bt_aggregate import aggregate, bootstrap_cells, draw_counts, fold_pairs
-from ranking._bt_flat import fit_flat
-from ranking._bt_intervals import bootstrap_flat
 from ranking._core import check_flat
+from ranking.bradley_terry.aggregate import aggregate, bootstrap_cells, draw_counts, fold_pairs
+from ranking.bradley_terry.flat import fit_flat
+from ranking.bradley_terry.intervals import bootstrap_flat
 
 
 def simulate(n_items=8, m=4000, seed=0, tie_share=0.2):
@@ -212,7 +212,7 @@ def test_binomial_sampler_matches_scipy(n, p):
     from numba import njit
     from scipy import stats
 
-    from ranking._bt_multinomial import binomial, seed_stream
+    from ranking.bradley_terry.multinomial import binomial, seed_stream
 
     @njit
     def draws(n, p, k, seed):
@@ -239,7 +239,7 @@ def test_binomial_sampler_matches_scipy(n, p):
 
 
 def test_folding_in_two_threads_equals_one():
-    from ranking._bt_aggregate import _run_hash_serial
+    from ranking.bradley_terry.aggregate import _run_hash_serial
 
     first, second, y, _ = simulate(n_items=30, m=1_200_000, seed=14)
     ei, ej, out, w, _ = check_flat(first, second, y, None)

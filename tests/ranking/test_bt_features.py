@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-import ranking._bt_features as btf
-import ranking._bt_features_solve as btf_solve
 from ranking import bradley_terry, controlled_win_rates
+from ranking.bradley_terry import features as btf
+from ranking.bradley_terry import features_solve as btf_solve
 
 
 def _sim_systems(seed, n_sys=8, m=1500, beta=(0.4, 0.8), corr=0.0, hard=True):

@@ -8,7 +8,7 @@ import pytest
 from scipy import optimize
 
 import ranking as rk
-from ranking._bt_ties_model import DAVIDSON, RAO_KUPPER, pair_probabilities
+from ranking.bradley_terry import DAVIDSON, RAO_KUPPER, pair_probabilities
 
 MODELS = [("davidson", DAVIDSON, 0.8), ("rao-kupper", RAO_KUPPER, 1.6)]
 

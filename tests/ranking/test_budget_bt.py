@@ -13,10 +13,10 @@ import pytest
 
 import ranking.budget as budget_mod
 from ranking import budget_curves
-from ranking._bt_dense import _fit_context
 from ranking._budget_bt import _bt_grid_slow
 from ranking._budget_bt_kernel import SNAP, _snap_rows
 from ranking._budget_bt_newton import fit_warm, make_work
+from ranking.bradley_terry.dense import _fit_context
 from tests.ranking.test_budget import _awkward_case, simulate
 
 STATIC = ("random", "no-repeat", "symmetric")

@@ -9,28 +9,28 @@ outcomes are the probabilities themselves (``tau=None``) or the hard decisions a
 (``ranking.decide``).
 
 Solvers (both exact Newton methods, converged on max |delta theta| < tol, damped by one
-shared line search, ``ranking._bt_newton``):
+shared line search, ``ranking.bradley_terry.newton``):
 
 * P input (n_contexts, N, N): per context a damped Newton iteration whose N x N Hessian is
-  solved by Cholesky; the numba kernel loops over contexts in parallel (``ranking._bt_dense``).
+  solved by Cholesky; the numba kernel loops over contexts in parallel (``ranking.bradley_terry.dense``).
 * flat input (one large item set): a few passes of Newman's (2023) iteration to get close,
   then a damped inexact Newton iteration whose Hessian (a weighted graph Laplacian) is solved
   by Jacobi-preconditioned conjugate gradient. Every step is a pass over the edge list; no
-  dense n_items x n_items matrix is formed (``ranking._bt_flat``).
+  dense n_items x n_items matrix is formed (``ranking.bradley_terry.flat``).
 
-Flat input is folded first when that pays (``ranking._bt_aggregate``): the log-likelihood is
+Flat input is folded first when that pays (``ranking.bradley_terry.aggregate``): the log-likelihood is
 additive in the weights and ignores the presentation order, so identical comparisons become
 one edge per compared pair, exactly. The bootstrap of flat input draws multinomial counts
 over the folded cells (resampling comparisons) or over ``groups`` (resampling, e.g., whole
 contexts) and refits every replicate warm-started in one compiled loop; ``samples`` keeps the
 replicates (``ranking.rank_intervals`` turns them into rank intervals).
 
-Fisher intervals, and the bootstrap of P input, are in ``ranking._bt_intervals``.
+Fisher intervals, and the bootstrap of P input, are in ``ranking.bradley_terry.intervals``.
 
 With ``features`` (flat input only) the model gains covariates, the Chatbot Arena style
 control: logit P(first beats second) = theta_first - theta_second + x @ beta, fitted jointly by
 damped Newton with a sparse LU on the item block and a Schur complement on the covariates
-(``ranking._bt_features``); ``coef`` and its Fisher intervals are on the result.
+(``ranking.bradley_terry.features``); ``coef`` and its Fisher intervals are on the result.
 
 Documented behaviour where the plain MLE does not exist or is not unique:
 
@@ -58,10 +58,10 @@ import numpy as np
 from ranking._core.checks import check_random_state
 from ranking._core.score_checks import check_confidence
 
-from ._bt_fits import bt_features, bt_flat, bt_P
-from ._bt_intervals import MAX_FISHER_ITEMS
-from ._bt_newton import RIDGE_FALLBACK
-from ._bt_result import BTResult
+from .inputs import bt_features, bt_flat, bt_P
+from .intervals import MAX_FISHER_ITEMS
+from .newton import RIDGE_FALLBACK
+from .result import BTResult
 
 __all__ = ["BTResult", "MAX_FISHER_ITEMS", "RIDGE_FALLBACK", "bradley_terry"]
 
@@ -133,7 +133,7 @@ def bradley_terry(
         covariate-adjusted thetas and ``coef`` holds beta. Rows with NaN in features or
         outcome are dropped (a note counts them). The ridge applies to theta, not beta.
     ties : {None, "davidson", "rao-kupper"}, default None
-        Flat input only: a tie model instead of "a tie is half a win" (``ranking._bt_ties``).
+        Flat input only: a tie model instead of "a tie is half a win" (``ranking.bradley_terry.ties``).
         The tie parameter and its interval are ``tie_param``, ``tie_low``, ``tie_high``.
     tie : array_like of float, optional
         With ``ties``: the probability of a tie for each comparison (e.g. the judge's mass on
@@ -193,7 +193,7 @@ def bradley_terry(
     if ties is not None:
         if features is not None:
             raise ValueError("ties= and features= cannot be combined (yet): fit one or the other")
-        from ._bt_ties import fit_ties
+        from .ties import fit_ties
 
         return fit_ties(first, second, outcome, n_items, weights, tau, ties, tie, **options)
     if tie is not None:

@@ -1,4 +1,4 @@
-"""The joint sparse Newton solver behind ``ranking._bt_features`` (Bradley–Terry with covariates).
+"""The joint sparse Newton solver behind ``ranking.bradley_terry.features`` (Bradley–Terry with covariates).
 
 Model: logit P(first beats second) = theta_first - theta_second + x @ beta, where x is the
 comparison's row of covariates. The penalised log-likelihood
@@ -7,7 +7,7 @@ comparison's row of covariates. The penalised log-likelihood
                      - 1/2 sum_i ridge_i theta_i^2 - 1/2 ridge_beta ||beta||^2
 
 is concave; :func:`_newton` maximises it by damped Newton steps on (theta, beta) jointly,
-damped by the shared line search of ``ranking._bt_newton``. The negative Hessian is
+damped by the shared line search of ``ranking.bradley_terry.newton``. The negative Hessian is
 
     [[L + diag(ridge), B], [B^T, C]],  L = A^T diag(h) A,  B = A^T diag(h) X,  C = X^T diag(h) X,
 
@@ -21,7 +21,7 @@ item (its row and column replaced by the identity): the solution differs from th
 pseudo-inverse one by a constant per component, removed by centring.
 :func:`_identifiable` says which covariates can be estimated next to the item scores.
 
-Private to ``ranking._bt_features`` (the fit, covariance and bootstrap live there).
+Private to ``ranking.bradley_terry.features`` (the fit, covariance and bootstrap live there).
 """
 
 from __future__ import annotations
@@ -34,8 +34,9 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ranking._bt_newton import gauge, line_search, log_sigmoid, register, sigmoid, step_size
 from ranking._core.jit import njit
+
+from .newton import gauge, line_search, log_sigmoid, register, sigmoid, step_size
 
 # Item sets up to this size solve the theta block densely (scipy.sparse costs more there).
 _DENSE_MAX = 200

@@ -17,7 +17,9 @@ import warnings
 import numpy as np
 from numba import prange
 
-from ranking._bt_dense import (
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
+
+from .dense import (
     _add_gauge,
     _cholesky,
     _cholesky_solve,
@@ -25,9 +27,8 @@ from ranking._bt_dense import (
     fit_batch,
     win_weights,
 )
-from ranking._bt_flat import fit_flat
-from ranking._bt_newton import gauge
-from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
+from .flat import fit_flat
+from .newton import gauge
 
 __all__ = [
     "MAX_FISHER_ITEMS",

@@ -1,7 +1,7 @@
 """Bradley–Terry with ties: the Davidson (1970) and Rao–Kupper (1967) models.
 
 Behind ``ranking.bradley_terry(first=, second=, outcome=, ties="davidson" | "rao-kupper")``.
-The model maths are in ``ranking._bt_ties_model``. The fit:
+The model maths are in ``ranking.bradley_terry.ties_model``. The fit:
 
 * comparisons are aggregated first to unordered pairs with three masses (i wins, j wins, tie),
   exact for the likelihood; a comparison's tie mass is ``tie`` (default: 1 where the outcome,
@@ -9,7 +9,7 @@ The model maths are in ``ranking._bt_ties_model``. The fit:
   ``1 - outcome - tie / 2``, all times its weight;
 * damped Newton on (theta, x) with x = log nu (Davidson) or kappa = log theta (Rao–Kupper),
   both concave, dense (n_items + 1) Hessian with the centring gauge of every shift-invariant
-  component, the line search of ``ranking._bt_newton``; started from plain Bradley–Terry
+  component, the line search of ``ranking.bradley_terry.newton``; started from plain Bradley–Terry
   ("a tie is half a win") and the tie parameter matching the observed tie rate;
 * Fisher intervals from the inverse information (scores: under the centring; the tie
   parameter on log nu and log(theta - 1), transformed back), or bootstrap percentiles from
@@ -30,11 +30,14 @@ import warnings
 
 import numpy as np
 
-from ranking._bt_flat import _components_flat, _finite_mle_flat, fit_flat
-from ranking._bt_intervals import MAX_FISHER_ITEMS, _percentile_bounds
-from ranking._bt_newton import RIDGE_FALLBACK, line_search
-from ranking._bt_result import BTResult
-from ranking._bt_ties_model import (
+from ranking._core.checks import check_flat, check_tau
+from ranking._core.decisions import decide
+
+from .flat import _components_flat, _finite_mle_flat, fit_flat
+from .intervals import MAX_FISHER_ITEMS, _percentile_bounds
+from .newton import RIDGE_FALLBACK, line_search
+from .result import BTResult
+from .ties_model import (
     DAVIDSON,
     MODELS,
     RAO_KUPPER,
@@ -42,8 +45,6 @@ from ranking._bt_ties_model import (
     pair_derivatives,
     tie_masses,
 )
-from ranking._core.checks import check_flat, check_tau
-from ranking._core.decisions import decide
 
 __all__ = ["fit_ties"]
 

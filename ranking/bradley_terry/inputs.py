@@ -1,6 +1,6 @@
 """The three input paths of ``ranking.bradley_terry``: P per context, one flat item set, and
 a flat item set with covariates. Each checks its arrays, fits, and builds the BTResult with the
-intervals asked for (``ranking._bt_result.result``)."""
+intervals asked for (``ranking.bradley_terry.result.result``)."""
 
 import dataclasses
 import warnings
@@ -11,9 +11,9 @@ from ranking._core.checks import as_P, check_flat, check_tau
 from ranking._core.decisions import decide
 from ranking._core.score_checks import check_confidence
 
-from ._bt_aggregate import aggregate, bootstrap_cells, fold_pairs, pair_totals
-from ._bt_dense import fit_batch, win_weights
-from ._bt_features import (
+from .aggregate import aggregate, bootstrap_cells, fold_pairs, pair_totals
+from .dense import fit_batch, win_weights
+from .features import (
     bootstrap_features,
     check_features,
     coef_covariance,
@@ -21,8 +21,8 @@ from ._bt_features import (
     joint_covariance,
     plain_fit,
 )
-from ._bt_flat import fit_flat
-from ._bt_intervals import (
+from .flat import fit_flat
+from .intervals import (
     MAX_FISHER_ITEMS,
     bootstrap_dense,
     bootstrap_flat,
@@ -30,7 +30,7 @@ from ._bt_intervals import (
     fisher_dense,
     fisher_flat,
 )
-from ._bt_result import result as _result
+from .result import result as _result
 
 __all__ = ["bt_P", "bt_flat", "bt_features"]
 

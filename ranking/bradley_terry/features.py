@@ -8,7 +8,7 @@ features of the two candidates, ...). The penalised log-likelihood
                      - 1/2 sum_i ridge_i theta_i^2 - 1/2 ridge_beta ||beta||^2
 
 is concave; it is maximised by damped Newton steps on (theta, beta) jointly, damped by the
-shared line search of ``ranking._bt_newton`` (the solver lives in ``ranking._bt_features_solve``;
+shared line search of ``ranking.bradley_terry.newton`` (the solver lives in ``ranking.bradley_terry.features_solve``;
 this module checks the input, runs the fit with its fallbacks, and gives the covariance and
 the bootstrap). The negative Hessian is
 
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._bt_features_solve import FeatureProblem, _identifiable, _newton, _System
-from ranking._bt_flat import _components_flat, _finite_mle_flat
-from ranking._bt_newton import RIDGE_FALLBACK, centre, gauge
+from .features_solve import FeatureProblem, _identifiable, _newton, _System
+from .flat import _components_flat, _finite_mle_flat
+from .newton import RIDGE_FALLBACK, centre, gauge
 
 __all__ = [
     "FeatureFit",

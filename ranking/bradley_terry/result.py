@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._bt_intervals import bounds
-from ._bt_newton import RIDGE_FALLBACK
+from .intervals import bounds
+from .newton import RIDGE_FALLBACK
 
 __all__ = ["BTResult", "result", "notes"]
 

@@ -1,6 +1,6 @@
 """What the two Bradley–Terry Newton solvers share: the line search, the gauge, the centring.
 
-Both solvers (``ranking._bt_dense``, one N x N Hessian per context, and ``ranking._bt_flat``,
+Both solvers (``ranking.bradley_terry.dense``, one N x N Hessian per context, and ``ranking.bradley_terry.flat``,
 one large item set) maximise the same concave penalised log-likelihood by damped Newton
 steps. The damping is one backtracking line search, :func:`line_search`, written once. What
 it evaluates depends on the problem it is given:

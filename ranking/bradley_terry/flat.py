@@ -3,7 +3,7 @@
 No dense n_items x n_items matrix is formed; every step is a pass over the edge list. A few
 passes of Newman's (2023) iteration get close to the MLE, then a damped inexact Newton
 iteration takes over whose Hessian (a weighted graph Laplacian) is solved by
-Jacobi-preconditioned conjugate gradient, damped by the line search of ``ranking._bt_newton``.
+Jacobi-preconditioned conjugate gradient, damped by the line search of ``ranking.bradley_terry.newton``.
 Components, the MLE-existence check of the beats graph and the fallback ridge follow the same
 rules as the dense solver (see ``ranking.bradley_terry``).
 
@@ -18,7 +18,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ranking._bt_newton import (
+from ranking._core.jit import njit
+
+from .newton import (
     RIDGE_FALLBACK,
     centre,
     centre_gauged,
@@ -28,7 +30,6 @@ from ranking._bt_newton import (
     register,
     step_size,
 )
-from ranking._core.jit import njit
 
 __all__ = ["FlatProblem", "fit_flat"]
 

@@ -4,7 +4,7 @@ For every context the N x N win weights W (W[i, j]: weight of i beating j, both 
 orders counted) are fitted on their own: connected components of the comparison graph, the
 MLE-existence check of the beats graph per component, the ridge per item (the caller's, 0, or
 ``RIDGE_FALLBACK`` where the unpenalised MLE is at infinity), then Newton steps whose N x N
-Hessian is solved by Cholesky, damped by the line search of ``ranking._bt_newton``. The numba
+Hessian is solved by Cholesky, damped by the line search of ``ranking.bradley_terry.newton``. The numba
 kernel :func:`fit_batch` loops over contexts in parallel. See ``ranking.bradley_terry`` for the
 model and the documented behaviour.
 """
@@ -16,7 +16,9 @@ from collections import namedtuple
 import numpy as np
 from numba import prange
 
-from ranking._bt_newton import (
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
+
+from .newton import (
     RIDGE_FALLBACK,
     centre,
     centre_gauged,
@@ -27,7 +29,6 @@ from ranking._bt_newton import (
     sigmoid,
     step_size,
 )
-from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
 
 __all__ = ["DenseProblem", "fit_batch", "win_weights"]
 

@@ -17,8 +17,8 @@ The counts are drawn in a compiled loop (conditional binomials by Hörmann's BTR
 seeded xoshiro256** stream per replicate, so results do not depend on the number of
 threads) and the replicate fits are
 warm-started from the full fit: for up to ``DENSE_MAX_ITEMS`` items as a batch of dense
-N x N Newton-Cholesky fits in parallel over replicates (``ranking._bt_dense.fit_batch``),
-above that one sparse fit per replicate on the pair edges (``ranking._bt_flat.fit_flat``).
+N x N Newton-Cholesky fits in parallel over replicates (``ranking.bradley_terry.dense.fit_batch``),
+above that one sparse fit per replicate on the pair edges (``ranking.bradley_terry.flat.fit_flat``).
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import prange
 
-from ranking._bt_dense import _cholesky, _cholesky_solve, fit_batch
-from ranking._bt_flat import _components_flat, fit_flat
-from ranking._bt_multinomial import _draw_counts, _draw_row
 from ranking._core.jit import njit
+
+from .dense import _cholesky, _cholesky_solve, fit_batch
+from .flat import _components_flat, fit_flat
+from .multinomial import _draw_counts, _draw_row
 
 # chord iterations (fixed Hessian) tried per replicate before its full Newton fit
 _CHORD_MAX_ITER = 100

@@ -12,9 +12,10 @@ import statistics
 
 import numpy as np
 
-from ranking._bt_features import joint_covariance
-from ranking._bt_intervals import MAX_FISHER_ITEMS
 from ranking._core.score_checks import check_confidence
+
+from .features import joint_covariance
+from .intervals import MAX_FISHER_ITEMS
 
 __all__ = ["controlled_win_rates"]
 

@@ -22,9 +22,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ranking._bt_newton import log_sigmoid, register
 from ranking._core.checks import check_flat
 from ranking._core.jit import njit
+
+from .newton import log_sigmoid, register
 
 __all__ = [
     "DAVIDSON",
