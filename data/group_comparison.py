@@ -7,7 +7,7 @@ see? :func:`compare_groups` does that for any per-item score frame (one row per 
 a ``system`` column and one or more score columns: a judge's ratings, a ranking's scores,
 the human scores, the ratings under each prompt); :func:`group_comparison_table` lays it out
 for a judge's ratings beside the human scores. Welch's test itself is
-``ranking.significance.welch_t``.
+``ranking.agreement.welch_t``.
 """
 
 from __future__ import annotations

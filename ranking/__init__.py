@@ -21,11 +21,39 @@ The public surface is listed here once.
 """
 
 from ranking._core import PooledStat, decide
-from ranking.baseline import (
+from ranking.agreement import (
+    AgreementResult,
+    CorrelationResult,
+    DawidSkeneResult,
     HumanBaselineResult,
+    ICCResult,
+    PairedShiftResult,
+    PermutationResult,
     SelfConsistencyResult,
+    WelchResult,
+    WilliamsMatrixResult,
+    WilliamsResult,
+    bh_adjust,
+    cohen_kappa,
+    correlation,
+    dawid_skene,
+    fleiss_kappa,
     human_baseline,
+    icc,
+    kendall,
+    kendall_matrix,
+    krippendorff_alpha,
+    majority_vote,
+    order_matrix,
+    paired_shift,
+    pairwise_accuracy,
+    permutation_test,
     self_consistency,
+    share_all_agree,
+    spearman,
+    welch_t,
+    williams_matrix,
+    williams_test,
 )
 from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
 from ranking.bradley_terry import (
@@ -37,9 +65,7 @@ from ranking.bradley_terry import (
 )
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
 from ranking.calibration import CalibrationResult, calibrate, ece, pairwise_labels, reliability
-from ranking.correlations import CorrelationResult, correlation
 from ranking.elo import EloResult, elo
-from ranking.jury import DawidSkeneResult, dawid_skene, majority_vote
 from ranking.leaderboard import (
     RankChange,
     WinMatrix,
@@ -47,7 +73,6 @@ from ranking.leaderboard import (
     rank_change,
     win_matrix,
 )
-from ranking.metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
 from ranking.ml import MLResult, ml_ranking
 from ranking.position_profile import (
     PositionProfile,
@@ -69,30 +94,8 @@ from ranking.probes import (
     self_preference,
 )
 from ranking.rank_intervals import RankIntervals, rank_intervals
-from ranking.reliability import (
-    AgreementResult,
-    ICCResult,
-    cohen_kappa,
-    fleiss_kappa,
-    icc,
-    krippendorff_alpha,
-    share_all_agree,
-)
 from ranking.scores import win_ratio
 from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
-from ranking.significance import (
-    PairedShiftResult,
-    PermutationResult,
-    WelchResult,
-    WilliamsMatrixResult,
-    WilliamsResult,
-    bh_adjust,
-    paired_shift,
-    permutation_test,
-    welch_t,
-    williams_matrix,
-    williams_test,
-)
 from ranking.subset import SubsetConsistencyResult, subset_consistency
 from ranking.transitivity import TransitivityResult, transitivity
 
@@ -146,16 +149,16 @@ __all__ = [
     # rankings of candidate subsets (Liusie et al. Table 8)
     "subset_consistency",
     "SubsetConsistencyResult",
-    # agreement with a reference (ranking.metrics)
+    # agreement with a reference (ranking.agreement.metrics)
     "pairwise_accuracy",
     "spearman",
     "kendall",
     "kendall_matrix",
     "order_matrix",
-    # judge-human correlations (ranking.correlations)
+    # judge-human correlations (ranking.agreement.correlations)
     "correlation",
     "CorrelationResult",
-    # reliability of raters (ranking.reliability, ranking.baseline)
+    # reliability of raters (ranking.reliability, ranking.agreement.baseline)
     "icc",
     "ICCResult",
     "krippendorff_alpha",
@@ -167,7 +170,7 @@ __all__ = [
     "HumanBaselineResult",
     "self_consistency",
     "SelfConsistencyResult",
-    # juries of judges (ranking.jury)
+    # juries of judges (ranking.agreement.jury)
     "dawid_skene",
     "DawidSkeneResult",
     "majority_vote",
@@ -175,7 +178,7 @@ __all__ = [
     "ppi_mean",
     "ppi_bradley_terry",
     "PPIResult",
-    # significance tests (ranking.significance)
+    # significance tests (ranking.agreement.significance)
     "welch_t",
     "WelchResult",
     "williams_test",

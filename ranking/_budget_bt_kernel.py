@@ -28,7 +28,7 @@ from ranking._budget_bt_newton import add_comparison, fit_warm, make_work
 from ranking._budget_grid import _context_reference
 from ranking._core.decisions import _decide
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
-from ranking.metrics import _kendall_row, _spearman_preranked, _spearman_row
+from ranking.agreement.metrics import _kendall_row, _spearman_preranked, _spearman_row
 
 __all__ = ["SNAP", "_bt_grid_fast", "_snap_rows"]
 

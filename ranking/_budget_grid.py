@@ -24,8 +24,13 @@ from numba import prange
 
 from ranking._core.decisions import _decide
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking.agreement.metrics import (
+    _doubled_centred_ranks,
+    _kendall_row,
+    _spearman_preranked,
+    _spearman_row,
+)
 from ranking.bias import _closest_to_balanced
-from ranking.metrics import _doubled_centred_ranks, _kendall_row, _spearman_preranked, _spearman_row
 from ranking.selection import _poe_init, _poe_update
 
 # ---------------------------------------------------------------------------------------

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._bootstrap import _percentile_interval
 from ranking._core.checks import check_random_state
 from ranking._core.score_checks import check_confidence
 from ranking._profile_stats import check_n_boot, multinomial_draws
+from ranking.agreement.bootstrap import _percentile_interval
 
 __all__ = ["RepetitionStability", "repetition_stability"]
 

@@ -24,7 +24,7 @@ import numpy as np
 from ranking._budget_bt import _bt_grid
 from ranking._budget_grid import _poe_grid, _pooled_taus, _value_tables, _winratio_grid
 from ranking._core.checks import as_P, check_random_state, check_tau
-from ranking.metrics import as_reference
+from ranking.agreement.metrics import as_reference
 from ranking.selection import (
     _STRATEGY_CODE,
     ADAPTIVE_RULES,

@@ -15,7 +15,7 @@ import numpy as np
 
 from ranking._core.checks import check_flat
 from ranking._core.decisions import decide
-from ranking.metrics import kendall, spearman
+from ranking.agreement.metrics import kendall, spearman
 
 __all__ = ["WinMatrix", "win_matrix", "RankChange", "rank_change", "competition_ranks"]
 

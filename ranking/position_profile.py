@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ranking._bootstrap import _percentile_interval
 from ranking._core.checks import check_random_state, check_tau
 from ranking._core.score_checks import check_confidence
 from ranking._profile_repetition import RepetitionStability, repetition_stability
@@ -41,6 +40,7 @@ from ranking._profile_stats import (
     multinomial_draws,
     wilson,
 )
+from ranking.agreement.bootstrap import _percentile_interval
 
 __all__ = [
     "PositionProfile",

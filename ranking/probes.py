@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ranking._bootstrap import _percentile_interval
 from ranking._core.checks import check_random_state
 from ranking._core.score_checks import as_labels, as_scores, check_confidence, label_codes
-from ranking.correlations import CorrelationResult, correlation
+from ranking.agreement.bootstrap import _percentile_interval
+from ranking.agreement.correlations import CorrelationResult, correlation
 
 __all__ = [
     "AUCResult",

@@ -22,9 +22,7 @@ from data.agreement.williams import FAMILIES, williams_table
 from data.analysis_view import analysis_view
 from data.schema import DataError, Dataset
 from data.systems import systems_of
-from ranking.baseline import BASELINE_REFERENCES
-from ranking.correlations import KENDALL_VARIANTS
-from ranking.significance import ALTERNATIVES
+from ranking.agreement import ALTERNATIVES, BASELINE_REFERENCES, KENDALL_VARIANTS
 
 # Count columns print as whole numbers (missing as <NA>).
 _COUNTS = {

@@ -17,7 +17,7 @@ from data.agreement._tables import codes, table_frame
 from data.agreement.reference import aligned_scores
 from data.schema import Dataset
 from ranking._core import check_choice
-from ranking.correlations import METHODS, UNITS
+from ranking.agreement import METHODS, UNITS
 
 #: Columns of :func:`correlation_table`, in order.
 CORRELATION_COLUMNS = (
@@ -55,7 +55,7 @@ def correlation_table(
     methods : sequence of {"kendall", "spearman", "pearson"}
         Correlation coefficients.
     variant : str
-        Kendall's variant (``ranking.correlations.KENDALL_VARIANTS``); ignored by the others.
+        Kendall's variant (``ranking.agreement.KENDALL_VARIANTS``); ignored by the others.
     n_boot : int
         Bootstrap replicates of the interval, resampling contexts.
     confidence : float

@@ -13,8 +13,7 @@ from data.agreement._tables import ITEM, codes, pick, table_frame, wide
 from data.agreement.reference import annotator_groups
 from data.schema import Dataset
 from ranking._core import check_choice
-from ranking.baseline import BASELINE_REFERENCES
-from ranking.correlations import METHODS, UNITS
+from ranking.agreement import BASELINE_REFERENCES, METHODS, UNITS
 
 #: Columns of :func:`iaa_table`, in order.
 IAA_COLUMNS = (

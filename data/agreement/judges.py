@@ -112,7 +112,7 @@ def pairwise_accuracy_table(
     Returns
     -------
     pandas.DataFrame
-        :data:`ACCURACY_COLUMNS`: judge, attribute, tau, accuracy (``ranking.metrics
+        :data:`ACCURACY_COLUMNS`: judge, attribute, tau, accuracy (``ranking.agreement.metrics
         .pairwise_accuracy``: over the pairs whose human scores differ), n_contexts, reason
         (why the accuracy is NaN, e.g. no pair whose human scores differ).
 

@@ -77,7 +77,7 @@ def _kappa_frame(pairs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
     ``pairs`` has integer columns ``code_j`` and ``code_h``. Kappa is
     ``(p_o - p_e) / (1 - p_e)`` from the two raters' verdict shares, the value of
-    :func:`ranking.reliability.cohen_kappa` (unweighted) on the same pairs; NaN with the
+    :func:`ranking.agreement.cohen_kappa` (unweighted) on the same pairs; NaN with the
     reason when fewer than 2 pairs match or both raters used one and the same verdict.
     """
     n_lab = len(LABELS)
@@ -133,7 +133,7 @@ def verdict_agreement_table(ds: Dataset) -> pd.DataFrame:
     pandas.DataFrame
         One row per (judge, annotator), human annotators compared with each other too:
         judge, annotator, n_pairs, agreement (share of identical verdicts), cohen_kappa
-        (as ``ranking.reliability.cohen_kappa``), is_human, reason (why a value is NaN,
+        (as ``ranking.agreement.cohen_kappa``), is_human, reason (why a value is NaN,
         e.g. "no pair judged by both"). Judges: models then humans, each in natural order
         (worker2 before worker10); annotators likewise, the majority last. Empty when the dataset has no human verdicts.
     """

@@ -22,7 +22,7 @@ from data.agreement.reference import aligned_scores
 from data.natural import natural_key
 from data.schema import DataError, Dataset
 from ranking._core import check_choice
-from ranking.significance import ALTERNATIVES
+from ranking.agreement import ALTERNATIVES
 
 #: Benjamini-Hochberg families of the Williams tables.
 FAMILIES = ("judges", "attributes", "all")

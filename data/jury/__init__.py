@@ -1,6 +1,6 @@
 """Juries: several judges of one attribute combined into one judge of their own.
 
-Majority vote, mean, or Dawid–Skene's reliability-weighted vote (``ranking.jury``) over
+Majority vote, mean, or Dawid–Skene's reliability-weighted vote (``ranking.agreement.jury``) over
 pairwise judges, absolute (Likert) judges or automatic measures; each member's reliability,
 the members' agreement with each other (Cohen's / Fleiss' kappa) and the jury's and its
 members' agreement with the humans. :func:`add_jury` adds the jury's rows to a copy of the

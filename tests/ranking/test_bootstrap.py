@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking import _bootstrap as bs
+from ranking.agreement import bootstrap as bs
 from tests.ranking.agreement_twins import (
     kendall_blocks_numpy,
     panel_data,

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking import _segments as sg
 from ranking import correlation, icc
-from ranking.correlations import METHODS, UNITS
+from ranking.agreement import METHODS, UNITS
+from ranking.agreement import segments as sg
 from tests.ranking.agreement_twins import panel_data, scipy_corr
 
 

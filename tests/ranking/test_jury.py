@@ -1,4 +1,4 @@
-"""Dawid–Skene and majority vote (ranking.jury) against simulated juries and a slow twin."""
+"""Dawid–Skene and majority vote (ranking.agreement.jury) against simulated juries and a slow twin."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def simulate(n_items, accuracies, n_classes=3, missing=0.0, seed=0):
 
 
 def slow_dawid_skene(labels, K, max_iter=200, tol=1e-8, smoothing=0.01):
-    """Loop-by-loop Dawid–Skene EM in plain Python (the twin of ranking.jury.dawid_skene)."""
+    """Loop-by-loop Dawid–Skene EM in plain Python (the twin of ranking.agreement.dawid_skene)."""
     n, m = len(labels), len(labels[0])
     T = []
     for i in range(n):

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ranking import decide, kendall, pairwise_accuracy, spearman
-from ranking.metrics import _doubled_centred_ranks, _spearman_preranked
+from ranking.agreement.metrics import _doubled_centred_ranks, _spearman_preranked
 from tests.ranking import naive
 
 

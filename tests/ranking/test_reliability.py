@@ -18,7 +18,7 @@ from ranking import (
     self_consistency,
     share_all_agree,
 )
-from ranking.reliability import ALPHA_SCALES, ICC_KINDS, KAPPA_WEIGHTS
+from ranking.agreement import ALPHA_SCALES, ICC_KINDS, KAPPA_WEIGHTS
 from tests.ranking.agreement_twins import kappa_twin, panel_data
 
 # ----------------------------------------------------------------------------- ICC

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ranking import correlation, human_baseline
-from ranking.baseline import BASELINE_REFERENCES
+from ranking.agreement import BASELINE_REFERENCES
 from tests.ranking.agreement_twins import panel_data
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ranking import _segments as sg
-from ranking.correlations import KENDALL_VARIANTS, METHODS
+from ranking.agreement import KENDALL_VARIANTS, METHODS
+from ranking.agreement import segments as sg
 from tests.ranking.agreement_twins import kendall_counts_loop, scipy_corr, tied_data
 
 
@@ -31,7 +31,7 @@ def test_kendall_segments_matches_loop_on_hand_and_random_cases():
 
 
 def test_segment_ranks_are_scipy_midranks_within_each_segment():
-    # The rank core (ranking.metrics._avg_ranks) per segment: short segments take its pair
+    # The rank core (ranking.agreement.metrics._avg_ranks) per segment: short segments take its pair
     # count, long ones its sort; segments need not be contiguous and may be empty.
     rng = np.random.default_rng(16)
     sizes = [1, 2, 5, 48, 49, 0, 300]

@@ -17,7 +17,7 @@ from ranking import (
     williams_matrix,
     williams_test,
 )
-from ranking.correlations import UNITS
+from ranking.agreement import UNITS
 from tests.ranking.agreement_twins import bh_twin, panel_data, williams_twin
 
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ranking import williams_matrix, williams_test
-from ranking.significance import ALTERNATIVES
+from ranking.agreement import ALTERNATIVES
 from tests.ranking.agreement_twins import bh_twin, panel_data, scipy_corr, williams_twin
 
 

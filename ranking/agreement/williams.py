@@ -4,7 +4,7 @@ Benjamini-Hochberg adjustment.
 Two-sided (the judges' correlations with the humans differ) or one-sided (Moon's test of an
 increase, as in Chhun et al. 2024): see :data:`ALTERNATIVES`. Results carry ``.statistic``
 and ``.pvalue``, NaN with a ``reason`` when the data leave the test undefined; shape
-problems and impossible inputs raise ``ValueError``. Reached as ``ranking.significance``'s
+problems and impossible inputs raise ``ValueError``. Reached as ``ranking.agreement.significance``'s
 names too.
 """
 
@@ -16,7 +16,8 @@ import numpy as np
 from scipy import stats
 
 from ranking._core.score_checks import as_labels, as_matrix, as_scores, check_choice, label_codes
-from ranking._segments import (
+
+from .segments import (
     _CONST_HUMAN,
     _CONST_JUDGE,
     _OK,
@@ -202,7 +203,7 @@ def williams_matrix(
     unit : {"overall", "system"}
         Correlations over all items pooled (n = items) or over system means (n = systems).
     method, variant, systems
-        As in :func:`ranking.correlations.correlation` (``systems`` needed for
+        As in :func:`ranking.agreement.correlation` (``systems`` needed for
         ``unit="system"``).
     names : sequence of str, optional
         Judge names used in the ``reasons`` messages (default "judge <column>").

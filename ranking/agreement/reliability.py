@@ -1,9 +1,9 @@
 """Reliability of raters: ICC, Krippendorff's alpha, kappas (the human baseline and a judge's
-self-consistency: :mod:`ranking.baseline`).
+self-consistency: :mod:`ranking.agreement.baseline`).
 
 Rating matrices are (n_items, n_raters) with NaN for a missing or unparsed rating; the raters
 may be annotators, judges, or K samples of one judge. The conventions are those of
-:mod:`ranking.correlations`: estimates expose ``.value``, the ICC's F test ``.statistic`` and
+:mod:`ranking.agreement.correlations`: estimates expose ``.value``, the ICC's F test ``.statistic`` and
 ``.pvalue``; shape problems raise ``ValueError``, data that leave a coefficient undefined
 give NaN with a ``reason``.
 """

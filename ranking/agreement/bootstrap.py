@@ -16,7 +16,8 @@ import numpy as np
 
 from ranking._core.checks import check_random_state
 from ranking._core.jit import njit
-from ranking._segments import _rows_corr, _snap_ties
+
+from .segments import _rows_corr, _snap_ties
 
 # The Kendall bootstrap keeps (n_units x n_units) pair-count blocks in memory.
 MAX_KENDALL_BOOT_UNITS = 3000
@@ -123,7 +124,7 @@ def _weighted_pearson_rows(x, y, w):
 def _weighted_midranks(v, w):
     """Midranks of ``v`` in the sample where item i appears ``w[b, i]`` times, per row b.
 
-    Not the rank core of ``ranking.metrics``: an item drawn k times occupies k positions.
+    Not the rank core of ``ranking.agreement.metrics``: an item drawn k times occupies k positions.
     """
     order = np.argsort(v, kind="stable")
     vs = v[order]

@@ -1,11 +1,11 @@
 """Significance tests for judges and score sets: Welch, Williams + Benjamini-Hochberg
-(:mod:`ranking.williams`, re-exported here), a seeded permutation test, and the paired shift
+(:mod:`ranking.agreement.williams`, re-exported here), a seeded permutation test, and the paired shift
 between two sets of scores.
 
 Every test returns a result with ``.statistic`` and ``.pvalue``, NaN together with a
 ``reason`` when the data leave the test undefined (too few items, constant scores); shape
 problems and impossible inputs raise ``ValueError``. Conventions as in
-:mod:`ranking.correlations`.
+:mod:`ranking.agreement.correlations`.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ from ranking._core.score_checks import (
     check_confidence,
     label_codes,
 )
-from ranking._segments import (
+
+from .correlations import check_options
+from .segments import (
     _OK,
     MIN_POOLED,
     _rows_corr,
     _segment_corr,
     _snap_ties,
 )
-from ranking.correlations import check_options
-from ranking.williams import (
+from .williams import (
     ALTERNATIVES,
     WilliamsMatrixResult,
     WilliamsResult,
@@ -278,7 +279,7 @@ def permutation_test(
     Raises
     ------
     ValueError
-        As :func:`ranking.correlations.correlation`, or ``n_permutations`` < 1.
+        As :func:`ranking.agreement.correlation`, or ``n_permutations`` < 1.
     """
     check_options(unit, method, variant)
     if int(n_permutations) != n_permutations or n_permutations < 1:

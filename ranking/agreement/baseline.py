@@ -14,8 +14,9 @@ import numpy as np
 
 from ranking._core.checks import check_random_state
 from ranking._core.score_checks import as_matrix, check_choice, join_reasons
-from ranking.correlations import CorrelationResult, correlation
-from ranking.reliability import ICCResult, icc, share_all_agree
+
+from .correlations import CorrelationResult, correlation
+from .reliability import ICCResult, icc, share_all_agree
 
 __all__ = [
     "BASELINE_REFERENCES",
@@ -36,7 +37,7 @@ class HumanBaselineResult:
     """Each annotator against the mean of the other annotators (or of all of them).
 
     ``values[a]`` is annotator ``a``'s correlation, ``mean`` their mean over annotators with
-    a defined value, ``results[a]`` the full :class:`~ranking.correlations.CorrelationResult`,
+    a defined value, ``results[a]`` the full :class:`~ranking.agreement.CorrelationResult`,
     ``reference`` the mean correlated with (:data:`BASELINE_REFERENCES`).
     """
 
@@ -95,7 +96,7 @@ def human_baseline(
         and items where annotator a or the mean is missing are left out of annotator a's
         correlation (counted in its ``n_dropped_nan``).
     contexts, systems, unit, method, variant, n_boot, confidence, random_state
-        As in :func:`ranking.correlations.correlation`.
+        As in :func:`ranking.agreement.correlation`.
     reference : {"others", "all"}
         The mean each annotator is correlated with: of the other annotators, or of all
         annotators (self included).
@@ -108,7 +109,7 @@ def human_baseline(
     ------
     ValueError
         Fewer than 2 annotators, an unknown reference, or what
-        :func:`~ranking.correlations.correlation` raises.
+        :func:`~ranking.agreement.correlation` raises.
     """
     check_choice(reference, BASELINE_REFERENCES, "reference")
     Y = as_matrix(ratings)

@@ -3,11 +3,11 @@
 The three aggregation units of the papers: ``"item"`` correlates the candidates within each
 context and averages over contexts (the "summary level" of comparative assessment),
 ``"system"`` correlates per-system means, ``"overall"`` pools every item. Intervals come from
-the context bootstrap (:mod:`ranking._bootstrap`), per-context values from the segment
-kernels (:mod:`ranking._segments`).
+the context bootstrap (:mod:`ranking.agreement.bootstrap`), per-context values from the segment
+kernels (:mod:`ranking.agreement.segments`).
 
 Conventions of the agreement statistics (here, :mod:`ranking.reliability` and
-:mod:`ranking.significance`): scores are 1-D float arrays aligned with ``contexts`` /
+:mod:`ranking.agreement.significance`): scores are 1-D float arrays aligned with ``contexts`` /
 ``systems`` label arrays; rating matrices are (n_items, n_raters) with NaN for a missing or
 unparsed rating. NaN judge outputs are left out and counted in ``n_dropped_nan``, never
 imputed. ``unit`` names the aggregation unit, ``confidence`` the coverage of an interval,
@@ -25,13 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ranking._bootstrap import (
-    _boot_mean,
-    _boot_pooled,
-    _boot_system,
-    _boot_weights,
-    _percentile_interval,
-)
 from ranking._core.checks import check_random_state
 from ranking._core.score_checks import (
     as_labels,
@@ -41,7 +34,15 @@ from ranking._core.score_checks import (
     join_reasons,
     label_codes,
 )
-from ranking._segments import _OK, MIN_POOLED, _segment_corr, _snap_ties, _status_reason
+
+from .bootstrap import (
+    _boot_mean,
+    _boot_pooled,
+    _boot_system,
+    _boot_weights,
+    _percentile_interval,
+)
+from .segments import _OK, MIN_POOLED, _segment_corr, _snap_ties, _status_reason
 
 __all__ = ["CorrelationResult", "correlation", "UNITS", "METHODS", "KENDALL_VARIANTS"]
 

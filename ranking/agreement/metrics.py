@@ -34,7 +34,7 @@ def _avg_ranks(x, out):
     """Average ranks (1-based) of the n values in ``x`` written into ``out[:n]``.
 
     The one rank core of ``ranking``: the agreement statistics rank within contexts with it
-    (``ranking._segments``).
+    (``ranking.agreement.segments``).
     """
     n = x.shape[0]
     if n <= _SMALL_N:
@@ -167,7 +167,7 @@ def _spearman_preranked(x, n, ref_rc, ref_ss):
 def _kendall_pairs_loop(x, y, a, b):  # pragma: no cover - compiled
     """(concordant - discordant, pairs tied in x, pairs tied in y) of x[a:b], y[a:b].
 
-    The direct O(n^2) pair loop; also the short-segment kernel of ``ranking._segments``.
+    The direct O(n^2) pair loop; also the short-segment kernel of ``ranking.agreement.segments``.
     """
     c = 0
     tx = 0

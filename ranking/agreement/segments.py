@@ -4,7 +4,7 @@ Item level correlates within every context (96 contexts x 120 HANNA cells), the 
 test and the system-level bootstrap correlate thousands of rows, Williams' matrix every pair
 of judges: a scipy call costs ~200 us, so these kernels compute all of them at once from the
 same formulas (checked against scipy in the tests). Ranks come from the one rank core,
-``ranking.metrics._avg_ranks``; Kendall's pair counts from ``_kendall_pairs_loop`` for short
+``ranking.agreement.metrics._avg_ranks``; Kendall's pair counts from ``_kendall_pairs_loop`` for short
 segments and Knight's O(n log n) count for long ones.
 """
 
@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ranking._core.jit import njit
-from ranking.metrics import _avg_ranks, _kendall_pairs_loop, _n_distinct
+
+from .metrics import _avg_ranks, _kendall_pairs_loop, _n_distinct
 
 # Fewest valid items a pooled (overall / system) correlation is reported for: with two
 # points every correlation is +-1, which says nothing.

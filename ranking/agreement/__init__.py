@@ -1,0 +1,96 @@
+"""Agreement statistics: a judge against a reference, raters against each other, and whether
+two judges differ.
+
+- ``metrics``: Spearman, Kendall, pairwise accuracy and order matrices, row-wise and
+  NaN-aware (numba row kernels that the budget loop calls inline);
+- ``correlations``: judge-human correlation per item, system or overall, with context-bootstrap
+  intervals (``bootstrap``: the resampling without copying arrays; ``segments``: many small
+  correlations in one vectorised pass);
+- ``reliability``: ICC, Krippendorff's alpha, Cohen's and Fleiss' kappa;
+  ``baseline``: the human baseline and a judge's self-consistency;
+- ``significance``: Welch, the permutation test, the paired shift; ``williams``: Williams' test
+  of dependent correlations with Benjamini–Hochberg;
+- ``jury``: majority vote and Dawid–Skene over several judges' labels.
+"""
+
+from .baseline import (
+    BASELINE_REFERENCES,
+    HumanBaselineResult,
+    SelfConsistencyResult,
+    human_baseline,
+    self_consistency,
+)
+from .correlations import KENDALL_VARIANTS, METHODS, UNITS, CorrelationResult, correlation
+from .jury import DawidSkeneResult, dawid_skene, majority_vote
+from .metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
+from .reliability import (
+    ALPHA_SCALES,
+    ICC_KINDS,
+    KAPPA_WEIGHTS,
+    AgreementResult,
+    ICCResult,
+    cohen_kappa,
+    fleiss_kappa,
+    icc,
+    krippendorff_alpha,
+    share_all_agree,
+)
+from .significance import (
+    PairedShiftResult,
+    PermutationResult,
+    WelchResult,
+    paired_shift,
+    permutation_test,
+    welch_t,
+)
+from .williams import (
+    ALTERNATIVES,
+    WilliamsMatrixResult,
+    WilliamsResult,
+    bh_adjust,
+    williams_matrix,
+    williams_test,
+)
+
+__all__ = [
+    "ALPHA_SCALES",
+    "ALTERNATIVES",
+    "BASELINE_REFERENCES",
+    "ICC_KINDS",
+    "KAPPA_WEIGHTS",
+    "KENDALL_VARIANTS",
+    "METHODS",
+    "UNITS",
+    "AgreementResult",
+    "CorrelationResult",
+    "DawidSkeneResult",
+    "HumanBaselineResult",
+    "ICCResult",
+    "PairedShiftResult",
+    "PermutationResult",
+    "SelfConsistencyResult",
+    "WelchResult",
+    "WilliamsMatrixResult",
+    "WilliamsResult",
+    "bh_adjust",
+    "cohen_kappa",
+    "correlation",
+    "dawid_skene",
+    "fleiss_kappa",
+    "human_baseline",
+    "icc",
+    "kendall",
+    "kendall_matrix",
+    "krippendorff_alpha",
+    "majority_vote",
+    "order_matrix",
+    "paired_shift",
+    "pairwise_accuracy",
+    "permutation_test",
+    "self_consistency",
+    "share_all_agree",
+    "spearman",
+    "welch_t",
+    "williams_matrix",
+    "williams_test",
+]
