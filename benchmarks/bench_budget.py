@@ -47,7 +47,7 @@ import ranking.budget as budget_module  # noqa: E402
 from ranking import budget_curves  # noqa: E402
 from ranking._budget_bt import _bt_grid_slow  # noqa: E402
 from ranking._core import as_P  # noqa: E402
-from ranking.bias import _balanced_from_sorted  # noqa: E402
+from ranking.bias.position import _balanced_from_sorted  # noqa: E402
 from ranking.budget import _strategy_orders  # noqa: E402
 
 STRATEGIES = ("random", "no-repeat", "symmetric")

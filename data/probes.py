@@ -2,7 +2,7 @@
 judge's self-preference (Wataoka et al. 2024) and a contamination AUC (Shi et al. 2024).
 
 The token log-probabilities come from ``judge.token_logprobs`` (the caller runs the model);
-the statistics from :mod:`ranking.probes`. Tables:
+the statistics from :mod:`ranking.bias.probes`. Tables:
 
 - :func:`probe_texts`: which candidate texts to score (capped, contexts kept whole);
 - :func:`score_table`: one row per candidate with ``n_tokens``, ``mean_logprob``,

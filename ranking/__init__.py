@@ -55,7 +55,34 @@ from ranking.agreement import (
     williams_matrix,
     williams_test,
 )
-from ranking.bias import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
+from ranking.bias import (
+    AUCResult,
+    CalibrationResult,
+    MeanInterval,
+    PositionProfile,
+    RepetitionStability,
+    SelfPreferenceResult,
+    TransitivityResult,
+    alpha_for_tau,
+    auc,
+    auc_test,
+    balanced_threshold,
+    calibrate,
+    debias,
+    ece,
+    mean_interval,
+    mean_logprob,
+    min_k_prob,
+    pairwise_labels,
+    perplexity,
+    position_bias,
+    position_profile,
+    reliability,
+    repetition_stability,
+    self_preference,
+    swap_consistency,
+    transitivity,
+)
 from ranking.bradley_terry import (
     BTResult,
     TieModelFit,
@@ -64,7 +91,6 @@ from ranking.bradley_terry import (
     tie_model_fit,
 )
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
-from ranking.calibration import CalibrationResult, calibrate, ece, pairwise_labels, reliability
 from ranking.elo import EloResult, elo
 from ranking.leaderboard import (
     RankChange,
@@ -74,30 +100,11 @@ from ranking.leaderboard import (
     win_matrix,
 )
 from ranking.ml import MLResult, ml_ranking
-from ranking.position_profile import (
-    PositionProfile,
-    RepetitionStability,
-    position_profile,
-    repetition_stability,
-)
 from ranking.ppi import PPIResult, ppi_bradley_terry, ppi_mean
-from ranking.probes import (
-    AUCResult,
-    MeanInterval,
-    SelfPreferenceResult,
-    auc,
-    auc_test,
-    mean_interval,
-    mean_logprob,
-    min_k_prob,
-    perplexity,
-    self_preference,
-)
 from ranking.rank_intervals import RankIntervals, rank_intervals
 from ranking.scores import win_ratio
 from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
 from ranking.subset import SubsetConsistencyResult, subset_consistency
-from ranking.transitivity import TransitivityResult, transitivity
 
 __all__ = [
     # decisions and pooled statistics
@@ -128,7 +135,7 @@ __all__ = [
     "balanced_threshold",
     "debias",
     "alpha_for_tau",
-    # calibration beyond one threshold (ranking.calibration)
+    # calibration beyond one threshold (ranking.bias.calibration)
     "calibrate",
     "CalibrationResult",
     "ece",
@@ -193,7 +200,7 @@ __all__ = [
     # transitivity of a judge's preferences (ranking.transitivity)
     "transitivity",
     "TransitivityResult",
-    # probes of a causal judge from token log-probs (ranking.probes)
+    # probes of a causal judge from token log-probs (ranking.bias.probes)
     "min_k_prob",
     "perplexity",
     "mean_logprob",

@@ -21,7 +21,7 @@ import numpy as np
 from ranking._budget_bt_kernel import _bt_grid_fast, _snap_rows
 from ranking._core.decisions import decide
 from ranking.agreement.metrics import kendall, spearman
-from ranking.bias import alpha_for_tau, debias
+from ranking.bias.position import alpha_for_tau, debias
 from ranking.bradley_terry.fit import _check_options, bradley_terry
 
 #: ``bt_kwargs`` the compiled loop takes; any other sends the grid to the slow path.

@@ -30,7 +30,7 @@ from ranking.agreement.metrics import (
     _spearman_preranked,
     _spearman_row,
 )
-from ranking.bias import _closest_to_balanced
+from ranking.bias.position import _closest_to_balanced
 from ranking.selection import _poe_init, _poe_update
 
 # ---------------------------------------------------------------------------------------

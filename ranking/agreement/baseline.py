@@ -2,7 +2,7 @@
 baseline a judge is compared with), and a judge against itself across K samples.
 
 Rating matrices are (n_items, n_raters) with NaN for a missing or unparsed rating, as in
-:mod:`ranking.reliability`.
+:mod:`ranking.agreement.reliability`.
 """
 
 from __future__ import annotations

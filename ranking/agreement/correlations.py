@@ -6,7 +6,7 @@ context and averages over contexts (the "summary level" of comparative assessmen
 the context bootstrap (:mod:`ranking.agreement.bootstrap`), per-context values from the segment
 kernels (:mod:`ranking.agreement.segments`).
 
-Conventions of the agreement statistics (here, :mod:`ranking.reliability` and
+Conventions of the agreement statistics (here, :mod:`ranking.agreement.reliability` and
 :mod:`ranking.agreement.significance`): scores are 1-D float arrays aligned with ``contexts`` /
 ``systems`` label arrays; rating matrices are (n_items, n_raters) with NaN for a missing or
 unparsed rating. NaN judge outputs are left out and counted in ``n_dropped_nan``, never

@@ -1,4 +1,4 @@
-"""ranking.calibration: swap-invariant and human-label calibration of P, ECE, reliability."""
+"""ranking.bias.calibration: swap-invariant and human-label calibration of P, ECE, reliability."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""ranking.probes: Min-K% Prob, perplexity, AUC and self-preference against direct formulas."""
+"""ranking.bias.probes: Min-K% Prob, perplexity, AUC and self-preference against direct formulas."""
 
 import math
 

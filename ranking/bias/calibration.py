@@ -17,7 +17,7 @@ judge's probabilities, fitted once and applied to every cell of P:
   calibration error after (``ece``) is measured on held-out contexts.
 
 Hard verdicts (p in {0, 0.5, 1}) work: the map then has three levels. The maps themselves
-are fitted and applied in ``ranking._calibration_fit``; this module lays out the targets,
+are fitted and applied in ``ranking.bias.calibration_fit``; this module lays out the targets,
 cross-fits, and measures (``reliability``, ``ece``, the two orders' disagreement).
 """
 
@@ -28,7 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._calibration_fit import (  # noqa: F401  (CLIP: re-exported, public here)
+from ranking._core.checks import as_P, check_random_state
+
+from .calibration_fit import (  # noqa: F401  (CLIP: re-exported, public here)
     CLIP,
     _apply_map,
     _fit_isotonic,
@@ -36,7 +38,6 @@ from ranking._calibration_fit import (  # noqa: F401  (CLIP: re-exported, public
     _interp,
     _platt_apply,
 )
-from ranking._core.checks import as_P, check_random_state
 
 METHODS = ("swap", "isotonic", "platt")
 

@@ -1,6 +1,6 @@
 """``ranking.repetition_stability``: how often a judge repeats its modal decision over K samples
 of the same ordered pair (Shi et al. 2024, arXiv 2406.07791), exported from
-:mod:`ranking.position_profile` and :mod:`ranking`.
+:mod:`ranking.bias.profile` and :mod:`ranking`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 
 from ranking._core.checks import check_random_state
 from ranking._core.score_checks import check_confidence
-from ranking._profile_stats import check_n_boot, multinomial_draws
 from ranking.agreement.bootstrap import _percentile_interval
+
+from .profile_stats import check_n_boot, multinomial_draws
 
 __all__ = ["RepetitionStability", "repetition_stability"]
 

@@ -32,15 +32,16 @@ import numpy as np
 
 from ranking._core.checks import check_random_state, check_tau
 from ranking._core.score_checks import check_confidence
-from ranking._profile_repetition import RepetitionStability, repetition_stability
-from ranking._profile_stats import (
+from ranking.agreement.bootstrap import _percentile_interval
+
+from .profile_stats import (
     check_n_boot,
     check_probabilities,
     gap_bins,
     multinomial_draws,
     wilson,
 )
-from ranking.agreement.bootstrap import _percentile_interval
+from .repetition import RepetitionStability, repetition_stability
 
 __all__ = [
     "PositionProfile",

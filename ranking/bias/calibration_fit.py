@@ -1,4 +1,4 @@
-"""The monotone maps of ``ranking.calibration``: fitting and applying them.
+"""The monotone maps of ``ranking.bias.calibration``: fitting and applying them.
 
 * isotonic: the increasing isotonic regression of a target t on p
   (``scipy.optimize.isotonic_regression``, ties in p pooled), kept as knots (x, y) and applied
@@ -7,7 +7,7 @@
   cross-entropy with t by Newton's method with step halving.
 
 ``_fit_map`` / ``_apply_map`` pick one of the two by method name. Private to
-``ranking.calibration`` (which re-exports ``CLIP``).
+``ranking.bias.calibration`` (which re-exports ``CLIP``).
 """
 
 from __future__ import annotations
