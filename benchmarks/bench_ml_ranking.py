@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ranking import ml_ranking  # noqa: E402
-from ranking.ml import _pair_terms  # noqa: E402
+from ranking.comparative.max_likelihood import _pair_terms  # noqa: E402
 
 
 def random_P(rng, n_contexts, n_items, p_missing=0.1):

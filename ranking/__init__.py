@@ -91,6 +91,13 @@ from ranking.bradley_terry import (
     tie_model_fit,
 )
 from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
+from ranking.comparative import (
+    MLResult,
+    SubsetConsistencyResult,
+    ml_ranking,
+    subset_consistency,
+    win_ratio,
+)
 from ranking.elo import EloResult, elo
 from ranking.leaderboard import (
     RankChange,
@@ -99,12 +106,9 @@ from ranking.leaderboard import (
     rank_change,
     win_matrix,
 )
-from ranking.ml import MLResult, ml_ranking
 from ranking.ppi import PPIResult, ppi_bradley_terry, ppi_mean
 from ranking.rank_intervals import RankIntervals, rank_intervals
-from ranking.scores import win_ratio
 from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
-from ranking.subset import SubsetConsistencyResult, subset_consistency
 
 __all__ = [
     # decisions and pooled statistics

@@ -10,8 +10,8 @@ from ranking._budget_grid import _poe_grid, _pooled_taus, _winratio_grid
 from ranking._core import jit as _numba
 from ranking.bradley_terry.dense import fit_batch
 from ranking.bradley_terry.intervals import fisher_dense
+from ranking.comparative.max_likelihood import _ml_batch
 from ranking.elo import _elo_boot
-from ranking.ml import _ml_batch
 
 KERNELS = [fit_batch, fisher_dense, _ml_batch, _elo_boot, _pooled_taus, _winratio_grid, _poe_grid]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ranking import ml_ranking, spearman
-from ranking.ml import MAX_EXACT_N
+from ranking.comparative.max_likelihood import MAX_EXACT_N
 from tests.ranking import naive
 
 

@@ -15,7 +15,7 @@ context, so at n = N (every candidate drawn) "final" is 1 by construction and "g
 pairwise accuracy of the full ranking.
 
 The work is gathered into one batch per size (draws x contexts blocks of n x n) and run
-through the numba kernels of ``ranking.scores.win_ratio`` and
+through the numba kernels of ``ranking.comparative.win_ratio`` and
 ``ranking.agreement.pairwise_accuracy``: SummEval's 100 contexts x 12 candidates x 50 draws x
 6 sizes take a few tens of milliseconds.
 """
@@ -28,7 +28,8 @@ import numpy as np
 
 from ranking._core.checks import as_P, check_random_state, check_tau
 from ranking.agreement.metrics import as_reference, order_matrix, pairwise_accuracy
-from ranking.scores import win_ratio
+
+from .scores import win_ratio
 
 __all__ = ["DEFAULT_SIZES", "SubsetConsistencyResult", "subset_consistency"]
 
