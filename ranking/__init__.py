@@ -98,16 +98,18 @@ from ranking.comparative import (
     subset_consistency,
     win_ratio,
 )
-from ranking.elo import EloResult, elo
 from ranking.leaderboard import (
+    EloResult,
     RankChange,
+    RankIntervals,
     WinMatrix,
     competition_ranks,
+    elo,
     rank_change,
+    rank_intervals,
     win_matrix,
 )
 from ranking.ppi import PPIResult, ppi_bradley_terry, ppi_mean
-from ranking.rank_intervals import RankIntervals, rank_intervals
 from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
 
 __all__ = [

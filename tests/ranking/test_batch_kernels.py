@@ -11,7 +11,7 @@ from ranking._core import jit as _numba
 from ranking.bradley_terry.dense import fit_batch
 from ranking.bradley_terry.intervals import fisher_dense
 from ranking.comparative.max_likelihood import _ml_batch
-from ranking.elo import _elo_boot
+from ranking.leaderboard.elo import _elo_boot
 
 KERNELS = [fit_batch, fisher_dense, _ml_batch, _elo_boot, _pooled_taus, _winratio_grid, _poe_grid]
 
