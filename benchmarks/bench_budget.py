@@ -23,7 +23,7 @@ says so. Their values on the subsample are checked against the kernel's.
 Bradley–Terry (issue 14, item 5b): the same full grid with ``method="bradley_terry"`` (soft
 outcomes, the pooled debias), timed warm (median of ``--bt-repeats``; the first call, numba
 compile or cache load, apart). Its peer is the slow twin, the Python path that fitted one
-batched ``bradley_terry`` per (draw, budget) (``ranking._budget_bt._bt_grid_slow``), timed
+batched ``bradley_terry`` per (draw, budget) (``ranking.budget.bt._bt_grid_slow``), timed
 on ``--bt-slice`` budgets spread over 1..240 (all draws, strategies, debias settings) and
 EXTRAPOLATED linearly to the 240 budgets, as the issue measured it; the values of the slice
 are checked against the compiled loop's.
@@ -43,12 +43,12 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import stats  # noqa: E402
 
-import ranking.budget as budget_module  # noqa: E402
 from ranking import budget_curves  # noqa: E402
-from ranking._budget_bt import _bt_grid_slow  # noqa: E402
 from ranking._core import as_P  # noqa: E402
 from ranking.bias.position import _balanced_from_sorted  # noqa: E402
-from ranking.budget import _strategy_orders  # noqa: E402
+from ranking.budget import curves as budget_module  # noqa: E402
+from ranking.budget.bt import _bt_grid_slow  # noqa: E402
+from ranking.budget.curves import _strategy_orders  # noqa: E402
 
 STRATEGIES = ("random", "no-repeat", "symmetric")
 

@@ -286,7 +286,7 @@ def run_pairwise(
     backend : Backend
         ``judge.backends.openai_compat.OpenAIBackend``, ``judge.backends.hf.HFBackend``, ...
     selection : {"all", "random", "no-repeat", "symmetric"}
-        Which ordered pairs per context (``ranking.selection.select_comparisons``).
+        Which ordered pairs per context (``ranking.budget.select_comparisons``).
     budget : int, optional
         Comparisons per context (required except for "all").
     random_state : int

@@ -90,7 +90,14 @@ from ranking.bradley_terry import (
     controlled_win_rates,
     tie_model_fit,
 )
-from ranking.budget import BudgetCurves, budget_curves, comparisons_needed
+from ranking.budget import (
+    AdaptiveResult,
+    BudgetCurves,
+    adaptive_rank,
+    budget_curves,
+    comparisons_needed,
+    select_comparisons,
+)
 from ranking.comparative import (
     MLResult,
     SubsetConsistencyResult,
@@ -110,7 +117,6 @@ from ranking.leaderboard import (
     win_matrix,
 )
 from ranking.ppi import PPIResult, ppi_bradley_terry, ppi_mean
-from ranking.selection import AdaptiveResult, adaptive_rank, select_comparisons
 
 __all__ = [
     # decisions and pooled statistics

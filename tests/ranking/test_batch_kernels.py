@@ -6,10 +6,10 @@ two never share a cache entry."""
 import numpy as np
 import pytest
 
-from ranking._budget_grid import _poe_grid, _pooled_taus, _winratio_grid
 from ranking._core import jit as _numba
 from ranking.bradley_terry.dense import fit_batch
 from ranking.bradley_terry.intervals import fisher_dense
+from ranking.budget.grid import _poe_grid, _pooled_taus, _winratio_grid
 from ranking.comparative.max_likelihood import _ml_batch
 from ranking.leaderboard.elo import _elo_boot
 

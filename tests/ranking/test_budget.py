@@ -15,7 +15,7 @@ from ranking import (
     win_ratio,
 )
 from ranking._core import as_P
-from ranking.budget import _strategy_orders
+from ranking.budget.curves import _strategy_orders
 from tests.ranking import naive
 
 STATIC = ("random", "no-repeat", "symmetric")

@@ -1,6 +1,6 @@
 """Budget curves with Bradley–Terry: the compiled loop against the Python path (slow twin).
 
-The slow twin, ``ranking._budget_bt._bt_grid_slow``, fits one batched ``bradley_terry`` per
+The slow twin, ``ranking.budget.bt._bt_grid_slow``, fits one batched ``bradley_terry`` per
 (draw, budget) from Python; the compiled loop warm starts each fit from the previous budget.
 Every curve value must agree to 1e-6 (mean and spread included), on soft and on discrete
 probabilities (where mathematically tied scores meet the snapping of ties).
@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ranking.budget as budget_mod
 from ranking import budget_curves
-from ranking._budget_bt import _bt_grid_slow
-from ranking._budget_bt_kernel import SNAP, _snap_rows
-from ranking._budget_bt_newton import fit_warm, make_work
 from ranking.bradley_terry.dense import _fit_context
+from ranking.budget import curves as budget_mod
+from ranking.budget.bt import _bt_grid_slow
+from ranking.budget.bt_kernel import SNAP, _snap_rows
+from ranking.budget.bt_newton import fit_warm, make_work
 from tests.ranking.test_budget import _awkward_case, simulate
 
 STATIC = ("random", "no-repeat", "symmetric")
@@ -98,7 +98,7 @@ def test_other_bt_kwargs_take_the_python_path(monkeypatch):
         calls.append(1)
         return _bt_grid_slow(*args)
 
-    monkeypatch.setattr("ranking._budget_bt._bt_grid_slow", spy)
+    monkeypatch.setattr("ranking.budget.bt._bt_grid_slow", spy)
     kw = dict(budgets=[2, 6, 12], strategies=("random",), n_draws=2, random_state=0)
     a = budget_curves(P, ref, method="bradley_terry", bt_kwargs={"intervals": "fisher"}, **kw)
     assert calls
@@ -164,7 +164,7 @@ def test_mathematically_tied_candidates_tie():
 
 
 def test_rank1_update_of_the_factor_equals_a_new_factor():
-    from ranking._budget_bt_linalg import _chol_rank1, _cholesky_inv
+    from ranking.budget.bt_linalg import _chol_rank1, _cholesky_inv
 
     rng = np.random.default_rng(2)
     n = 7
@@ -179,7 +179,7 @@ def test_rank1_update_of_the_factor_equals_a_new_factor():
         v[i], v[j] = a, -a
         A += np.outer(v, v)
         b = rng.normal(size=n)
-        from ranking._budget_bt_linalg import _chord_solve
+        from ranking.budget.bt_linalg import _chord_solve
 
         _chord_solve(L, b, x)
         np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-10, atol=1e-12)
@@ -189,8 +189,8 @@ def test_rank1_update_of_the_factor_equals_a_new_factor():
 def test_gradient_and_hessian_from_one_exp_per_item(spread):
     """e_i / (e_i + e_j) with e = exp(theta - max) (and the per-pair sigmoid past
     EXP_SPREAD) against the textbook formulas, on scores spread over ``spread``."""
-    from ranking._budget_bt_linalg import _eval_g, _eval_gh
-    from ranking._budget_bt_newton import _structure
+    from ranking.budget.bt_linalg import _eval_g, _eval_gh
+    from ranking.budget.bt_newton import _structure
 
     rng = np.random.default_rng(int(spread))
     n = 6
@@ -219,8 +219,8 @@ def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard):
     """After every add_comparison (soft or 0/1 outcomes, new pairs, merges of components,
     MLE becoming finite), the kept structure equals one recomputed from scratch, and the
     kept gradient and Hessian equal a fresh evaluation at the kept point."""
-    from ranking._budget_bt_linalg import _eval_gh
-    from ranking._budget_bt_newton import _structure, add_comparison
+    from ranking.budget.bt_linalg import _eval_gh
+    from ranking.budget.bt_newton import _structure, add_comparison
 
     rng = np.random.default_rng(5)
     n = 6
@@ -279,7 +279,7 @@ def test_sparse_budgets_many_comparisons_between_fits(monkeypatch, rank_only, gr
     """Budgets far apart: many comparisons (rank-1 updates of the kept factor, kept gradient
     terms, new edges) between two fits, so the first chord step starts far from the maximum;
     and every fit converged to ``tol`` (no rank certificate)."""
-    monkeypatch.setattr("ranking._budget_bt.RANK_ONLY", rank_only)
+    monkeypatch.setattr("ranking.budget.bt.RANK_ONLY", rank_only)
     rng = np.random.default_rng(9)
     ref, P = simulate(rng, 5, 9, grid=grid)
     fast, slow = _both(

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from ranking import adaptive_rank, select_comparisons, win_ratio
-from ranking.selection import _adaptive_orders, _static_orders
+from ranking.budget.selection import _adaptive_orders, _static_orders
 from tests.ranking import naive
 
 

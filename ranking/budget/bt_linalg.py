@@ -1,4 +1,4 @@
-"""The numeric passes of the budget loop's Newton steps (``ranking._budget_bt_newton``): the
+"""The numeric passes of the budget loop's Newton steps (``ranking.budget.bt_newton``): the
 gradient and Hessian (one exp per item), the filled scores and their rank certificate, and
 the 16 x 16 solves.
 

@@ -31,7 +31,7 @@ The hot helpers compile without numba's reference counting (``_nrt=False``: they
 nothing); with it, the increfs and decrefs of the kept buffers took about a third of the
 time. numba's disk cache does not notice edits here: delete
 ``ranking/__pycache__/_budget_bt*.nb?`` after editing this module or
-``ranking._budget_bt_linalg``.
+``ranking.budget.bt_linalg``.
 """
 
 from __future__ import annotations
@@ -40,15 +40,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from ranking._budget_bt_linalg import (
-    _chol_rank1,
-    _chord_solve,
-    _eval_g,
-    _eval_gh,
-    _ranks_certain,
-    _solve,
-    fill_scores,
-)
 from ranking._core.jit import njit
 from ranking.bradley_terry.dense import (
     DenseProblem,
@@ -61,6 +52,16 @@ from ranking.bradley_terry.newton import (
     line_search,
     sigmoid,
     step_size,
+)
+
+from .bt_linalg import (
+    _chol_rank1,
+    _chord_solve,
+    _eval_g,
+    _eval_gh,
+    _ranks_certain,
+    _solve,
+    fill_scores,
 )
 
 #: Scratch of one context's fits: the structure of the last fit (beats edges, components,

@@ -3,7 +3,7 @@
 Per draw (in parallel) and context, the comparisons of the sequence are added one budget
 after the other into the context's N x N win weights W (W[i, j] += y, W[j, i] += 1 - y), and
 the fit at each budget starts from the scores of the previous budget (a warm start: a few
-Newton steps instead of a fit from zero). The fit is ``ranking._budget_bt_newton.fit_warm``:
+Newton steps instead of a fit from zero). The fit is ``ranking.budget.bt_newton.fit_warm``:
 the model, components, ridge fallback and stopping rule of ``bradley_terry(P=...)``'s
 ``_fit_context``, with kept buffers and cheaper steps, so the scores are the same maximum of
 the same likelihood (to rounding); the neutral fill, the snapping of numerical ties and the correlation with the
@@ -12,7 +12,7 @@ of each budget, so W is rebuilt from the comparisons seen so far (still warm sta
 Hessian and the structure of the fit do not depend on the outcomes' reweighting, only the
 gradient is recomputed).
 
-``ranking._budget_bt._bt_grid_slow`` is the reference this kernel is tested against: one
+``ranking.budget.bt._bt_grid_slow`` is the reference this kernel is tested against: one
 batched ``bradley_terry`` per (draw, budget) from Python.
 """
 
@@ -23,12 +23,13 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._budget_bt_linalg import SNAP, fill_scores
-from ranking._budget_bt_newton import add_comparison, fit_warm, make_work
-from ranking._budget_grid import _context_reference
 from ranking._core.decisions import _decide
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
 from ranking.agreement.metrics import _kendall_row, _spearman_preranked, _spearman_row
+
+from .bt_linalg import SNAP, fill_scores
+from .bt_newton import add_comparison, fit_warm, make_work
+from .grid import _context_reference
 
 __all__ = ["SNAP", "_bt_grid_fast", "_snap_rows"]
 

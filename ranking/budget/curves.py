@@ -5,12 +5,12 @@ comparisons of a random (or adaptive) sequence are ranked with the chosen method
 correlated with a reference (human scores, or a simulator's truth), per context, then averaged
 over contexts. Repeating over draws gives the mean and the spread of the curve.
 
-This module checks the inputs, draws the comparison sequences (``ranking.selection``), runs
+This module checks the inputs, draws the comparison sequences (``ranking.budget.selection``), runs
 the grid of one strategy at a time and summarises it over draws. The grid itself lives in
-``ranking._budget_grid`` (numba kernels for the win-ratio and product-of-experts methods and
-the pooled balanced threshold along the budget) and ``ranking._budget_bt`` (Bradley–Terry:
+``ranking.budget.grid`` (numba kernels for the win-ratio and product-of-experts methods and
+the pooled balanced threshold along the budget) and ``ranking.budget.bt`` (Bradley–Terry:
 one compiled loop over draws, contexts and budgets, each fit warm started from the previous
-budget's scores, in ``ranking._budget_bt_kernel``).
+budget's scores, in ``ranking.budget.bt_kernel``).
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._budget_bt import _bt_grid
-from ranking._budget_grid import _poe_grid, _pooled_taus, _value_tables, _winratio_grid
 from ranking._core.checks import as_P, check_random_state, check_tau
 from ranking.agreement.metrics import as_reference
-from ranking.selection import (
+
+from .bt import _bt_grid
+from .grid import _poe_grid, _pooled_taus, _value_tables, _winratio_grid
+from .selection import (
     _STRATEGY_CODE,
     ADAPTIVE_RULES,
     _adaptive_orders,

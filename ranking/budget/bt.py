@@ -1,13 +1,13 @@
 """Bradley–Terry along the budget: the dispatch, and the slow path kept as a reference.
 
-:func:`_bt_grid` runs the compiled loop of ``ranking._budget_bt_kernel`` (warm starts along
+:func:`_bt_grid` runs the compiled loop of ``ranking.budget.bt_kernel`` (warm starts along
 the budget, incremental win weights, the correlation in the kernel) when ``bt_kwargs`` hold
 only the fit's ridge, max_iter and tol; with any other argument of ``bradley_terry`` it falls
 back to :func:`_bt_grid_slow`: one batched ``bradley_terry`` fit per (draw, budget), on the
 comparisons the budget uses in every context, then a correlation per context with the
 reference. The tests check the two against each other.
 
-Both snap numerical ties of a fit's scores (``ranking._budget_bt_kernel.SNAP``) before the
+Both snap numerical ties of a fit's scores (``ranking.budget.bt_kernel.SNAP``) before the
 rank correlation: scores that agree to rounding are tied, whichever start the fit took.
 """
 
@@ -18,16 +18,17 @@ import warnings
 
 import numpy as np
 
-from ranking._budget_bt_kernel import _bt_grid_fast, _snap_rows
 from ranking._core.decisions import decide
 from ranking.agreement.metrics import kendall, spearman
 from ranking.bias.position import alpha_for_tau, debias
 from ranking.bradley_terry.fit import _check_options, bradley_terry
 
+from .bt_kernel import _bt_grid_fast, _snap_rows
+
 #: ``bt_kwargs`` the compiled loop takes; any other sends the grid to the slow path.
 FAST_KWARGS = ("ridge", "max_iter", "tol")
 #: The compiled loop stops a fit once the ranks of its scores are certain (see
-#: ``ranking._budget_bt_newton.fit_warm``); False: every fit converges to ``tol``.
+#: ``ranking.budget.bt_newton.fit_warm``); False: every fit converges to ``tol``.
 RANK_ONLY = True
 
 

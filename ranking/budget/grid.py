@@ -31,7 +31,8 @@ from ranking.agreement.metrics import (
     _spearman_row,
 )
 from ranking.bias.position import _closest_to_balanced
-from ranking.selection import _poe_init, _poe_update
+
+from .selection import _poe_init, _poe_update
 
 # ---------------------------------------------------------------------------------------
 # Pooled balanced threshold along the budget (Fenwick tree over global value ranks)
