@@ -17,7 +17,22 @@ Conventions shared by every function:
   ``reason`` when no context is usable, never an error.
 * ``random_state`` is None, an int or a numpy Generator, None by default.
 
-The public surface is listed here once.
+The code lives in subpackages by concept, each with its own public names re-exported here:
+
+* ``bradley_terry``: the Bradley–Terry fit (P, flat, covariates, ties), its intervals and
+  bootstrap, style-controlled win rates;
+* ``comparative``: win-ratio, maximum-likelihood ranking, self-consistency on subsets;
+* ``leaderboard``: win matrices, competition ranks, rank changes, Elo, rank intervals;
+* ``bias``: position bias and debiasing, calibration, the position profile, transitivity,
+  log-probability probes;
+* ``budget``: which comparisons to ask for, and budget curves (with the Bradley–Terry loop);
+* ``agreement``: rank metrics, correlations, reliability, baselines, significance tests, juries;
+* ``ppi``: prediction-powered inference;
+* ``_core``: the shared plumbing (input checks, the decision rule, pooled statistics, numba
+  flags).
+
+Inside ``ranking`` modules import each other directly (``from ranking.agreement.metrics import
+...``), never through this file. The public surface is listed here once.
 """
 
 from ranking._core import PooledStat, decide
@@ -177,7 +192,7 @@ __all__ = [
     # judge-human correlations (ranking.agreement.correlations)
     "correlation",
     "CorrelationResult",
-    # reliability of raters (ranking.reliability, ranking.agreement.baseline)
+    # reliability of raters (ranking.agreement.reliability, ranking.agreement.baseline)
     "icc",
     "ICCResult",
     "krippendorff_alpha",
@@ -209,7 +224,7 @@ __all__ = [
     "PermutationResult",
     "paired_shift",
     "PairedShiftResult",
-    # transitivity of a judge's preferences (ranking.transitivity)
+    # transitivity of a judge's preferences (ranking.bias.transitivity)
     "transitivity",
     "TransitivityResult",
     # probes of a causal judge from token log-probs (ranking.bias.probes)

@@ -2,7 +2,7 @@
 
 Each function takes a :class:`~data.schema.Dataset` (plus a selection of judges, Eval-Prompts
 and attributes) and returns a tidy DataFrame; the statistics themselves live in
-``ranking/correlations.py``, ``ranking/reliability.py`` and ``ranking/significance.py``. The
+``ranking/agreement/`` (correlations, reliability, significance). The
 ``level`` column of the tables is the aggregation unit (item, system, overall) of the
 correlation. From the command line::
 

@@ -1,8 +1,8 @@
 """Input checks of the agreement statistics: score vectors, label arrays and rating matrices.
 
 Shared by :mod:`ranking.agreement.correlations`, :mod:`ranking.agreement.reliability` and
-:mod:`ranking.agreement.significance` (``ranking._core.checks`` holds the checks of P). Every problem is a
-``ValueError`` naming the argument and what to do; these checks never look at whether a
+:mod:`ranking.agreement.significance` (``ranking._core.checks`` holds the checks of P). Every
+problem is a ``ValueError`` naming the argument and what to do; these checks never look at whether a
 statistic is defined, which is the caller's NaN-with-a-reason business.
 """
 

@@ -3,9 +3,9 @@ self-consistency: :mod:`ranking.agreement.baseline`).
 
 Rating matrices are (n_items, n_raters) with NaN for a missing or unparsed rating; the raters
 may be annotators, judges, or K samples of one judge. The conventions are those of
-:mod:`ranking.agreement.correlations`: estimates expose ``.value``, the ICC's F test ``.statistic`` and
-``.pvalue``; shape problems raise ``ValueError``, data that leave a coefficient undefined
-give NaN with a ``reason``.
+:mod:`ranking.agreement.correlations`: estimates expose ``.value``, the ICC's F test ``.statistic``
+and ``.pvalue``; shape problems raise ``ValueError``, data that leave a coefficient undefined give
+NaN with a ``reason``.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Item level correlates within every context (96 contexts x 120 HANNA cells), the 
 test and the system-level bootstrap correlate thousands of rows, Williams' matrix every pair
 of judges: a scipy call costs ~200 us, so these kernels compute all of them at once from the
 same formulas (checked against scipy in the tests). Ranks come from the one rank core,
-``ranking.agreement.metrics._avg_ranks``; Kendall's pair counts from ``_kendall_pairs_loop`` for short
-segments and Knight's O(n log n) count for long ones.
+``ranking.agreement.metrics._avg_ranks``; Kendall's pair counts from ``_kendall_pairs_loop`` for
+short segments and Knight's O(n log n) count for long ones.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Significance tests for judges and score sets: Welch, Williams + Benjamini-Hochberg
-(:mod:`ranking.agreement.williams`, re-exported here), a seeded permutation test, and the paired shift
-between two sets of scores.
+(:mod:`ranking.agreement.williams`, re-exported here), a seeded permutation test, and the paired
+shift between two sets of scores.
 
 Every test returns a result with ``.statistic`` and ``.pvalue``, NaN together with a
 ``reason`` when the data leave the test undefined (too few items, constant scores); shape

@@ -4,9 +4,9 @@ For every context the N x N win weights W (W[i, j]: weight of i beating j, both 
 orders counted) are fitted on their own: connected components of the comparison graph, the
 MLE-existence check of the beats graph per component, the ridge per item (the caller's, 0, or
 ``RIDGE_FALLBACK`` where the unpenalised MLE is at infinity), then Newton steps whose N x N
-Hessian is solved by Cholesky, damped by the line search of ``ranking.bradley_terry.newton``. The numba
-kernel :func:`fit_batch` loops over contexts in parallel. See ``ranking.bradley_terry`` for the
-model and the documented behaviour.
+Hessian is solved by Cholesky, damped by the line search of ``ranking.bradley_terry.newton``. The
+numba kernel :func:`fit_batch` loops over contexts in parallel. See ``ranking.bradley_terry`` for
+the model and the documented behaviour.
 """
 
 from __future__ import annotations

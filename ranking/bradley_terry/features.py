@@ -8,9 +8,9 @@ features of the two candidates, ...). The penalised log-likelihood
                      - 1/2 sum_i ridge_i theta_i^2 - 1/2 ridge_beta ||beta||^2
 
 is concave; it is maximised by damped Newton steps on (theta, beta) jointly, damped by the
-shared line search of ``ranking.bradley_terry.newton`` (the solver lives in ``ranking.bradley_terry.features_solve``;
-this module checks the input, runs the fit with its fallbacks, and gives the covariance and
-the bootstrap). The negative Hessian is
+shared line search of ``ranking.bradley_terry.newton`` (the solver lives in
+``ranking.bradley_terry.features_solve``; this module checks the input, runs the fit with its
+fallbacks, and gives the covariance and the bootstrap). The negative Hessian is
 
     [[L + diag(ridge), B], [B^T, C]],  L = A^T diag(h) A,  B = A^T diag(h) X,  C = X^T diag(h) X,
 

@@ -1,4 +1,5 @@
-"""The joint sparse Newton solver behind ``ranking.bradley_terry.features`` (Bradley–Terry with covariates).
+"""The joint sparse Newton solver behind ``ranking.bradley_terry.features`` (Bradley–Terry with
+covariates).
 
 Model: logit P(first beats second) = theta_first - theta_second + x @ beta, where x is the
 comparison's row of covariates. The penalised log-likelihood

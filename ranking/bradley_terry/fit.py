@@ -12,18 +12,19 @@ Solvers (both exact Newton methods, converged on max |delta theta| < tol, damped
 shared line search, ``ranking.bradley_terry.newton``):
 
 * P input (n_contexts, N, N): per context a damped Newton iteration whose N x N Hessian is
-  solved by Cholesky; the numba kernel loops over contexts in parallel (``ranking.bradley_terry.dense``).
+  solved by Cholesky; the numba kernel loops over contexts in parallel
+  (``ranking.bradley_terry.dense``).
 * flat input (one large item set): a few passes of Newman's (2023) iteration to get close,
   then a damped inexact Newton iteration whose Hessian (a weighted graph Laplacian) is solved
   by Jacobi-preconditioned conjugate gradient. Every step is a pass over the edge list; no
   dense n_items x n_items matrix is formed (``ranking.bradley_terry.flat``).
 
-Flat input is folded first when that pays (``ranking.bradley_terry.aggregate``): the log-likelihood is
-additive in the weights and ignores the presentation order, so identical comparisons become
-one edge per compared pair, exactly. The bootstrap of flat input draws multinomial counts
-over the folded cells (resampling comparisons) or over ``groups`` (resampling, e.g., whole
-contexts) and refits every replicate warm-started in one compiled loop; ``samples`` keeps the
-replicates (``ranking.rank_intervals`` turns them into rank intervals).
+Flat input is folded first when that pays (``ranking.bradley_terry.aggregate``): the log-likelihood
+is additive in the weights and ignores the presentation order, so identical comparisons become one
+edge per compared pair, exactly. The bootstrap of flat input draws multinomial counts over the
+folded cells (resampling comparisons) or over ``groups`` (resampling, e.g., whole contexts) and
+refits every replicate warm-started in one compiled loop; ``samples`` keeps the replicates
+(``ranking.rank_intervals`` turns them into rank intervals).
 
 Fisher intervals, and the bootstrap of P input, are in ``ranking.bradley_terry.intervals``.
 
@@ -133,8 +134,9 @@ def bradley_terry(
         covariate-adjusted thetas and ``coef`` holds beta. Rows with NaN in features or
         outcome are dropped (a note counts them). The ridge applies to theta, not beta.
     ties : {None, "davidson", "rao-kupper"}, default None
-        Flat input only: a tie model instead of "a tie is half a win" (``ranking.bradley_terry.ties``).
-        The tie parameter and its interval are ``tie_param``, ``tie_low``, ``tie_high``.
+        Flat input only: a tie model instead of "a tie is half a win"
+        (``ranking.bradley_terry.ties``). The tie parameter and its interval are ``tie_param``,
+        ``tie_low``, ``tie_high``.
     tie : array_like of float, optional
         With ``ties``: the probability of a tie for each comparison (e.g. the judge's mass on
         a tie label); ``outcome`` then stays P(first wins) + tie / 2. Default: a comparison

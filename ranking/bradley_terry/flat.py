@@ -3,9 +3,9 @@
 No dense n_items x n_items matrix is formed; every step is a pass over the edge list. A few
 passes of Newman's (2023) iteration get close to the MLE, then a damped inexact Newton
 iteration takes over whose Hessian (a weighted graph Laplacian) is solved by
-Jacobi-preconditioned conjugate gradient, damped by the line search of ``ranking.bradley_terry.newton``.
-Components, the MLE-existence check of the beats graph and the fallback ridge follow the same
-rules as the dense solver (see ``ranking.bradley_terry``).
+Jacobi-preconditioned conjugate gradient, damped by the line search of
+``ranking.bradley_terry.newton``. Components, the MLE-existence check of the beats graph and the
+fallback ridge follow the same rules as the dense solver (see ``ranking.bradley_terry``).
 
 The kernels are serial on purpose: single passes over the edge list are memory bound, two
 threads gained only ~20 % on an idle 2-core machine and lost badly when the cores were shared

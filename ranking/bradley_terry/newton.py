@@ -1,9 +1,9 @@
 """What the two Bradley–Terry Newton solvers share: the line search, the gauge, the centring.
 
-Both solvers (``ranking.bradley_terry.dense``, one N x N Hessian per context, and ``ranking.bradley_terry.flat``,
-one large item set) maximise the same concave penalised log-likelihood by damped Newton
-steps. The damping is one backtracking line search, :func:`line_search`, written once. What
-it evaluates depends on the problem it is given:
+Both solvers (``ranking.bradley_terry.dense``, one N x N Hessian per context, and
+``ranking.bradley_terry.flat``, one large item set) maximise the same concave penalised
+log-likelihood by damped Newton steps. The damping is one backtracking line search,
+:func:`line_search`, written once. What it evaluates depends on the problem it is given:
 
 * ``objective(problem, x)``: the penalised log-likelihood at x;
 * ``accept_early(problem, trial, step)``: a cheap acceptance test tried before the objective

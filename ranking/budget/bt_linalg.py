@@ -2,9 +2,9 @@
 gradient and Hessian (one exp per item), the filled scores and their rank certificate, and
 the 16 x 16 solves.
 
-``ranking.bradley_terry.dense._solve_gauged`` (gauge on shift-invariant components, Cholesky, jitter on
-failure), with the component sizes inverted once and the factor's divisions as products;
-the factor (diagonal stored inverted) is kept for chord steps.
+``ranking.bradley_terry.dense._solve_gauged`` (gauge on shift-invariant components, Cholesky, jitter
+on failure), with the component sizes inverted once and the factor's divisions as products; the
+factor (diagonal stored inverted) is kept for chord steps.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ the budget the previous scores are a few small Newton steps from the new maximum
   it still rises along the whole step when the directional derivative there is >= 0; and a
   step below 1 that halves the gradient norm is the fast phase of Newton; a longer one may
   land where the sigmoids saturate and the gradient is small for the wrong reason), which is
-  the next iteration's gradient anyway; only otherwise does it fall back to ``ranking.bradley_terry.newton.line_search`` on the
-  log-likelihood, as ``_fit_context`` does.
+  the next iteration's gradient anyway; only otherwise does it fall back to
+  ``ranking.bradley_terry.newton.line_search`` on the log-likelihood, as ``_fit_context`` does.
 
 The model, the components, the MLE-existence check, the ridge per item (with
 ``RIDGE_FALLBACK``), the gauge, the stopping rule (a Newton step with max |delta| < tol is
@@ -30,7 +30,7 @@ functions it calls; the scores agree with ``_fit_context`` to rounding.
 The hot helpers compile without numba's reference counting (``_nrt=False``: they allocate
 nothing); with it, the increfs and decrefs of the kept buffers took about a third of the
 time. numba's disk cache does not notice edits here: delete
-``ranking/__pycache__/_budget_bt*.nb?`` after editing this module or
+``ranking/budget/__pycache__/bt*.nb?`` after editing this module or
 ``ranking.budget.bt_linalg``.
 """
 

@@ -76,7 +76,7 @@ def _bit_kth(tree, kth, log2):
 
 @njit
 def _tau_from_tree(tree, log2, n, gvals, grp_lo, grp_hi):
-    """``bias._balanced_from_sorted`` on the multiset held by the tree (same rule)."""
+    """``ranking.bias.position._balanced_from_sorted`` on the tree's multiset (same rule)."""
     if n % 2 == 0:
         lo = gvals[_bit_kth(tree, n // 2, log2)]
         hi = gvals[_bit_kth(tree, n // 2 + 1, log2)]

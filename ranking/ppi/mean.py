@@ -23,7 +23,8 @@ the system and the baseline were judged (1: the system is better, 0.5: a tie, 0:
 baseline is better) from the human scores (``y``, on the labelled contexts) and from the judge
 (``yhat`` on the same contexts, ``yhat_unlabeled`` on the others), then call ``ppi_mean``.
 
-``ppi_bradley_terry`` is the PPI++ M-estimator for Bradley–Terry scores (``ranking.ppi.bradley_terry``).
+``ppi_bradley_terry`` is the PPI++ M-estimator for Bradley–Terry scores
+(``ranking.ppi.bradley_terry``).
 """
 
 from __future__ import annotations

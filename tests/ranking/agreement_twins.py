@@ -1,5 +1,5 @@
 """Slow, obviously right twins and shared data for the tests of the agreement statistics
-(ranking/correlations.py, reliability.py, significance.py, _segments.py, _bootstrap.py)."""
+(ranking/agreement/: correlations, reliability, significance, segments, bootstrap)."""
 
 from __future__ import annotations
 

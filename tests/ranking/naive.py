@@ -293,8 +293,9 @@ def naive_poe_scores(P2, pairs, prior_weight, model_bias):
 
 
 # =======================================================================================
-# Section: Bradley–Terry, maximum-likelihood ranking, Elo (ranking/bradley_terry.py,
-# ranking/ml.py, ranking/elo.py). Plain loops, scipy.optimize, itertools.permutations.
+# Section: Bradley–Terry, maximum-likelihood ranking, Elo (ranking/bradley_terry/,
+# ranking/comparative/max_likelihood.py, ranking/leaderboard/elo.py). Plain loops,
+# scipy.optimize, itertools.permutations.
 # =======================================================================================
 
 import itertools as _itertools  # noqa: E402

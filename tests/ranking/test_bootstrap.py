@@ -1,4 +1,5 @@
-"""The matrix-product bootstrap of ranking/_bootstrap.py against literally resampled data."""
+"""The matrix-product bootstrap of ranking/agreement/bootstrap.py against literally resampled
+data."""
 
 from __future__ import annotations
 

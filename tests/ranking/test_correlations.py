@@ -1,5 +1,6 @@
-"""Judge-human correlations (ranking/correlations.py) against scipy on the pooled, per-system
-and per-context data, and their context-bootstrap intervals against literal resampling."""
+"""Judge-human correlations (ranking/agreement/correlations.py) against scipy on the pooled,
+per-system and per-context data, and their context-bootstrap intervals against literal
+resampling."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Dawid–Skene and majority vote (ranking.agreement.jury) against simulated juries and a slow twin."""
+"""Dawid–Skene and majority vote (ranking.agreement.jury) against simulated juries and a slow
+twin."""
 
 from __future__ import annotations
 

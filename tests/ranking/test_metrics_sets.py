@@ -1,5 +1,5 @@
-"""Several rankings at once (ranking/metrics.py): Kendall between score sets against scipy,
-and the pairwise order of a ranking against a hand-made matrix and Kendall's tau."""
+"""Several rankings at once (ranking/agreement/metrics.py): Kendall between score sets against
+scipy, and the pairwise order of a ranking against a hand-made matrix and Kendall's tau."""
 
 from __future__ import annotations
 

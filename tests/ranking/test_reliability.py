@@ -1,5 +1,5 @@
-"""Reliability statistics (ranking/reliability.py) against published tables, the krippendorff
-package, scipy and slow formula-level twins."""
+"""Reliability statistics (ranking/agreement/reliability.py) against published tables, the
+krippendorff package, scipy and slow formula-level twins."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The per-segment correlation kernels of ranking/_segments.py against scipy and loop twins."""
+"""The per-segment correlation kernels of ranking/agreement/segments.py against scipy and loop
+twins."""
 
 from __future__ import annotations
 

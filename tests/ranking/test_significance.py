@@ -1,4 +1,5 @@
-"""Significance tests (ranking/significance.py) against scipy, published values and twins."""
+"""Significance tests (ranking/agreement/significance.py) against scipy, published values and
+twins."""
 
 from __future__ import annotations
 
