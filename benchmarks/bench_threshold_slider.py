@@ -130,7 +130,7 @@ def page_rerun(ds, n_moves):
     at.session_state["app.datasets"] = {ds.name: ds}
     at.session_state["app.active"] = ds.name
     at.run()
-    at.switch_page("pages/position_bias.py").run()
+    at.switch_page("pages/position_bias/page.py").run()
     times = []
     for k in range(n_moves):
         t0 = time.perf_counter()

@@ -42,16 +42,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 PAGES = {
-    "data": "pages/home.py",
-    "judge": "pages/judge_run.py",
-    "rankings": "pages/rankings.py",
-    "leaderboard": "pages/leaderboard.py",
-    "examples": "pages/examples.py",
-    "bias": "pages/position_bias.py",
-    "budgets": "pages/budgets.py",
-    "agreement": "pages/agreement.py",
-    "prompts": "pages/prompts.py",
-    "report": "pages/report.py",
+    "data": "pages/data/page.py",
+    "judge": "pages/judge/page.py",
+    "rankings": "pages/rankings/page.py",
+    "leaderboard": "pages/leaderboard/page.py",
+    "examples": "pages/examples/page.py",
+    "bias": "pages/position_bias/page.py",
+    "judge-bias": "pages/judge_bias/page.py",
+    "rationales": "pages/rationales/page.py",
+    "budgets": "pages/budgets/page.py",
+    "agreement": "pages/agreement/page.py",
+    "prompts": "pages/prompts/page.py",
+    "reproduce": "pages/reproduce/page.py",
+    "report": "pages/report/page.py",
 }
 
 
@@ -115,7 +118,7 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
     t4 = time.perf_counter()
     at.switch_page(PAGES[page]).run()
     t_second = time.perf_counter() - t4
-    from pages import warmup
+    from pages.shell import warmup
 
     warm_status = warmup.status()
     warmup.stop()  # its workers write into this run's cache folder: end them with the run

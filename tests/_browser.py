@@ -6,6 +6,7 @@ every action waits until the app has finished running before it returns.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -19,6 +20,30 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def fresh(fn):
+    """Run a helper again when Streamlit re-rendered an element under it.
+
+    Streamlit replaces widgets while a script runs (a rerun, a fragment, a late chart), so an
+    element found a moment ago can be gone when it is clicked or read
+    (``StaleElementReferenceException``). Every helper finds its elements anew on each try
+    and acts only once it has them all, so trying again is safe.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        for attempt in range(6):
+            try:
+                return fn(*args, **kwargs)
+            except StaleElementReferenceException:
+                if attempt == 5:
+                    raise
+                time.sleep(0.5)
+
+    return wrapper
 
 
 def _free_port() -> int:
@@ -126,6 +151,7 @@ def wait_idle(driver, timeout: float = 120) -> None:
     raise AssertionError(f"the app kept running for {timeout:.0f} s")
 
 
+@fresh
 def wait_title(driver, title: str, timeout: float = 120) -> None:
     """Wait until the page shows the heading ``title`` and has finished running."""
     from selenium.webdriver.common.by import By
@@ -141,6 +167,21 @@ def wait_title(driver, title: str, timeout: float = 120) -> None:
     raise AssertionError(f"page never showed its title {title!r}; headings: {heads}")
 
 
+@fresh
+def wait_heading(driver, timeout: float = 120) -> list[str]:
+    """The page's headings once it shows one and has finished running."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if driver.find_elements(By.CSS_SELECTOR, "h1"):
+            wait_idle(driver, timeout=max(5.0, deadline - time.monotonic()))
+            return [h.text for h in driver.find_elements(By.CSS_SELECTOR, "h1")]
+        time.sleep(0.3)
+    raise AssertionError(f"no heading in {timeout:.0f} s:\n{body_text(driver)[:2000]}")
+
+
+@fresh
 def assert_no_error(driver, where: str) -> None:
     """No exception box, no traceback, no 'page not found' on the page."""
     from selenium.webdriver.common.by import By
@@ -152,6 +193,7 @@ def assert_no_error(driver, where: str) -> None:
     assert "Page not found" not in body, f"{where} is not routed"
 
 
+@fresh
 def body_text(driver) -> str:
     from selenium.webdriver.common.by import By
 
@@ -162,6 +204,7 @@ MAIN = '[data-testid="stMain"]'
 SIDEBAR = '[data-testid="stSidebar"]'
 
 
+@fresh
 def widget(driver, testid: str, label: str, timeout: float = 30, scope: str = MAIN):
     """The widget container (``data-testid``) in ``scope`` whose label starts with ``label``."""
     from selenium.webdriver.common.by import By
@@ -181,6 +224,7 @@ def widget(driver, testid: str, label: str, timeout: float = 30, scope: str = MA
     raise AssertionError(f"no {testid} labelled {label!r}; found {seen}")
 
 
+@fresh
 def choose(driver, label: str, option: str, scope: str = MAIN) -> None:
     """Pick ``option`` (its visible text starts with it) in the selectbox ``label``."""
     from selenium.webdriver.common.by import By
@@ -208,6 +252,7 @@ def choose(driver, label: str, option: str, scope: str = MAIN) -> None:
     raise AssertionError(f"{label!r} offers no {option!r}: {[o.text for o in opts]}")
 
 
+@fresh
 def selected(driver, label: str, scope: str = MAIN) -> str:
     """The option shown by the selectbox ``label``."""
     from selenium.webdriver.common.by import By
@@ -216,6 +261,7 @@ def selected(driver, label: str, scope: str = MAIN) -> str:
     return box.find_element(By.CSS_SELECTOR, 'input[role="combobox"]').get_attribute("value")
 
 
+@fresh
 def radio(driver, label: str, option: str) -> None:
     """Pick ``option`` in the radio group ``label``."""
     from selenium.webdriver.common.by import By
@@ -230,6 +276,7 @@ def radio(driver, label: str, option: str) -> None:
     raise AssertionError(f"radio {label!r} has no {option!r}")
 
 
+@fresh
 def type_text(driver, label: str, text: str) -> None:
     """Replace the text of the text input ``label`` and commit it (Enter)."""
     from selenium.webdriver.common.by import By
@@ -243,6 +290,7 @@ def type_text(driver, label: str, text: str) -> None:
     wait_idle(driver)
 
 
+@fresh
 def upload(driver, label: str, path: Path) -> None:
     """Give ``path`` to the file uploader ``label``."""
     from selenium.webdriver.common.by import By
@@ -252,6 +300,7 @@ def upload(driver, label: str, path: Path) -> None:
     wait_idle(driver)
 
 
+@fresh
 def click(driver, text: str, timeout: float = 30) -> None:
     """Click the (download) button whose text starts with ``text``."""
     from selenium.webdriver.common.by import By
@@ -301,6 +350,7 @@ def wait_download(folder: Path, suffix: str, timeout: float = 60) -> Path:
     raise AssertionError(f"no {suffix} download in {folder}: {list(folder.iterdir())}")
 
 
+@fresh
 def tab(driver, text: str) -> None:
     """Open the tab ``text``."""
     from selenium.webdriver.common.by import By
@@ -314,6 +364,7 @@ def tab(driver, text: str) -> None:
     raise AssertionError(f"no tab {text!r}")
 
 
+@fresh
 def nav(driver, title: str) -> None:
     """Go to a page through the sidebar navigation (keeps the session)."""
     from selenium.webdriver.common.by import By
@@ -340,11 +391,13 @@ def _range_input(driver, label: str):
     return widget(driver, "stSlider", label).find_element(By.CSS_SELECTOR, 'input[type="range"]')
 
 
+@fresh
 def slider_value(driver, label: str) -> float:
     """The value of the slider ``label``."""
     return float(_range_input(driver, label).get_attribute("value"))
 
 
+@fresh
 def slide_to(driver, label: str, value: float, step: float) -> None:
     """Move the slider ``label`` to ``value`` with the arrow keys (as a keyboard user does)."""
     from selenium.webdriver.common.action_chains import ActionChains
@@ -361,6 +414,7 @@ def slide_to(driver, label: str, value: float, step: float) -> None:
     wait_idle(driver)
 
 
+@fresh
 def pick(driver, label: str, options: list[str], scope: str = MAIN) -> None:
     """Add ``options`` (their visible text starts with each) to the multiselect ``label``."""
     from selenium.webdriver.common.by import By
@@ -368,6 +422,11 @@ def pick(driver, label: str, options: list[str], scope: str = MAIN) -> None:
 
     box = widget(driver, "stMultiSelect", label, scope=scope)
     for option in options:
+        chosen = [
+            t.text.strip() for t in box.find_elements(By.CSS_SELECTOR, '[data-baseweb="tag"]')
+        ]
+        if any(c.startswith(option) for c in chosen):  # chosen already (a try before this)
+            continue
         field = box.find_element(By.CSS_SELECTOR, "input")
         driver.execute_script("arguments[0].scrollIntoView({block:'center'})", field)
         field.click()

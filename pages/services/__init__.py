@@ -28,7 +28,7 @@ Caching: the function that does the work is the cached one. It takes the
 :class:`~data.schema.Dataset` itself and plain arguments (strings, numbers, tuples), e.g.
 ``rankings(ds, attribute, judge)``; the pages pass ``state.active()``, tests and benchmarks
 any dataset, with no registry and no Streamlit session. The caches hash a dataset by
-:func:`pages.state.token` (``hash_funcs``: the object and its revision, a short string),
+:func:`pages.shell.tokens.token` (``hash_funcs``: the object and its revision, a short string),
 never by its tables, so a call costs a few short hashes; a new upload is a new object and
 ``state.changed(name)`` a new revision. Derived objects (``PMatrix``, ``Reference``,
 arrays) are never arguments of a cached function: it gets them from the other cached

@@ -1,7 +1,7 @@
 """The caching decorators of the service layer and small helpers shared by its modules.
 
 :func:`cache_data` and :func:`cache_resource` are Streamlit's, with a :class:`Dataset`
-argument hashed by :func:`pages.state.token` (the object and its revision) instead of its
+argument hashed by :func:`pages.shell.tokens.token` (the object and its revision) instead of its
 tables: the cached functions take the dataset itself, and tests and benchmarks call them
 with any :class:`Dataset`, no Streamlit session needed.
 """
@@ -15,10 +15,10 @@ import streamlit as st
 
 from data.schema import Dataset
 from judge.names import parse_judge_name
-from pages import state
+from pages.shell.tokens import token
 
 #: How the caches hash a dataset argument: by object and revision, never by content.
-HASH_FUNCS = {Dataset: state.token}
+HASH_FUNCS = {Dataset: token}
 
 
 def cache_data(**kwargs):

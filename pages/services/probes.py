@@ -19,8 +19,8 @@ import streamlit as st
 from data import probes as dp
 from data.natural import natural_key
 from data.schema import Dataset
-from pages import state
 from pages.services.common import cache_data
+from pages.shell.tokens import token
 
 #: session key: {(dataset token, model, cap, with context): Scored}
 RESULTS = "judge_bias.probe_results"
@@ -41,7 +41,7 @@ class Scored:
 
 
 def _key(ds: Dataset, model: str, cap: int, with_context: bool) -> tuple:
-    return (state.token(ds), model.strip(), int(cap), bool(with_context))
+    return (token(ds), model.strip(), int(cap), bool(with_context))
 
 
 def stored(ds: Dataset, model: str, cap: int, with_context: bool) -> Scored | None:

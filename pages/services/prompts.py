@@ -238,7 +238,7 @@ def pairwise_by_template(ds: Dataset) -> pd.DataFrame:
 def variant_item_scores(ds: Dataset, model: str, attribute: str) -> pd.DataFrame:
     """One row per rated item (context, candidate) of ``model`` on ``attribute``: its
     ``system`` and one column per variant (template) with the mean parsed score, NaN where
-    none parsed; for comparing groups of systems (``pages.system_groups``).
+    none parsed; for comparing groups of systems (``pages.shell.system_groups``).
 
     Empty (with the id columns) when the candidates carry no system labels.
     """

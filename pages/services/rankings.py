@@ -234,7 +234,7 @@ WIN_RATIO, HUMAN = "judge win-ratio", "human score"
 def candidate_scores(ds: Dataset, pm: PMatrix, rk: Rankings, ref: Reference | None):
     """One row per ranked candidate: context_id, candidate_id, system, the judge's win-ratio
     in its context (under the ranking's debias rule) and the human reference score (when
-    there is one); for comparing groups of systems (``pages.system_groups``).
+    there is one); for comparing groups of systems (``pages.shell.system_groups``).
 
     Empty (with those columns) when the candidates carry no system labels.
     """

@@ -60,7 +60,7 @@ def summeval_with_a_hole() -> tuple[Dataset, Dataset, str]:
 
 
 def open_page(page: str, dataset: str | Dataset = "demo") -> AppTest:
-    """Run the app with ``dataset`` active and switch to ``page`` (e.g. "pages/rankings.py").
+    """Run the app with ``dataset`` active and switch to ``page`` (e.g. "pages/rankings/page.py").
 
     ``dataset``: "demo", a benchmark name, or a :class:`Dataset` (made active as its name).
     """

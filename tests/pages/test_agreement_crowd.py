@@ -121,7 +121,7 @@ def test_top_bottom_leaves_out_nan_and_orders():
 
 
 def test_page_aggregates_a_crowd_and_keeps_the_heatmap_for_a_few():
-    at = open_page("pages/agreement.py", _crowd(25))
+    at = open_page("pages/agreement/page.py", _crowd(25))
     figs = figures(at)
     assert "Annotators by agreement with the others" in figs
     assert "Agreement against number of verdicts" in figs
@@ -131,7 +131,7 @@ def test_page_aggregates_a_crowd_and_keeps_the_heatmap_for_a_few():
     assert any(len(f) == 25 and "n_verdicts" in f.columns for f in frames)  # all annotators
     assert any(list(f["judge"]) == ["model-x"] for f in frames if "judge" in f.columns)
 
-    at = open_page("pages/agreement.py", _crowd(12))
+    at = open_page("pages/agreement/page.py", _crowd(12))
     figs = figures(at)
     assert "Annotators by agreement with the others" not in figs
     heat = figs["Cohen's kappa with the human verdicts"]["data"][0]
@@ -143,7 +143,7 @@ def test_page_aggregates_a_crowd_and_keeps_the_heatmap_for_a_few():
 
 @need("llmfao")
 def test_llmfao_crowd_view():
-    at = open_page("pages/agreement.py", "llmfao")
+    at = open_page("pages/agreement/page.py", "llmfao")
     assert not at.exception
     assert "Annotators by agreement with the others" in figures(at)
     assert metrics(at)["Annotators"] == "124"

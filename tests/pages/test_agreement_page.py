@@ -43,7 +43,7 @@ def baseline_by_unit(ds: Dataset, attribute: str, reference: str = "all") -> dic
 
 
 def _page(benchmark: str | None = None) -> AppTest:
-    return open_page_loaded("pages/agreement.py", benchmark)
+    return open_page_loaded("pages/agreement/page.py", benchmark)
 
 
 # ----------------------------------------------------------------------------- pages
@@ -140,7 +140,7 @@ def test_page_without_human_data_says_what_to_do():
     at.radio(key="data.kind").set_value("pairwise").run()
     at.file_uploader(key="data.file").upload("pairs.csv", csv, "text/csv").run()
     at.button(key="data.add").click().run()
-    at.switch_page("pages/agreement.py").run()
+    at.switch_page("pages/agreement/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "no human scores or human verdicts" in at.info[0].value
     assert not at.get("plotly_chart")
@@ -345,6 +345,6 @@ def test_group_comparison_needs_systems():
         human_scores=demo.human_scores,
         ratings=demo.ratings,
     )
-    at = open_page("pages/agreement.py", no_systems)
+    at = open_page("pages/agreement/page.py", no_systems)
     assert not at.error
     assert any("two or more systems; this dataset has 0 system(s)." in i.value for i in at.info)

@@ -60,7 +60,7 @@ def _heatmap(at, title: str) -> tuple[list, list, np.ndarray]:
 
 def test_automatic_measures_beside_the_llm_judges():
     ds = _with_measures()
-    at = open_page("pages/agreement.py", ds)
+    at = open_page("pages/agreement/page.py", ds)
     measures = at.multiselect(key="agreement.measures")
     assert list(measures.options) == ["BERTScore F1", "BLEU", "chrF"]  # natural order
     assert measures.value == ["BLEU", "BERTScore F1"]  # the common ones, not chrF
@@ -97,7 +97,7 @@ def _versus_table(ds, me, versus, alternative):
 
 def test_one_judge_against_every_other_rater():
     ds = _with_measures()
-    at = open_page("pages/agreement.py", ds)
+    at = open_page("pages/agreement/page.py", ds)
     title = f"{EXPLAIN} against every other rater: Williams + BH adjusted p, overall level"
     rows, cols, z = _heatmap(at, title)
     assert rows == ["consistency", "fluency"]
@@ -133,7 +133,7 @@ def _linked(**query) -> AppTest:
     for name, value in query.items():
         at.query_params[name] = value
     at.run()
-    at.switch_page("pages/agreement.py").run()
+    at.switch_page("pages/agreement/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -161,7 +161,7 @@ def test_system_filter_changes_the_correlations():
 
 def test_ratings_per_system_and_prompt_effect():
     demo = data.demo_dataset()
-    at = open_page("pages/agreement.py")
+    at = open_page("pages/agreement/page.py")
     title = f"{EXPLAIN}: mean rating per system and criterion"
     spec = figures(at)[title]["data"][0]
     systems, attrs = list(spec["y"]), list(spec["x"])
@@ -199,7 +199,7 @@ def test_ratings_per_system_and_prompt_effect():
 
 def test_annotator_pairs_matrix():
     demo = data.demo_dataset()
-    at = open_page("pages/agreement.py")
+    at = open_page("pages/agreement/page.py")
     title = "Kendall tau-b between annotator pairs (human), overall level"
     rows, cols, z = _heatmap(at, title)
     assert rows == ["consistency", "fluency", "mean over attributes"]
@@ -220,7 +220,7 @@ def test_hanna_paper_settings():
     """HANNA opens as the paper: Human left out, 20 LLM judges and 4 common measures, the
     baseline against the mean of all annotators (Figure 4: Beluga-13B .25, baseline .48)."""
     need_folder("hanna")
-    at = open_page("pages/agreement.py", "hanna")
+    at = open_page("pages/agreement/page.py", "hanna")
     assert not at.error
     rows, cols, z = _heatmap(at, OVERALL)
     assert len(rows) == 20 + 4 + 1 and len(cols) == 6

@@ -31,7 +31,7 @@ def _answer(at) -> str:
 @need("summeval")
 def test_summeval_forest_curve_and_answer():
     ds = data.load_benchmark("summeval")
-    at = open_page("pages/agreement.py", ds)
+    at = open_page("pages/agreement/page.py", ds)
     assert "How many human labels do I need?" in [h.value for h in at.header]
     judge = at.selectbox(key=f"{KEY}.judge")
     judge.set_value("gpt-4-0314/rts").run()
@@ -62,7 +62,7 @@ def test_summeval_forest_curve_and_answer():
 
 @need("pandalm")
 def test_pandalm_bradley_terry_and_win_rate():
-    at = open_page("pages/agreement.py", "pandalm")
+    at = open_page("pages/agreement/page.py", "pandalm")
     at.selectbox(key=f"{KEY}.judge").set_value("gpt-3.5-turbo (verdicts)").run()
     at.selectbox(key=f"{KEY}.quantity").set_value("bradley_terry").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -79,7 +79,7 @@ def test_pandalm_bradley_terry_and_win_rate():
 
 @need("webnlg2020")
 def test_humans_without_a_judge_say_why():
-    at = open_page("pages/agreement.py", "webnlg2020")
+    at = open_page("pages/agreement/page.py", "webnlg2020")
     assert "How many human labels do I need?" in [h.value for h in at.header]
     assert any("human labels but no judge outputs" in i.value for i in at.info)
     assert not at.exception
@@ -87,6 +87,6 @@ def test_humans_without_a_judge_say_why():
 
 @need("llmfao")
 def test_human_verdicts_without_a_model_judge_say_why():
-    at = open_page("pages/agreement.py", "llmfao")
+    at = open_page("pages/agreement/page.py", "llmfao")
     assert any("PPI needs a judge's outputs" in i.value for i in at.info)
     assert not at.exception

@@ -12,7 +12,7 @@ from ranking import budget_curves
 from tests.pages._analysis_apptest import array, charts, open_page
 from tests.pages._known import judge_rows
 
-PAGE = "pages/budgets.py"
+PAGE = "pages/budgets/page.py"
 
 
 def _lines(at):

@@ -17,7 +17,7 @@ from ranking import budget_curves
 from tests.pages._analysis_apptest import array, charts, need, open_page
 from tests.pages._known import judge_rows
 
-PAGE = "pages/budgets.py"
+PAGE = "pages/budgets/page.py"
 
 
 def _curve_figure(at):

@@ -71,13 +71,13 @@ def test_unavailable_calibrations_fall_back_to_off_with_the_reason():
 
 
 def test_position_bias_shows_a_caption_not_a_slider_and_rankings_uses_it():
-    at = open_page("pages/position_bias.py")
+    at = open_page("pages/position_bias/page.py")
     at.radio(key="app.debias.mode").set_value("swap").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert not [s for s in at.slider if s.key == "app.debias.tau"]
     captions = " ".join(c.value for c in at.caption)
     assert "learnt without labels" in captions and "In force: swap calibration" in captions
-    at.switch_page("pages/rankings.py").run()
+    at.switch_page("pages/rankings/page.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.radio(key="app.debias.mode").value == "swap"
     assert any("swap calibration" in e.label for e in at.expander)
@@ -94,20 +94,20 @@ def test_position_bias_shows_a_caption_not_a_slider_and_rankings_uses_it():
 
 def test_position_bias_says_why_a_calibration_is_unavailable():
     ds = _one_order(data.demo_dataset())
-    at = open_page("pages/position_bias.py", ds)
+    at = open_page("pages/position_bias/page.py", ds)
     at.radio(key="app.debias.mode").set_value("swap").run()
     assert not at.exception, [e.value for e in at.exception]
     warning = " ".join(w.value for w in at.warning)
     assert "not available" in warning and "both orders" in warning and "off" in warning
-    at.switch_page("pages/rankings.py").run()
+    at.switch_page("pages/rankings/page.py").run()
     assert not at.exception
     assert any("unavailable" in e.label for e in at.expander)
 
 
 def test_budgets_draw_an_as_set_curve_for_a_calibration():
-    at = open_page("pages/position_bias.py")
+    at = open_page("pages/position_bias/page.py")
     at.radio(key="app.debias.mode").set_value("isotonic").run()
-    at.switch_page("pages/budgets.py").run()
+    at.switch_page("pages/budgets/page.py").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     fig = next(
         f for f in charts(at) if "against the number of comparisons" in f["layout"]["title"]["text"]
@@ -149,10 +149,10 @@ def test_human_agreement_judges_pairwise_judges_under_the_shared_setting():
     from data.agreement import pairwise_accuracy_table
     from pages.services.calibration import debiased_dataset
 
-    at = open_page("pages/position_bias.py")
+    at = open_page("pages/position_bias/page.py")
     at.radio(key="app.debias.mode").set_value("tau").run()
     at.slider(key="app.debias.tau").set_value(0.7).run()
-    at.switch_page("pages/agreement.py").run()
+    at.switch_page("pages/agreement/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     line = " ".join(c.value for c in at.caption if "Debiasing of the pairwise judges" in c.value)
     assert "Threshold tau (tau = 0.70)" in line, line

@@ -8,7 +8,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from data.natural import natural_key
-from pages.data_page.mapping import GENERATION
+from pages.data.mapping import GENERATION
 from tests.data.test_io_guess import MODELS, PROMPTS, _hanna_like
 from tests.pages.test_home_page import _app
 
@@ -143,10 +143,10 @@ def test_uploaded_files_reach_the_judge_and_rankings_pages():
     at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
     at.radio(key="data.target").set_value("Add to the active dataset").run()
     at.button(key="data.add").click().run()
-    at.switch_page("pages/judge_run.py").run()
+    at.switch_page("pages/judge/page.py").run()
     _ok(at)  # the contexts have their text: no "no row in the contexts table"
     assert "no row in the contexts table" not in _markdown(at)
-    at.switch_page("pages/rankings.py").run()
+    at.switch_page("pages/rankings/page.py").run()
     _ok(at)
     assert "Systems" in [s.value for s in at.subheader]  # the models recur across prompts
 

@@ -127,7 +127,7 @@ def test_pairwise_accuracy_table_of_a_judge_never_parsed_is_nan_with_the_reason(
 
 def test_human_agreement_page_shows_every_pairwise_accuracy(summeval):
     _, holes, doc = summeval
-    at = open_page("pages/agreement.py", holes)
+    at = open_page("pages/agreement/page.py", holes)
     assert not at.error
     bars = figures(at)["Pairwise accuracy against human scores"]["data"]
     assert sorted(t["name"] for t in bars) == ATTRIBUTES
@@ -141,19 +141,19 @@ def test_human_agreement_page_shows_every_pairwise_accuracy(summeval):
 @pytest.mark.parametrize(
     "page",
     [
-        "pages/budgets.py",
-        "pages/prompts.py",
-        "pages/position_bias.py",
-        "pages/rankings.py",
-        "pages/leaderboard.py",
-        "pages/examples.py",
+        "pages/budgets/page.py",
+        "pages/prompts/page.py",
+        "pages/position_bias/page.py",
+        "pages/rankings/page.py",
+        "pages/leaderboard/page.py",
+        "pages/examples/page.py",
     ],
 )
 def test_every_pairwise_page_opens_on_the_hole(summeval, page):
     _, holes, doc = summeval
     at = open_page(page, holes)
     assert not at.error
-    if page == "pages/prompts.py":
+    if page == "pages/prompts/page.py":
         table = next(d.value for d in at.dataframe if "pairwise_accuracy" in d.value.columns)
         want = _accuracy_without(holes, doc)
         assert list(table["judge"]) == [JUDGE] * len(ATTRIBUTES)
@@ -162,14 +162,16 @@ def test_every_pairwise_page_opens_on_the_hole(summeval, page):
         )
         assert table["pairwise_accuracy"].between(0.5, 1).all()
         assert (table["contexts_unparsed"] == 1).all() and (table["n_contexts"] == 99).all()
-    if page in ("pages/position_bias.py", "pages/rankings.py"):
+    if page in ("pages/position_bias/page.py", "pages/rankings/page.py"):
         assert any(doc in c.value and "could be parsed" in c.value for c in at.caption)
-    if page == "pages/examples.py":
+    if page == "pages/examples/page.py":
         # the unparsed document's pairs are there, counted as unparsed
         assert any(m.label == "Unparsed" and m.value not in ("0", "n/a") for m in at.metric)
 
 
-@pytest.mark.parametrize("page", ["pages/home.py", "pages/judge_run.py", "pages/report.py"])
+@pytest.mark.parametrize(
+    "page", ["pages/data/page.py", "pages/judge/page.py", "pages/report/page.py"]
+)
 def test_every_other_page_opens_on_the_hole(summeval, page):
     """The Data, Judge and Report pages show the dataset with the hole without an error."""
     _, holes, _ = summeval

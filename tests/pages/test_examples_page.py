@@ -15,7 +15,7 @@ from data.schema import Dataset, empty_table
 from pages.services import examples as svc
 from tests.pages._analysis_apptest import metrics, need, open_page, summeval_with_a_hole
 
-PAGE = "pages/examples.py"
+PAGE = "pages/examples/page.py"
 DEMO_ATTRIBUTE, DEMO_JUDGE = "consistency", "demo-judge (simulated)"
 FLIPS, DISAGREES, UNPARSED = (
     "Flips when the order is swapped",
@@ -302,7 +302,7 @@ def test_the_view_survives_a_visit_to_another_page():
     at.selectbox(key="examples.context").set_value("news05").run()
     at.checkbox(key="examples.flips").check().run()
     picked = at.selectbox(key="examples.pair").value
-    at.switch_page("pages/rankings.py").run()
+    at.switch_page("pages/rankings/page.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
     assert at.selectbox(key="examples.context").value == "news05"
@@ -334,7 +334,7 @@ def test_a_judge_whose_every_answer_is_unparsed_still_shows_its_raw_answers():
 
 
 def test_open_this_pair_on_rankings_lands_on_that_pair():
-    at = open_page("pages/rankings.py")
+    at = open_page("pages/rankings/page.py")
     first = at.selectbox(key="rank.open.first").value
     second = at.selectbox(key="rank.open.second").value
     at.button(key="rank.open.pair").click().run()

@@ -11,11 +11,11 @@ import pytest
 import data
 from data.schema import Dataset
 from data.simulate import simulate_with_truth
-from pages.debias import MODE
 from pages.services import judge_bias as svc
+from pages.shell.debias import MODE
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
-PAGE = "pages/judge_bias.py"
+PAGE = "pages/judge_bias/page.py"
 SECTIONS = [
     "Position-bias profile",
     "Length and style",
@@ -101,7 +101,7 @@ def test_use_on_every_page_sets_the_shared_debias_mode():
     button.click().run()
     _clean(at)
     assert any("Swap calibration" in c.value for c in at.caption)
-    at.switch_page("pages/position_bias.py").run()
+    at.switch_page("pages/position_bias/page.py").run()
     assert not at.exception
     assert at.radio(key=MODE).value == "swap"
 

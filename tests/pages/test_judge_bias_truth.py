@@ -8,7 +8,7 @@ from data.bias_demo import NAME
 from data.simulate import simulate_with_truth
 from tests.pages._analysis_apptest import chart_titles, open_page
 
-PAGE = "pages/judge_bias.py"
+PAGE = "pages/judge_bias/page.py"
 TRUTH = "What the page should find"
 
 

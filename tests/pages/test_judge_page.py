@@ -13,7 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from data.paths import data_dirs
-from pages import export, ui
+from pages.report import export
+from pages.shell import ui
 from tests.judge.fake_openai import FakeOpenAI
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -36,7 +37,7 @@ def _judge_page(benchmark: str | None = None) -> AppTest:
     if benchmark is not None:
         at.selectbox(key="data.benchmark").set_value(benchmark).run()
         at.button(key="data.load").click().run()
-    at.switch_page("pages/judge_run.py").run()
+    at.switch_page("pages/judge/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -128,7 +129,7 @@ def test_pairwise_preview_skips_a_first_context_with_one_candidate(cache):
     at.session_state["app.datasets"] = {"demo": data_pkg.demo_dataset(), ds.name: ds}
     at.session_state["app.active"] = ds.name
     at.run()
-    at.switch_page("pages/judge_run.py").run()
+    at.switch_page("pages/judge/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     preview = at.code[0].value
@@ -299,7 +300,7 @@ def test_key_from_streamlit_secrets_is_passed_down_by_the_page(cache, monkeypatc
         at = AppTest.from_file(APP, default_timeout=TIMEOUT)
         at.secrets["OPENAI_API_KEY"] = SECRET
         at.run()
-        at.switch_page("pages/judge_run.py").run()
+        at.switch_page("pages/judge/page.py").run()
         at.text_input(key="judge.model").input("fake-judge")
         at.text_input(key="judge.base_url").input(fake.base_url)
         at.number_input(key="judge.n_contexts").set_value(1).run()
@@ -422,7 +423,7 @@ def test_import_ratings_file_merges_into_a_copy(cache):
 
     merged = at.session_state["app.datasets"]["demo"]
     assert len(merged.ratings) == len(data_pkg.demo_dataset().ratings) + 2
-    from pages import state as app_state
+    from pages.shell import state as app_state
 
     shared = app_state.demo()  # the server's demo, shared by every session: untouched
     assert merged is not shared and len(shared.ratings) == len(data_pkg.demo_dataset().ratings)

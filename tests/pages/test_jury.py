@@ -24,7 +24,7 @@ def _jury_tab(benchmark: str) -> AppTest:
     at = _ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
     at.selectbox(key="data.benchmark").set_value(benchmark).run()
     at.button(key="data.load").click().run()
-    return _ok(at.switch_page("pages/judge_run.py").run())
+    return _ok(at.switch_page("pages/judge/page.py").run())
 
 
 def _judges(at: AppTest, attribute: str):
@@ -43,14 +43,14 @@ def test_build_a_jury_and_rank_with_it():
     assert len(at.dataframe) >= 2  # the jury vs its best member, and every rater vs humans
     _ok(at.button(key="judge.jury_add").click().run())
     assert any(name in s.value and "Rankings" in s.value for s in at.success)
-    for page in ("pages/rankings.py", "pages/position_bias.py"):
+    for page in ("pages/rankings/page.py", "pages/position_bias/page.py"):
         _ok(at.switch_page(page).run())
         judge = at.selectbox(key="app.judge")
         assert name in judge.options, (page, judge.options)
         _ok(judge.set_value(name).run())
         assert at.selectbox(key="app.judge").value == name
     # Human agreement: the kappa heatmap against the human verdicts has a row for the jury
-    _ok(at.switch_page("pages/agreement.py").run())
+    _ok(at.switch_page("pages/agreement/page.py").run())
     key = "agreement.fig.cohen-s-kappa-with-the-human-verdicts"
     (fig,) = [e for e in at.main if getattr(e, "key", None) == key]
     assert name in str(fig.proto)

@@ -17,7 +17,7 @@ from ranking import bradley_terry
 from tests.pages._analysis_apptest import array, figures, metrics, need, open_page
 from tests.pages._known import judge_rows, system_games
 
-PAGE = "pages/leaderboard.py"
+PAGE = "pages/leaderboard/page.py"
 JUDGE = "demo-judge (simulated)"
 MODELS = ["gpt-4", "llama-2-70b", "mistral-7b", "model-10", "model-2"]
 
@@ -87,7 +87,7 @@ def test_the_shared_debias_setting_ranks_the_systems(mode):
     from data.arrays import comparisons_to_P
     from data.flat import flat_comparisons
 
-    at = open_page("pages/position_bias.py")
+    at = open_page("pages/position_bias/page.py")
     at.radio(key="app.debias.mode").set_value(mode).run()
     if mode == "tau":
         at.slider(key="app.debias.tau").set_value(0.66).run()

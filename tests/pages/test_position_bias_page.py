@@ -14,7 +14,7 @@ from pages.services import comparisons
 from ranking import balanced_threshold
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
-PAGE = "pages/position_bias.py"
+PAGE = "pages/position_bias/page.py"
 DEMO_COMPARISONS = 12 * 6 * 5  # every ordered pair of 6 candidates in 12 contexts
 
 

@@ -20,7 +20,7 @@ from pages.services import probes as svc  # noqa: E402
 from tests.judge.tiny_models import tiny_model_dirs  # noqa: E402
 from tests.pages._analysis_apptest import chart_titles, metrics, open_page  # noqa: E402
 
-PAGE = "pages/judge_bias.py"
+PAGE = "pages/judge_bias/page.py"
 SECTION = "Self-preference and contamination"
 CAP = 24
 

@@ -25,7 +25,7 @@ from tests.pages._known import judge_rows
 
 
 def _page(benchmark: str | None = None) -> AppTest:
-    return open_page_loaded("pages/prompts.py", benchmark)
+    return open_page_loaded("pages/prompts/page.py", benchmark)
 
 
 # ----------------------------------------------------------------------------- pages
@@ -84,7 +84,7 @@ def test_page_without_judge_outputs_says_what_to_do():
     )
     at.file_uploader(key="data.file").upload("humans.csv", good, "text/csv").run()
     at.button(key="data.add").click().run()
-    at.switch_page("pages/prompts.py").run()
+    at.switch_page("pages/prompts/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     assert "has no judge outputs" in at.info[0].value
 
@@ -272,7 +272,7 @@ def _never_parsed(ds: Dataset, prompt_id: str, model: str | None = None) -> Data
 
 def test_page_keeps_rank_stability_and_parse_failures_when_a_template_never_parsed():
     # the case the parse-failure chart exists to explain must not lose it (nor the ranks)
-    at = open_page("pages/prompts.py", _never_parsed(data.demo_dataset(), "plain"))
+    at = open_page("pages/prompts/page.py", _never_parsed(data.demo_dataset(), "plain"))
     assert not at.exception and not at.error
     model = "demo-judge (simulated)"
     for level in ("system", "item"):

@@ -14,7 +14,7 @@ from ranking import bradley_terry, rank_intervals
 from tests.pages._analysis_apptest import array, chart_titles, figures, metrics, need, open_page
 from tests.pages._known import system_games
 
-PAGE = "pages/rankings.py"
+PAGE = "pages/rankings/page.py"
 FOREST = "Rank intervals of the systems"
 MATRIX = "Significantly better (row vs column)"
 
@@ -73,7 +73,7 @@ def test_demo_rank_intervals_match_the_tables():
     assert np.all(array(lines[0::2]) <= array(fig[1]["x"]))
     assert np.all(array(fig[1]["x"]) <= array(lines[1::2]))
     # the choice survives a visit to another page
-    at.switch_page("pages/leaderboard.py").run()
+    at.switch_page("pages/leaderboard/page.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
     assert at.selectbox(key="rank.intervals").value == "Bootstrap over contexts"

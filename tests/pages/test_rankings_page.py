@@ -34,7 +34,7 @@ from tests.pages._known import (
     system_human_means,
 )
 
-PAGE = "pages/rankings.py"
+PAGE = "pages/rankings/page.py"
 
 
 def _heatmap(at):
@@ -316,7 +316,7 @@ def test_off_by_default_says_so_and_links_to_position_bias():
 
 
 def test_tau_set_on_position_bias_is_the_one_rankings_uses():
-    at = open_page("pages/position_bias.py")
+    at = open_page("pages/position_bias/page.py")
     at.radio(key="app.debias.mode").set_value("tau").run()
     at.slider(key="app.debias.tau").set_value(0.66).run()
     at.switch_page(PAGE).run()
@@ -351,7 +351,7 @@ def test_tau_set_on_position_bias_is_the_one_rankings_uses():
     assert "Ranks of the systems, raw and debiased" in chart_titles(at)
 
     # and back on Position bias, the same tau
-    at.switch_page("pages/position_bias.py").run()
+    at.switch_page("pages/position_bias/page.py").run()
     assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)
     assert {x.label: x.value for x in at.metric}["tau"] == "0.66"
 

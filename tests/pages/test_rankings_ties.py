@@ -17,7 +17,7 @@ from tests.pages._analysis_apptest import (
     open_page,
 )
 
-PAGE = "pages/rankings.py"
+PAGE = "pages/rankings/page.py"
 SECTION = "Ties: Davidson and Rao–Kupper"
 
 

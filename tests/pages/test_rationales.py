@@ -7,7 +7,7 @@ from __future__ import annotations
 from data.rationales import explanation
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
-PAGE = "pages/rationales.py"
+PAGE = "pages/rationales/page.py"
 STAREVAL = "gpt-3.5-turbo-0301/stareval (ratings)"
 
 
@@ -86,8 +86,8 @@ def test_a_clicked_rating_opens_on_the_page():
 
         from data.benchmarks import load_benchmark
         from data.rationales import rationales
-        from pages.rationales_page import Choice
-        from pages.rationales_page.mapping import _open
+        from pages.rationales import Choice
+        from pages.rationales.mapping import _open
 
         ds = load_benchmark("summeval")
         judge = "gpt-3.5-turbo-0301/stareval"

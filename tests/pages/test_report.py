@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from streamlit.testing.v1 import AppTest
 
 import data
-from pages import export
+from pages.report import export
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -167,7 +167,7 @@ def test_tables_zip_neutralises_formulas_but_not_numbers():
 
 
 def test_csv_download_of_every_table_is_neutralised(monkeypatch):
-    from pages import ui
+    from pages.shell import ui
 
     got = {}
     monkeypatch.setattr(ui.st, "download_button", lambda label, data, **kw: got.update(data=data))
@@ -185,8 +185,9 @@ def _report_page(registry=None) -> AppTest:
             "demo": data.demo_dataset(),
             "summeval": data.demo_dataset(),  # any dataset object: the name is what counts
         }
-        at.session_state["app.report"] = registry
-    at.switch_page("pages/report.py").run()  # straight to the Report page
+    at.run()  # the app opens (st.navigation registers the pages), then the Report page
+    at.session_state["app.report"] = registry or {}  # only these views (not the Data page's)
+    at.switch_page("pages/report/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -215,7 +216,10 @@ def test_report_page_picks_a_dataset_and_ticks_views():
     assert "Spearman per method" in labels and "demo unparsed answers" not in labels
     assert all(c.value for c in at.checkbox)  # everything ticked at first
     assert at.text_input(key="report.title.summeval").value == "JudgeScope report — summeval"
-    assert [e.label for e in at.expander] == ["Rankings: 2 view(s)", "Position bias: 1 view(s)"]
+    assert [e.label for e in at.main.expander] == [
+        "Rankings: 2 view(s)",
+        "Position bias: 1 view(s)",
+    ]
     summary = [m.value for m in at.markdown if m.value.startswith("- On ")]
     assert summary[0].splitlines() == [
         "- On summeval, Rankings (judge gpt-x, attribute coherence): Spearman 0.41; "
@@ -225,14 +229,14 @@ def test_report_page_picks_a_dataset_and_ticks_views():
 
     at.checkbox(key="report.pick.summeval.Position bias.Bias table").uncheck().run()
     at.checkbox(key=f"report.pick.summeval.Position bias.{export.HEADLINE}").uncheck().run()
-    assert [e.label for e in at.expander] == ["Rankings: 2 view(s)"]
+    assert [e.label for e in at.main.expander] == ["Rankings: 2 view(s)"]
     summary = [m.value for m in at.markdown if m.value.startswith("- On ")]
     assert "Position bias" not in summary[0] and "Rankings" in summary[0]
 
 
 def test_views_drawn_on_the_prompts_page_reach_the_report_with_their_settings():
     at = AppTest.from_file(APP, default_timeout=300).run()
-    at.switch_page("pages/prompts.py").run()
+    at.switch_page("pages/prompts/page.py").run()
     assert not at.exception, [e.value for e in at.exception]
     sections = at.session_state["app.report"]["demo"]
     prompts = sections["prompts"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from pages import export
+from pages.report import export
 from tests.pages._analysis_apptest import need, open_page
 
-PAGE = "pages/reproduce.py"
+PAGE = "pages/reproduce/page.py"
 
 
 @need("hanna")

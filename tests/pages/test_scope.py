@@ -54,7 +54,7 @@ def test_leaving_systems_out_changes_rankings_and_prompts():
     demo_systems = systems_of(data.demo_dataset())
     at = _app()
     assert _exclude(at).options == demo_systems and _exclude(at).value == []
-    _ok(at.switch_page("pages/rankings.py").run())
+    _ok(at.switch_page("pages/rankings/page.py").run())
     assert metrics(at)["Systems"] == str(len(demo_systems))
     assert "No system left out" in _caption_text(at)
     assert at.multiselect(key="rank.groups.a").options == demo_systems
@@ -63,7 +63,7 @@ def test_leaving_systems_out_changes_rankings_and_prompts():
     _ok(_exclude(at).set_value(["keywords", "lead"]).run())
     assert at.query_params["exclude"] == "keywords,lead"
     kept = [s for s in demo_systems if s not in ("keywords", "lead")]
-    _ok(at.switch_page("pages/rankings.py").run())
+    _ok(at.switch_page("pages/rankings/page.py").run())
     assert metrics(at)["Systems"] == str(len(kept))
     assert "Left out: keywords, lead" in _caption_text(at)
     assert at.multiselect(key="rank.groups.a").options == kept
@@ -73,7 +73,7 @@ def test_leaving_systems_out_changes_rankings_and_prompts():
 
     at = _app(exclude="keywords,lead")  # the same scope from a link
     assert _exclude(at).value == ["keywords", "lead"]
-    _ok(at.switch_page("pages/prompts.py").run())
+    _ok(at.switch_page("pages/prompts/page.py").run())
     assert "Left out: keywords, lead" in _caption_text(at)
     assert at.multiselect(key="prompts.groups.a").options == kept
     assert "Welch's t" in metrics(at)
@@ -95,7 +95,7 @@ def test_the_url_carries_the_scope_and_drops_unknown_systems(warnings):  # noqa:
 
 def test_group_comparison_on_rankings_is_welch_on_the_win_ratios():
     at = _app()
-    _ok(at.switch_page("pages/rankings.py").run())
+    _ok(at.switch_page("pages/rankings/page.py").run())
     a = at.multiselect(key="rank.groups.a").value
     b = at.multiselect(key="rank.groups.b").value
     demo = data.demo_dataset()
@@ -133,7 +133,7 @@ def test_hanna_defaults_leave_the_human_story_out():
     at = _app(dataset="hanna")
     assert _exclude(at).value == ["Human"]  # the reference story, as the paper
     assert at.sidebar.radio(key="app.reading").value == "published"
-    _ok(at.switch_page("pages/prompts.py").run())
+    _ok(at.switch_page("pages/prompts/page.py").run())
     text = _caption_text(at)
     assert "Left out: Human" in text and "judge ratings as published" in text
     systems = systems_of(data.load_benchmark("hanna"))
@@ -167,7 +167,7 @@ def test_hanna_link_reading_groups_and_memory_per_dataset(warnings):  # noqa: F8
     shown = {}
     for reading in ("cleaned", "published"):
         at = _app(dataset="hanna", exclude="", reading=reading)
-        _ok(at.switch_page("pages/prompts.py").run())
+        _ok(at.switch_page("pages/prompts/page.py").run())
         assert f"judge ratings {'cleaned' if reading == 'cleaned' else 'as published'}" in (
             _caption_text(at)
         )
@@ -179,7 +179,7 @@ def test_hanna_link_reading_groups_and_memory_per_dataset(warnings):  # noqa: F8
 
 
 def test_one_view_object_per_dataset_scope_and_reading():
-    from pages import scope, state
+    from pages.shell import scope, session, state
 
     demo = data.demo_dataset()
     assert scope.view(demo, [], None) is demo  # nothing left out: the dataset itself
@@ -188,6 +188,6 @@ def test_one_view_object_per_dataset_scope_and_reading():
     assert state.token(first) == state.token(scope.view(demo, ["lead"], None))
     assert "lead" not in systems_of(first) and len(first.candidates) < len(demo.candidates)
     assert scope.view(demo, ["lead", "small"], None) is not first
-    assert scope.parse_exclude("Human, GPT-2,") == ["Human", "GPT-2"]
+    assert session.parse_exclude("Human, GPT-2,") == ["Human", "GPT-2"]
     with pytest.raises(ValueError, match="not one of"):
-        scope.parse_reading("raw")
+        session.parse_reading("raw")

@@ -14,11 +14,11 @@ import pytest
 import data
 from data.schema import DataError, Dataset, empty_table
 from data.simulate import simulate_with_truth
-from pages import state
 from pages.services import bias as bias_svc
 from pages.services import budgets as budgets_svc
 from pages.services import common, comparisons
 from pages.services import rankings as rankings_svc
+from pages.shell import state
 from ranking import (
     balanced_threshold,
     bradley_terry,

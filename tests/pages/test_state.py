@@ -43,7 +43,7 @@ def _app(**query) -> AppTest:
 
 def test_debias_and_picks_survive_page_changes(warnings):
     at = _app()
-    _ok(at.switch_page("pages/position_bias.py").run())
+    _ok(at.switch_page("pages/position_bias/page.py").run())
     at.radio(key="app.debias.mode").set_value("tau")
     _ok(at.run())
     at.slider(key="app.debias.tau").set_value(0.66)
@@ -54,12 +54,12 @@ def test_debias_and_picks_survive_page_changes(warnings):
     _ok(at.run())
     judge = at.selectbox(key="app.judge").value
     # Rankings: the same attribute and judge (one setting for all pages)
-    _ok(at.switch_page("pages/rankings.py").run())
+    _ok(at.switch_page("pages/rankings/page.py").run())
     assert at.selectbox(key="app.attribute").value == other
     assert at.selectbox(key="app.judge").value == judge
     # away to a page without these widgets and back: nothing reset
-    _ok(at.switch_page("pages/home.py").run())
-    _ok(at.switch_page("pages/position_bias.py").run())
+    _ok(at.switch_page("pages/data/page.py").run())
+    _ok(at.switch_page("pages/position_bias/page.py").run())
     assert at.radio(key="app.debias.mode").value == "tau"
     assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)
     assert at.selectbox(key="app.attribute").value == other
@@ -77,7 +77,7 @@ def _param(at: AppTest, name: str) -> str:
 
 def test_query_params_seed_the_state(warnings):
     at = _app(attribute="fluency", debias="tau", tau="0.7")
-    _ok(at.switch_page("pages/position_bias.py").run())
+    _ok(at.switch_page("pages/position_bias/page.py").run())
     assert at.selectbox(key="app.attribute").value == "fluency"
     assert at.radio(key="app.debias.mode").value == "tau"
     assert at.slider(key="app.debias.tau").value == pytest.approx(0.7)
@@ -90,12 +90,12 @@ def test_a_link_opens_a_calibration_mode(warnings, mode):
     # every mode of pages.services.bias.DEBIAS_MODES is a valid debias= (one list)
     at = _app(debias=mode)
     assert not at.sidebar.info or "ignored" not in " ".join(i.value for i in at.sidebar.info)
-    _ok(at.switch_page("pages/position_bias.py").run())
+    _ok(at.switch_page("pages/position_bias/page.py").run())
     assert at.radio(key="app.debias.mode").value == mode
     label = "swap calibration" if mode == "swap" else "calibrated to humans"
     assert any(label in c.value for c in at.caption), [c.value for c in at.caption]
     assert _param(at, "debias") == mode
-    _ok(at.switch_page("pages/rankings.py").run())
+    _ok(at.switch_page("pages/rankings/page.py").run())
     assert any(label in e.label for e in at.expander), [e.label for e in at.expander]
 
 
@@ -104,7 +104,7 @@ def test_bad_query_params_are_ignored_with_a_note(warnings):
     notes = " ".join(i.value for i in at.sidebar.info)
     assert "no-such-set" in notes and "colour" in notes
     assert "tau='abc' ignored" in notes and "debias='sideways' ignored" in notes
-    _ok(at.switch_page("pages/position_bias.py").run())
+    _ok(at.switch_page("pages/position_bias/page.py").run())
     assert at.radio(key="app.debias.mode").value == "off"
     assert at.selectbox(key="app.attribute").value != "colour"
 

@@ -14,7 +14,7 @@ from tests.pages.test_state import _ok, warnings  # noqa: F401  (fixture)
 
 
 def test_backend_switch_keeps_model_and_base_url(warnings):  # noqa: F811
-    at = open_page("pages/judge_run.py")
+    at = open_page("pages/judge/page.py")
     at.text_input(key="judge.model").input("my-local-judge")
     at.text_input(key="judge.base_url").input("http://localhost:8000/v1")
     _ok(at.run())
@@ -27,8 +27,8 @@ def test_backend_switch_keeps_model_and_base_url(warnings):  # noqa: F811
     assert at.text_input(key="judge.model").value == "my-local-judge"
     assert at.text_input(key="judge.base_url").value == "http://localhost:8000/v1"
     # another page and back: the same, and the transformers model too
-    _ok(at.switch_page("pages/home.py").run())
-    _ok(at.switch_page("pages/judge_run.py").run())
+    _ok(at.switch_page("pages/data/page.py").run())
+    _ok(at.switch_page("pages/judge/page.py").run())
     assert at.text_input(key="judge.model").value == "my-local-judge"
     assert at.text_input(key="judge.base_url").value == "http://localhost:8000/v1"
     at.radio(key="judge.backend").set_value("hf")
@@ -42,10 +42,10 @@ def test_domain_follows_the_dataset(warnings):  # noqa: F811
     stories = dataclasses.replace(
         demo, name="tales", description="Story generation: prompts and the stories of 6 systems"
     )
-    at = open_page("pages/judge_run.py", stories)
+    at = open_page("pages/judge/page.py", stories)
     assert at.selectbox(key="judge.domain|tales").value == "story"
     assert "Story A:" in at.code[0].value and "Summary A:" not in at.code[0].value
-    at = open_page("pages/judge_run.py")
+    at = open_page("pages/judge/page.py")
     assert at.selectbox(key="judge.domain|demo").value == "summary"
 
 
@@ -73,7 +73,7 @@ def test_page_settings_in_the_url(warnings):  # noqa: F811
     at.query_params["template"] = "liusie-c2"
     at.query_params["mode"] = "no such mode"
     _ok(at.run())
-    _ok(at.switch_page("pages/judge_run.py").run())
+    _ok(at.switch_page("pages/judge/page.py").run())
     assert at.selectbox(key="judge.template").value == "liusie-c2"
     assert at.code[0].value.startswith("Passage:")
     assert at.selectbox(key="judge.mode").value == "pairwise: label probabilities"

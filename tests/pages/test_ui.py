@@ -1,4 +1,4 @@
-"""pages.ui: the house style of figures (title clear of the mode bar, 17 colours, integer
+"""pages.shell.ui: the house style of figures (title clear of the mode bar, 17 colours, integer
 rank ticks), natural sort, and the report's registry (dataset and settings per view)."""
 
 import plotly.express as px
@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from data.natural import natural_key
-from pages import ui
+from pages.shell import ui
 
 
 def test_long_palette_starts_with_the_short_one_and_has_no_repeats():
@@ -72,7 +72,7 @@ def _script():
     import plotly.graph_objects as go
     import streamlit as st
 
-    from pages import ui
+    from pages.shell import ui
 
     # AppTest runs this function's body as a function: a page module's global PAGE, which
     # ui.metric reads from its caller, is made by hand

@@ -1,4 +1,4 @@
-"""pages/warmup.py: the background compilation started with the app (correctness, no timing)."""
+"""pages/shell/warmup.py: the background compilation started with the app (correctness, no timing)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from pages import warmup
+from pages.shell import warmup
+from tests._routes import page_scripts
 
 
 @pytest.fixture
@@ -20,22 +21,21 @@ def fresh(monkeypatch):
 
 
 def test_every_worker_page_is_a_page_of_the_app():
-    app = (warmup.ROOT / "app.py").read_text()
     pages = [p for group in warmup.WORKERS for p in group]
     assert len(pages) == len(set(pages))
     for page in pages:
-        assert f'"{page}"' in app, page
+        assert page in page_scripts(), page
         assert (warmup.ROOT / page).is_file()
 
 
 def test_visit_runs_the_pages_kernels_without_error(capsys):
-    out = warmup.visit(["pages/position_bias.py", "pages/budgets.py"])
-    assert set(out) == {"pages/position_bias.py", "pages/budgets.py"}
+    out = warmup.visit(["pages/position_bias/page.py", "pages/budgets/page.py"])
+    assert set(out) == {"pages/position_bias/page.py", "pages/budgets/page.py"}
     assert all(isinstance(v, float) for v in out.values()), out
     printed = capsys.readouterr().out.splitlines()
     assert [line.split()[:2] for line in printed if line.startswith("done")] == [
-        ["done", "pages/position_bias.py"],
-        ["done", "pages/budgets.py"],
+        ["done", "pages/position_bias/page.py"],
+        ["done", "pages/budgets/page.py"],
     ]
 
 
@@ -46,8 +46,8 @@ def test_visit_reports_a_broken_page_instead_of_raising(capsys):
 
 
 def test_rankings_is_compiled_first_beside_its_partner():
-    assert warmup.WORKERS[0][0] == "pages/rankings.py"
-    assert warmup.WORKERS[1][0] == "pages/leaderboard.py"
+    assert warmup.WORKERS[0][0] == "pages/rankings/page.py"
+    assert warmup.WORKERS[1][0] == "pages/leaderboard/page.py"
 
 
 def _wait(w, n_reports):
@@ -64,20 +64,20 @@ def _wait(w, n_reports):
 
 
 def test_start_is_idempotent_and_workers_report(fresh):
-    page = ("pages/position_bias.py",)
+    page = ("pages/position_bias/page.py",)
     assert fresh.start(workers=(page,), parallel_kernels=False) is True
     assert fresh.start(workers=(page,), parallel_kernels=False) is False  # once per process
     st = _wait(fresh, 1)
     assert st["started"]
     assert st["failed"] == {}
-    assert list(st["done"]) == ["pages/position_bias.py"]
+    assert list(st["done"]) == ["pages/position_bias/page.py"]
 
 
 def test_worker_ends_with_the_parallel_twins(fresh):
-    assert fresh.start(workers=(("pages/position_bias.py",),)) is True
+    assert fresh.start(workers=(("pages/position_bias/page.py",),)) is True
     st = _wait(fresh, 2)
     assert st["failed"] == {}
-    assert list(st["done"]) == ["pages/position_bias.py", warmup.PARALLEL_STEP]
+    assert list(st["done"]) == ["pages/position_bias/page.py", warmup.PARALLEL_STEP]
 
 
 def test_compile_parallel_compiles_the_twin_of_what_ran(capsys):

@@ -68,11 +68,11 @@ def test_open_autosave_and_refresh(cache):
     assert _param(at, "ws") == ws and _param(at, "dataset") == "mine.csv"
 
     # a setting changed later (not in the URL) is autosaved too
-    _ok(at.switch_page("pages/judge_run.py").run())
+    _ok(at.switch_page("pages/judge/page.py").run())
     at.text_input(key="judge.model").input("my-local-judge")
     at.text_input(key="judge.api_key").input(SECRET)
     _ok(at.run())
-    _ok(at.switch_page("pages/home.py").run())  # another run saves what the last one drew
+    _ok(at.switch_page("pages/data/page.py").run())  # another run saves what the last one drew
     for path in cache.rglob("*"):
         assert not path.is_file() or SECRET.encode() not in path.read_bytes(), path
 
@@ -83,10 +83,10 @@ def test_open_autosave_and_refresh(cache):
     _ok(again.run())
     assert again.session_state["app.active"] == "mine.csv"
     assert len(again.session_state["app.datasets"]["mine.csv"].candidates) == 18
-    _ok(again.switch_page("pages/position_bias.py").run())
+    _ok(again.switch_page("pages/position_bias/page.py").run())
     assert again.radio(key="app.debias.mode").value == "tau"
     assert again.slider(key="app.debias.tau").value == pytest.approx(0.7)
-    _ok(again.switch_page("pages/judge_run.py").run())
+    _ok(again.switch_page("pages/judge/page.py").run())
     assert again.text_input(key="judge.model").value == "my-local-judge"
     assert again.text_input(key="judge.api_key").value == ""  # never saved
 

@@ -1,1 +1,0 @@
-"""Parts of the Examples page (pages/examples.py)."""

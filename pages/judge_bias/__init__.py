@@ -1,0 +1,85 @@
+"""The Judge bias page's sections, one module each; the page itself is
+``pages/judge_bias/page.py`` (the pickers, then the sections in this order):
+
+- :mod:`~pages.judge_bias.truth`: the button that loads a simulated judge with known
+  biases (``data.bias_demo``) and, while it is active, the true values beside the found ones;
+- :mod:`~pages.judge_bias.profile`: the position-bias profile (repetition stability,
+  position consistency, preference fairness, first-position win rate) overall and against
+  the quality gap of the two candidates (Shi et al. 2024);
+- :mod:`~pages.judge_bias.style`: length and style bias (P(prefers the longer), the
+  style coefficients, style-controlled rankings, the length-controlled win rate);
+- :mod:`~pages.judge_bias.cycles`: transitivity (circular triads, the worst cycles);
+- :mod:`~pages.judge_bias.calibration`: calibration methods side by side, the
+  reliability diagram, and the shared debias setting;
+- :mod:`~pages.judge_bias.ties`: how often the judge ties, by quality gap and across
+  the two orders;
+- :mod:`~pages.judge_bias.probes`: self-preference (the judge's preference against the
+  texts' log-likelihood under a local causal model) and the Min-K% Prob contamination probe.
+
+Widget keys start with ``judge_bias.``; the attribute and judge are the shared
+``app.attribute`` and ``app.judge``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from data.schema import Dataset
+from pages.services import judge_bias as svc
+from pages.shell import choices, state
+
+PAGE = "Judge bias"
+
+#: What the sections for ratings judges say about the ones they cannot show.
+NEEDS_VERDICTS = (
+    "{what}: not shown, as it needs pairwise verdicts. **{label}** rates each candidate on "
+    "its own (no candidate is ever shown first or second)."
+)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the pickers chose, passed to every section.
+
+    Attributes
+    ----------
+    ds : Dataset
+        The analysed dataset (``state.analysed()``).
+    dataset : str
+        The active dataset's name (for links to the Examples page).
+    attribute : str
+    judge : svc.JudgeChoice
+        The judge: its label, its name in the data and, for a ratings judge, its prompt.
+    """
+
+    ds: Dataset
+    dataset: str
+    attribute: str
+    judge: svc.JudgeChoice
+
+    @property
+    def pairwise(self) -> bool:
+        return self.judge.prompt_id is None
+
+
+def pick() -> Choice:
+    """The attribute and judge pickers (shared settings); stops the page without a judge."""
+    ds, attribute, judge = choices.any_judge(
+        f"**{state.active_name()}** has no judge verdicts or judge ratings, so there is no "
+        "judge whose biases could be measured. Run a judge on the **Judge** page, or load "
+        "the demo, SummEval (ChatGPT verdicts in both orders), PandaLM or Topical-Chat "
+        "(GPT-3.5 ratings) on the **Data** page.",
+        "Pairwise judges (verdicts on pairs) first, then ratings judges (one score per "
+        "candidate, marked 'ratings'): the pairwise sections need verdicts.",
+    )
+    return Choice(ds, state.active_name(), attribute, judge)
+
+
+def needs_verdicts(choice: Choice, what: str) -> bool:
+    """For a ratings judge, say plainly that ``what`` needs pairwise verdicts; True then."""
+    if choice.pairwise:
+        return False
+    st.info(NEEDS_VERDICTS.format(what=what, label=choice.judge.label))
+    return True

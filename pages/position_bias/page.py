@@ -1,0 +1,263 @@
+"""Position bias: how often the first slot wins, how consistent the judge is when the order is
+swapped, and a live decision threshold that re-ranks every context."""
+
+import numpy as np
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from pages.services import bias as svc
+from pages.services import common, comparisons
+from pages.shell import choices, debias, state, ui
+
+PAGE = "Position bias"
+
+st.title("Position bias")
+st.caption(
+    "An unbiased judge shown every pair in both orders wins half of its comparisons in the "
+    "first position. A decision threshold tau (first wins when p > tau) can correct a bias; "
+    "the setting chosen here is the one the Rankings page ranks with."
+)
+state.scope_caption()
+
+ds, attribute, judge = choices.attribute_and_judge(
+    "bias",
+    ", so there is no presentation order to study. Run a pairwise judge on the **Judge** "
+    "page, or load the demo, SummEval (ChatGPT verdicts in both orders) or PandaLM on the "
+    "**Data** page.",
+)
+
+with ui.guard("Measuring position bias"):
+    table = svc.bias_table(ds)
+    st.subheader("First-position win rate per judge and attribute")
+    bars = px.bar(
+        table,
+        x="judge",
+        y="first_position_win_rate",
+        color="attribute",
+        barmode="group",
+        hover_data=["n_comparisons", "swap_consistency"],
+        range_y=[0, 1],
+    )
+    bars.add_hline(
+        y=0.5,
+        line_dash="dash",
+        line_color="black",
+        annotation_text="no bias (0.5)",
+        annotation_position="top left",
+    )
+    bars.update_layout(
+        yaxis_title="P(first position wins) at tau = 0.5", yaxis_tickformat=".1f", height=380
+    )
+    ui.figure(bars, "First-position win rate per judge and attribute", page=PAGE, data=table)
+    with st.expander("Table: win rate, swap consistency and balanced threshold"):
+        ui.table(
+            table.round(4), "Position bias per judge and attribute", page=PAGE, hide_index=True
+        )
+
+st.subheader("Debias: re-rank with a threshold")
+
+
+def delta(after, before, moved):
+    """The change shown under a metric; none before the threshold moved or when undefined."""
+    if not moved or common.fmt(after) == "n/a" or common.fmt(before) == "n/a":
+        return None
+    return f"{after - before:+.3f}"
+
+
+@st.fragment
+def threshold_section(ds, attribute, judge):
+    """Moving the slider reruns only this part: cached P and reference, a numba re-rank."""
+    with ui.guard("Re-ranking at the threshold"):
+        setting = debias.controls(ds, attribute, judge, key="bias")
+        mode = setting.mode
+        tau = setting.tau
+        if mode == "per_context":
+            # NaN for a context without comparisons: it has no threshold and no say here
+            shown_tau = f"{common.fmt(np.nanmin(tau), 2)}–{common.fmt(np.nanmax(tau), 2)}"
+        else:
+            shown_tau = common.fmt(tau, 2)
+        ui.settings(
+            PAGE,
+            {
+                "dataset": state.active_name(),
+                "attribute": attribute,
+                "judge": judge,
+                "debias": setting.label,
+                "tau": shown_tau,
+                **state.scope_settings(),
+            },
+        )
+
+        # the metrics under the setting's rule (a calibration: its mapped P decided at 0.5)
+        before = svc.rule_update(ds, attribute, judge, setting.raw_rule)
+        after = svc.rule_update(ds, attribute, judge, setting.rule)
+        ref = comparisons.human_reference(ds, attribute, judge)
+
+        calibrated = mode in svc.CALIBRATION_MODES
+        moved = mode in ("per_context", *svc.CALIBRATION_MODES) or (mode != "off" and tau != 0.5)
+
+        cols = st.columns(5)
+        with cols[0]:
+            ui.metric(
+                "tau",
+                shown_tau,
+                (
+                    "threshold in use, on the calibrated probabilities"
+                    if calibrated
+                    else "threshold in use (0.5: no correction)"
+                )
+                + (f"; alpha = {common.fmt(setting.alpha)}" if setting.alpha else ""),
+            )
+        with cols[1]:
+            ui.metric(
+                "First-position win rate",
+                common.fmt(after.position_bias),
+                "share of comparisons the first slot wins; 0.5 = balanced",
+                delta=delta(after.position_bias, before.position_bias, moved),
+                delta_color="off",
+            )
+        with cols[2]:
+            ui.metric(
+                "Swap consistency",
+                common.fmt(after.swap_consistency),
+                "share of pairs judged in both orders whose two decisions agree",
+                delta=delta(after.swap_consistency, before.swap_consistency, moved),
+            )
+        with cols[3]:
+            ui.metric(
+                "Pairwise accuracy",
+                common.fmt(after.accuracy),
+                "share of comparisons whose decision matches the human order",
+                delta=delta(after.accuracy, before.accuracy, moved),
+            )
+        with cols[4]:
+            ui.metric(
+                "Spearman",
+                common.fmt(after.spearman),
+                "win-ratio ranking vs humans per context, mean over contexts",
+                delta=delta(after.spearman, before.spearman, moved),
+            )
+        if ref is None:
+            note = "No human reference in this dataset: accuracy and Spearman are not available."
+        elif ref.same_as_judge:
+            note = (
+                f"Reference: {ref.source} — the same verdicts as the judge, so accuracy and "
+                "Spearman are not an independent check."
+            )
+        else:
+            note = f"Reference: {ref.source}."
+        rule = svc.decision_text(setting)
+        if calibrated:
+            base = (
+                f"Metrics on the calibrated probabilities ({rule}); deltas compare with the "
+                "probabilities as they are (tau = 0.5). "
+            )
+        else:
+            base = f"Metrics with {rule}; deltas compare with tau = 0.5. "
+        st.caption(base + note)
+        left_out = svc.unparsed_note(svc.unparsed(ds, attribute, judge))
+        if left_out:
+            st.caption(f"ℹ️ {left_out}")
+
+        curve = svc.tau_curve(ds, attribute, judge)
+        fig = go.Figure()
+        for column, name, colour in [
+            ("pairwise_accuracy", "pairwise accuracy", ui.PALETTE[0]),
+            ("spearman", "Spearman (mean over contexts)", ui.PALETTE[2]),
+            ("first_position_win_rate", "first-position win rate", ui.PALETTE[1]),
+        ]:
+            if curve[column].notna().any():
+                fig.add_trace(
+                    go.Scatter(
+                        x=curve["tau"],
+                        y=curve[column],
+                        name=name,
+                        mode="lines",
+                        line=dict(color=colour),
+                    )
+                )
+        if mode == "per_context":
+            fig.add_vrect(
+                x0=float(np.nanmin(tau)),
+                x1=float(np.nanmax(tau)),
+                fillcolor=ui.PALETTE[3],
+                opacity=0.15,
+                line_width=0,
+                annotation_text="per-context thresholds",
+            )
+        elif not calibrated:
+            fig.add_vline(
+                x=float(tau),
+                line_dash="dash",
+                line_color=ui.PALETTE[3],
+                annotation_text=f"tau = {shown_tau}",
+            )
+        fig.update_layout(
+            xaxis_title="tau",
+            yaxis_title="value",
+            xaxis_tickformat=".1f",
+            yaxis_tickformat=".2f",
+            height=380,
+            legend=dict(orientation="h", y=1.12),
+        )
+        ui.figure(fig, "Accuracy against the threshold tau", page=PAGE, data=curve)
+        st.caption(
+            "The curve decides the judge's probabilities as they are at each threshold tau "
+            "(the threshold modes)"
+            + (
+                f"; it does not show {setting.label}, whose numbers are the metrics above."
+                if calibrated
+                else "."
+            )
+        )
+        with st.expander("Every context re-ranked"):
+            pm = comparisons.pmatrix(ds, attribute, judge)
+            ui.table(
+                svc.rerank_frame(pm, before, after).round(4),
+                "Spearman per context before and after",
+                page=PAGE,
+                hide_index=True,
+            )
+
+
+threshold_section(ds, attribute, judge)
+
+with ui.guard("Comparing the two presentation orders"):
+    st.subheader("The same pair in both orders")
+    pairs = svc.order_pairs(ds, attribute, judge)
+    if not len(pairs):
+        st.info(
+            "No pair was judged in both orders by this judge, so the two orders cannot be "
+            "compared (PandaLM, for instance, keeps one order). Judge with a 'symmetric' "
+            "comparison set on the **Judge** page to see it."
+        )
+    else:
+        long = pairs.melt(
+            id_vars=["context_id", "candidate_i", "candidate_j"],
+            value_vars=["i_first", "i_second"],
+            var_name="order",
+            value_name="p",
+        )
+        long["order"] = long["order"].map(
+            {"i_first": "candidate shown first", "i_second": "candidate shown second"}
+        )
+        hist = px.histogram(
+            long, x="p", color="order", barmode="overlay", opacity=0.6, nbins=21, range_x=[0, 1]
+        )
+        hist.update_layout(xaxis_title="P(candidate wins)", yaxis_title="pairs", height=360)
+        shift = px.histogram(pairs, x="shift", nbins=41, range_x=[-1, 1])
+        shift.add_vline(x=0.0, line_dash="dash", line_color="black")
+        shift.update_layout(
+            xaxis_title="P(win | first) − P(win | second)", yaxis_title="pairs", height=360
+        )
+        p_left, p_right = st.columns(2)
+        with p_left:
+            ui.figure(hist, "P(win) of the same candidate in each order", page=PAGE, data=pairs)
+        with p_right:
+            ui.figure(shift, "Gain from being shown first, per pair", page=PAGE)
+        ui.metric(
+            "Mean gain from the first slot",
+            common.fmt(pairs["shift"].mean()),
+            f"over {len(pairs)} pairs judged in both orders; 0 = no position bias",
+        )

@@ -1,0 +1,1 @@
+"""The Prompt sensitivity page (``page.py``): the same judge across templates and temperatures."""

@@ -1,1 +1,0 @@
-"""Sections of the Rankings page (``pages/rankings.py``), one module each."""

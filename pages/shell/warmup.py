@@ -1,0 +1,255 @@
+"""Compile the numba kernels in the background as soon as the app starts (issue 11, item 11).
+
+A fresh install has no compiled code on disk: the first visit of Rankings compiled for about
+30 s, Comparison budgets 15 s. :func:`start` (called at the top of ``app.py``; it acts once
+per server process) launches background worker processes, each of which opens the app's
+pages on the offline demo, in the order users usually visit them, so that numba compiles
+every kernel the pages use, with exactly the argument types the pages pass, and writes it to
+its on-disk cache (``cache=True``: ``__pycache__`` beside the sources, or ``NUMBA_CACHE_DIR``).
+A page visited afterwards loads the compiled code in a fraction of a second instead of
+compiling. Processes, not threads: numba compiles under the GIL and one global lock, so a
+thread would compile on one core and stall the server; two workers use both cores of a small
+machine. They run at a lower priority (``nice`` + :data:`NICE`): a page the user opens while
+they work compiles what it still lacks at full speed instead of sharing the cores three ways
+(measured: a Rankings visit 10 s after start took 38 s beside two equal-priority workers).
+
+The order serves the first visit best: Rankings compiles the most (about 90 functions) and
+is opened first by one worker while the other opens Leaderboard, which shares a good half of
+Rankings' kernels (the Bradley–Terry and Elo ones) and puts them on disk for it; then the
+lighter pages. Last, each worker compiles the parallel twins of the batch kernels it met
+(:class:`ranking._core.jit.BatchKernel`; pages run the serial ones on small batches), so a big
+benchmark's first visit finds them ready.
+
+Once the cache is filled the workers find everything compiled and end within seconds; with
+``JUDGESCOPE_WARMUP=0`` in the environment nothing is started.
+
+    python -m pages.shell.warmup [--parallel] [page ...]   # compile what those pages need, now
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The pages whose first visit compiles numba kernels, split over the workers; each worker
+#: visits its pages in this order. Rankings (the most compiled) first, beside Leaderboard,
+#: which compiles a good half of Rankings' kernels; the two lists take about as long.
+WORKERS = (
+    (
+        "pages/rankings/page.py",
+        "pages/agreement/page.py",
+        "pages/prompts/page.py",
+        "pages/judge_bias/page.py",
+    ),
+    ("pages/leaderboard/page.py", "pages/position_bias/page.py", "pages/budgets/page.py"),
+)
+#: Reported as done (or failed) by each worker after its pages: the parallel twins compiled.
+PARALLEL_STEP = "parallel-kernels"
+#: Set in the workers' environment, so the app they open does not start workers itself.
+WORKER_ENV = "JUDGESCOPE_WARMUP_WORKER"
+#: ``0`` disables the warm-up (tests that time or count compilation themselves).
+SWITCH_ENV = "JUDGESCOPE_WARMUP"
+#: How much the workers lower their priority (``os.nice``; ignored where unsupported).
+NICE = 10
+
+_lock = threading.Lock()
+_state: dict = {"started": False, "done": {}, "failed": {}, "procs": []}
+
+
+def enabled() -> bool:
+    """Whether :func:`start` launches workers in this process: not inside a worker, not
+    switched off by ``JUDGESCOPE_WARMUP=0``, and under pytest only with
+    ``JUDGESCOPE_WARMUP=1`` (a test process compiles what it uses; parallel test runs would
+    each start two more processes)."""
+    if os.environ.get(WORKER_ENV) == "1":
+        return False
+    switch = os.environ.get(SWITCH_ENV, "")
+    if switch == "0":
+        return False
+    return switch == "1" or "pytest" not in sys.modules
+
+
+def start(workers=WORKERS, parallel_kernels: bool = True) -> bool:
+    """Start the background compilation once per process; later calls do nothing.
+
+    ``parallel_kernels``: each worker ends by compiling the parallel twins of the batch
+    kernels its pages ran (reported as ``PARALLEL_STEP`` in :func:`status`).
+
+    Returns True when this call started it. Never raises: a warm-up that cannot start only
+    means pages compile on their first visit, as they would without it.
+    """
+    with _lock:
+        if _state["started"] or not enabled():
+            return False
+        _state["started"] = True
+    thread = threading.Thread(
+        target=_supervise, args=(workers, parallel_kernels), name="numba-warmup", daemon=True
+    )
+    thread.start()
+    return True
+
+
+def stop() -> None:
+    """End the workers this process started (at exit, and for scripts that time pages)."""
+    with _lock:
+        procs = list(_state["procs"])
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def status() -> dict:
+    """{"started": bool, "done": {page: seconds}, "failed": {page: message},
+    "procs_started": int, "running": int} (workers launched, workers still running)."""
+    with _lock:
+        running = sum(p.poll() is None for p in _state["procs"])
+        return {
+            "started": _state["started"],
+            "done": dict(_state["done"]),
+            "failed": dict(_state["failed"]),
+            "procs_started": len(_state["procs"]),
+            "running": running,
+        }
+
+
+def _supervise(workers, parallel_kernels: bool = True) -> None:
+    env = {**os.environ, WORKER_ENV: "1", "PYTHONUNBUFFERED": "1"}
+    procs = []
+    flag = ["--parallel"] if parallel_kernels else []
+    for pages in workers:
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "pages.shell.warmup", *flag, *pages],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
+        except OSError as err:  # no interpreter to start: pages compile on first visit
+            with _lock:
+                for page in pages:
+                    _state["failed"][page] = str(err)
+            continue
+        procs.append(proc)
+    with _lock:
+        _state["procs"] = procs
+    atexit.register(stop)
+    readers = [threading.Thread(target=_read, args=(p,), daemon=True) for p in procs]
+    for r in readers:
+        r.start()
+    for r in readers:
+        r.join()
+
+
+def _read(proc: subprocess.Popen) -> None:
+    for line in proc.stdout:
+        kind, _, rest = line.strip().partition(" ")
+        page, _, detail = rest.partition(" ")
+        with _lock:
+            if kind == "done":
+                _state["done"][page] = float(detail or "nan")
+            elif kind == "failed":
+                _state["failed"][page] = detail
+    proc.wait()
+
+
+# ------------------------------------------------------------------------------ worker
+
+
+def visit(pages, timeout: float = 600.0) -> dict:
+    """Open ``pages`` (paths like ``pages/rankings/page.py``) one after another on the demo, in
+    this process; return {page: seconds or error message}. Prints ``done <page> <s>`` or
+    ``failed <page> <message>`` per page as it goes (read by :func:`start`'s supervisor)."""
+    from streamlit.testing.v1 import AppTest
+
+    out: dict = {}
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    try:
+        at.run()
+    except Exception as err:  # noqa: BLE001 - reported, never raised into the server
+        for page in pages:
+            out[page] = f"the app did not open: {err}"
+            print(f"failed {page} {out[page]}", flush=True)
+        return out
+    for page in pages:
+        t0 = time.perf_counter()
+        try:
+            at.switch_page(page).run()
+            errors = [str(e.value).splitlines()[0][:200] for e in at.exception]
+        except Exception as err:  # noqa: BLE001
+            errors = [f"{type(err).__name__}: {err}"]
+        if errors:
+            out[page] = errors[0]
+            print(f"failed {page} {errors[0]}", flush=True)
+        else:
+            if page == "pages/rankings/page.py":
+                _bootstrap_kernels()  # the page opens on Fisher intervals; its bootstrap choices
+            out[page] = time.perf_counter() - t0
+            print(f"done {page} {out[page]:.2f}", flush=True)
+    return out
+
+
+def _bootstrap_kernels() -> None:
+    """Compile the bootstrap refits the Rankings page's interval choices use (comparisons and
+    contexts resampled) on a few made-up comparisons."""
+    import numpy as np
+
+    from ranking import bradley_terry
+
+    # repeated pairs, so that the fit takes the aggregated path real data takes
+    first, second = np.tile([0, 1, 2, 0, 1, 2], 20), np.tile([1, 2, 0, 2, 0, 1], 20)
+    outcome = np.tile([1.0, 0.5, 0.0, 1.0, 0.0, 0.5, 0.0, 1.0, 1.0, 0.5], 12)
+    for groups in (None, np.repeat(np.arange(12), 10)):
+        bradley_terry(
+            first=first, second=second, outcome=outcome, intervals="bootstrap", n_boot=4,
+            groups=groups, random_state=0,
+        )  # fmt: skip
+
+
+def compile_parallel() -> float:
+    """Compile the parallel twins of every batch kernel this process ran serially, with the
+    same argument types (numba's disk cache keeps them); prints ``done parallel-kernels <s>``
+    or ``failed parallel-kernels <message>``. Returns the seconds taken."""
+    t0 = time.perf_counter()
+    try:
+        from ranking._core import jit
+
+        for kernel in list(jit.BATCH_KERNELS):
+            kernel.compile_parallel()
+    except Exception as err:  # noqa: BLE001 - reported, never raised into the server
+        print(f"failed {PARALLEL_STEP} {type(err).__name__}: {err}"[:300], flush=True)
+        return time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
+    print(f"done {PARALLEL_STEP} {seconds:.2f}", flush=True)
+    return seconds
+
+
+def main(argv: list[str]) -> None:
+    """A worker: open ``argv``'s pages (all of :data:`WORKERS` when none), then with
+    ``--parallel`` compile the parallel twins. Returns normally (it never exits the process
+    itself: the module is importable, and a server must never be stopped by it)."""
+    os.environ[WORKER_ENV] = "1"
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    try:
+        os.nice(NICE)
+    except (AttributeError, OSError):  # no os.nice (Windows) or not allowed: same priority
+        pass
+    parallel = "--parallel" in argv
+    targets = [a for a in argv if a != "--parallel"] or [p for group in WORKERS for p in group]
+    visit(targets)
+    if parallel:
+        compile_parallel()
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
