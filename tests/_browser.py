@@ -183,11 +183,16 @@ def wait_heading(driver, timeout: float = 120) -> list[str]:
 
 @fresh
 def assert_no_error(driver, where: str) -> None:
-    """No exception box, no traceback, no 'page not found' on the page."""
+    """No exception box, no error message (a section that failed), no traceback, no dialog
+    (Streamlit's "Page not found" is one) on the page: a test fails on them, never closes them."""
     from selenium.webdriver.common.by import By
 
+    dialogs = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stDialog"]')
+    assert not dialogs, f"{where} shows a dialog: {dialogs[0].text[:400]}"
     exceptions = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
     assert not exceptions, f"{where} shows an exception: {exceptions[0].text[:800]}"
+    errors = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stAlertContentError"]')
+    assert not errors, f"{where} shows an error: {errors[0].text[:800]}"
     body = driver.find_element(By.TAG_NAME, "body").text
     assert "Traceback" not in body, f"{where} shows a traceback"
     assert "Page not found" not in body, f"{where} is not routed"
@@ -445,17 +450,6 @@ def pick(driver, label: str, options: list[str], scope: str = MAIN) -> None:
         box = widget(driver, "stMultiSelect", label, scope=scope)
     box.find_element(By.CSS_SELECTOR, "input").send_keys(Keys.ESCAPE)  # close the list
     wait_idle(driver)
-
-
-def close_dialogs(driver) -> None:
-    """Close Streamlit's modal dialogs (its "Page not found" notice on a shared link to a page
-    of ``st.navigation``) so that they do not catch clicks."""
-    from selenium.webdriver.common.by import By
-
-    for d in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stDialog"]'):
-        for btn in d.find_elements(By.CSS_SELECTOR, 'button[aria-label="Close"]'):
-            driver.execute_script("arguments[0].click()", btn)
-    time.sleep(0.3)
 
 
 def tall_screenshot(driver, path: Path, height: int = 7000) -> None:

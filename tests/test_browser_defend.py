@@ -55,7 +55,6 @@ def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
 
     driver.get(f"{url}/judge?dataset=pandalm")
     b.wait_title(driver, "Judge")
-    b.close_dialogs(driver)
     b.tab(driver, "Build a jury")
     b.pick(driver, "Judges", ["gpt-3.5-turbo", "pandalm-7b"])
     b.radio(driver, "Method", "Dawid")
@@ -76,7 +75,6 @@ def test_rationales_of_chatgpt_on_summeval(app, tmp_path):
     shots.mkdir(parents=True, exist_ok=True)
     driver.get(f"{url}/rationales?dataset=summeval")
     b.wait_title(driver, "Rationales")
-    b.close_dialogs(driver)
     b.wait_text(driver, "Unsupported citations")
     b.choose(driver, "Judge", "gpt-3.5-turbo-0301/stareval")  # star ratings with reasons
     b.wait_text(driver, "Unsupported citations")
