@@ -124,4 +124,5 @@ def test_a_first_request_to_a_module_name_runs_no_module_and_keeps_the_server(tm
                 assert heads[:1] == ["JudgeScope"], f"/{name} ran something else: {heads}"
                 nav = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
                 assert len(nav) == len(NAV), f"/{name}: {len(nav)} entries in the navigation"
-                b.close_dialogs(driver)
+                dialogs = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stDialog"]')
+                assert dialogs and "not found" in dialogs[0].text.lower(), f"/{name}: no notice"
