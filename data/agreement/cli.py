@@ -24,6 +24,11 @@ from data.schema import DataError, Dataset
 from data.systems import systems_of
 from ranking.agreement import ALTERNATIVES, BASELINE_REFERENCES, KENDALL_VARIANTS
 
+#: The ``--help`` description (the first line of the package docstring says the same).
+DESCRIPTION = (
+    "Agreement tables: where the canonical tables meet the agreement statistics of ``ranking``."
+)
+
 # Count columns print as whole numbers (missing as <NA>).
 _COUNTS = {
     "n",
@@ -86,13 +91,10 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
         0, or 2 after printing the message of a DataError (an unknown benchmark, judge or
         attribute, missing files) to standard error.
     """
-    import data.agreement as package
     from data import load_benchmark
 
     out = out or sys.stdout
-    p = argparse.ArgumentParser(
-        prog="python -m data.agreement", description=package.__doc__.split("\n\n")[0]
-    )
+    p = argparse.ArgumentParser(prog="python -m data.agreement", description=DESCRIPTION)
     p.add_argument("--benchmark", required=True, help="benchmark name, e.g. hanna, summeval")
     p.add_argument("--data-dir", default=None, help="folder with the benchmark files")
     p.add_argument("--judge", action="append", help="judge name(s); repeat or comma-separate")
