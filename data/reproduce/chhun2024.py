@@ -3,7 +3,8 @@
 The paper's setting: the 10 story generators (the human-written story, HANNA's reference
 system ``Human``, left out), the LLM ratings as published (means over three tries), Kendall's
 tau-b against the mean of the three annotators, each figure's value averaged over the six
-criteria. The tables (1, 3, 6, 7) are in :mod:`data.reproduce.chhun2024_tables`.
+criteria. The tables (1, 3, 6, 7) are in :mod:`data.reproduce.chhun2024_tables`, the setting
+both share in :mod:`data.reproduce.chhun2024_setting`.
 """
 
 from __future__ import annotations
@@ -14,28 +15,20 @@ import numpy as np
 import pandas as pd
 
 from data.agreement import correlation_table, human_baseline_table, williams_versus_table
-from data.analysis_view import analysis_view
 from data.benchmarks import load_benchmark
+from data.reproduce import chhun2024_tables as tables
 from data.reproduce import published as pub
 from data.reproduce._common import fmt, link, mean_by, row
+from data.reproduce.chhun2024_setting import (
+    BENCH,
+    EP1,
+    EXCLUDE,
+    PAGE,
+    READING,
+    judge_name,
+    paper_view,
+)
 from data.schema import AUTOMATIC, Dataset
-
-BENCH = "hanna"
-PAGE = "agreement"
-EP1 = "eval_prompt_1"
-#: The paper's analysis: generators only, LLM ratings as published.
-EXCLUDE = ("Human",)
-READING = "published"
-
-
-def judge_name(llm: str, prompt: str = EP1) -> str:
-    """The HANNA loader's judge name of an LLM under an Eval-Prompt."""
-    return f"{llm}/{prompt}"
-
-
-def paper_view(ds: Dataset, exclude=EXCLUDE) -> Dataset:
-    """HANNA as the paper analyses it (``data.analysis_view``: systems left out, reading)."""
-    return analysis_view(ds, exclude=list(exclude), reading=READING)
 
 
 def _link(**params) -> dict:
@@ -371,8 +364,6 @@ def figures_7_8(ten: Dataset) -> list[dict]:
 
 def compute(data_dir: str | os.PathLike | None = None) -> list[dict]:
     """Every row of the paper (see :func:`data.reproduce.reproduce`)."""
-    from data.reproduce import chhun2024_tables as tables
-
     ds = load_benchmark(BENCH, data_dir)
     ten = paper_view(ds)
     every = paper_view(ds, exclude=())

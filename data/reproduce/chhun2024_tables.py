@@ -20,7 +20,7 @@ from data.agreement import (
 from data.analysis_view import analysis_view
 from data.reproduce import published as pub
 from data.reproduce._common import fmt, link, row
-from data.reproduce.chhun2024 import BENCH, EP1, READING, judge_name
+from data.reproduce.chhun2024_setting import BENCH, EP1, READING, judge_name
 from data.schema import Dataset
 
 _NOT_RELEASED_TRIES = (
