@@ -14,6 +14,8 @@ Modules:
   messages when a model cannot be loaded;
 - :mod:`~judge.backends.hf.prefix_cache`: the causal forward pass and the prefix-KV cache
   (``MIN_SHARED_TOKENS``, the prefix tree);
+- :mod:`~judge.backends.hf.prepared`: a label request tokenised, with its label token ids
+  (what the two modules above share);
 - :mod:`~judge.backends.hf.generation`: seeded sampling of free-text answers.
 - :mod:`~judge.backends.hf.logprobs`: per-token log-probabilities of given texts (after an
   optional prefix whose key/value cache is shared), behind ``judge.token_logprobs``.

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from judge.backends._batching import run_batched
@@ -22,21 +21,10 @@ from judge.backends.base import BackendError, LabelRequest, LabelResult, Progres
 from judge.backends.hf import loading
 from judge.backends.hf.generation import Generation
 from judge.backends.hf.prefix_cache import PrefixSharing
+from judge.backends.hf.prepared import Prepared
 
 #: characters at the end of a context used to see how a label word tokenises after it
 _LABEL_PROBE_CHARS = 64
-
-
-@dataclass
-class _Prepared:
-    """One label request, tokenised, with its label token ids resolved."""
-
-    ids: list[int]  # causal: the whole prompt; seq2seq: encoder input
-    dec: list[int] | None  # seq2seq: decoder input (start token + decoder prefix)
-    label_ids: tuple[int, ...]
-    labels: tuple[str, ...]
-    text: str  # causal: rendered prompt (for the prefix-boundary check)
-    prefix_end: int | None  # causal: character offset where the request's prefix ends
 
 
 class HFBackend(PrefixSharing, Generation):
@@ -280,9 +268,9 @@ class HFBackend(PrefixSharing, Generation):
         self._label_cache[key] = tuple(ids)
         return self._label_cache[key]
 
-    def _prepare_labels(self, requests: Sequence[LabelRequest]) -> list[_Prepared]:
+    def _prepare_labels(self, requests: Sequence[LabelRequest]) -> list[Prepared]:
         """Tokenise every request and resolve its labels (errors before any forward pass)."""
-        prepared: list[_Prepared] = []
+        prepared: list[Prepared] = []
         if self.kind == "causal":
             rendered = []
             for req in requests:
@@ -296,7 +284,7 @@ class HFBackend(PrefixSharing, Generation):
             for req, (text, add_special, offset) in zip(requests, rendered, strict=True):
                 labels = tuple(req.labels)
                 prepared.append(
-                    _Prepared(
+                    Prepared(
                         ids=next(it_s) if add_special else next(it_p),
                         dec=None,
                         label_ids=self._label_token_ids(text, labels),
@@ -320,7 +308,7 @@ class HFBackend(PrefixSharing, Generation):
                 )
             labels = tuple(req.labels)
             prepared.append(
-                _Prepared(
+                Prepared(
                     ids=ids,
                     dec=dec_cache[req.decoder_prefix],
                     label_ids=self._label_token_ids(req.decoder_prefix, labels),
@@ -383,7 +371,7 @@ class HFBackend(PrefixSharing, Generation):
                 self._run_plain(prepared, plain, results, progress, self._causal_batch)
         return results  # type: ignore[return-value]
 
-    def _label_result(self, lp_rows, batch: list[_Prepared]) -> list[LabelResult]:
+    def _label_result(self, lp_rows, batch: list[Prepared]) -> list[LabelResult]:
         """Pick the label columns of a (B, V) log-prob tensor and normalise them."""
         torch = self._torch
         columns = sorted({i for item in batch for i in item.label_ids})
@@ -426,7 +414,7 @@ class HFBackend(PrefixSharing, Generation):
     def _count_oom(self, old: int, new: int) -> None:
         self.stats["n_oom_backoffs"] += 1
 
-    def _causal_batch(self, batch: list[_Prepared]) -> list[LabelResult]:
+    def _causal_batch(self, batch: list[Prepared]) -> list[LabelResult]:
         lp, _ = self._forward([item.ids for item in batch])
         return self._label_result(lp, batch)
 
@@ -443,7 +431,7 @@ class HFBackend(PrefixSharing, Generation):
             mask[b, cols] = 1
         return ids.to(self.device), mask.to(self.device)
 
-    def _seq2seq_batch(self, batch: list[_Prepared]) -> list[LabelResult]:
+    def _seq2seq_batch(self, batch: list[Prepared]) -> list[LabelResult]:
         torch = self._torch
         # right padding: T5 has relative positions, and the last real decoder position
         # is gathered below

@@ -21,13 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judge.backends._batching import run_batched
 from judge.backends.base import LabelResult
-
-if TYPE_CHECKING:
-    from judge.backends.hf.backend import _Prepared
+from judge.backends.hf.prepared import Prepared
 
 #: a prefix-tree node must share at least this many more tokens than its parent
 MIN_SHARED_TOKENS = 8
@@ -152,7 +150,7 @@ class PrefixSharing:
             self.stats["n_tokens_computed"] -= 2
         return self._shareable
 
-    def _check_boundary(self, item: _Prepared) -> None:
+    def _check_boundary(self, item: Prepared) -> None:
         """Count prefix groups whose prefix does not end on a token boundary of the prompt.
 
         Sharing stays exact either way (what is shared comes from the full tokenisations);
