@@ -8,8 +8,8 @@ fields the data cannot fill.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from judge.templates.fields import (
     ATTRIBUTE_FIELDS,
@@ -22,8 +22,24 @@ from judge.templates.fields import (
     hint_for,
 )
 
-if TYPE_CHECKING:
-    from judge.templates.template import Template
+
+class TemplateLike(Protocol):
+    """What these functions read of a template: its identity, the fields it uses and its
+    defaults. A :class:`judge.templates.template.Template` has them (it calls
+    :func:`attribute_values` for :meth:`~judge.templates.template.Template.for_attribute`, so
+    this module does not import it)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+
+    @property
+    def defaults(self) -> Mapping[str, Any]: ...
 
 
 def comparative_of(adjective: str) -> str:
@@ -36,7 +52,7 @@ def comparative_of(adjective: str) -> str:
 
 
 def attribute_values(
-    template: Template, attribute: str, domain: str = "summary", **overrides: str
+    template: TemplateLike, attribute: str, domain: str = "summary", **overrides: str
 ) -> dict[str, str]:
     """The attribute-level field values of ``template`` for ``attribute`` and ``domain``.
 
@@ -121,13 +137,13 @@ def attribute_values(
     return out
 
 
-def missing_fields(template: Template, available: Iterable[str]) -> list[str]:
+def missing_fields(template: TemplateLike, available: Iterable[str]) -> list[str]:
     """Fields of ``template`` (text, system and prefixes) that ``available`` does not cover."""
     have = set(available)
     return [f for f in template.fields if f not in have]
 
 
-def check_fields(template: Template, available: Iterable[str]) -> None:
+def check_fields(template: TemplateLike, available: Iterable[str]) -> None:
     """Fail before any work is spent when the data cannot fill every field of ``template``.
 
     Parameters
