@@ -13,7 +13,7 @@ by an open batch, are never in a batch again; what a batch does not bring back s
 - :mod:`judge.backends.openai_compat.batch_api`: request bodies and the endpoint's files and
   batches.
 
-Command line: ``python -m judge batch write|submit|poll|import|list ...``.
+Command line: ``python -m judge batch write|submit|poll|import|list ...`` (:mod:`judge.cli.batch`).
 """
 
 from judge.batch.jobs import (

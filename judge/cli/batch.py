@@ -20,6 +20,16 @@ import sys
 import time
 from pathlib import Path
 
+from judge.cli.options import (
+    BadInput,
+    backend_of,
+    contexts_of,
+    dataset_of,
+    decoding_of,
+    mode_of,
+    template_of,
+)
+
 
 def add_parser(sub, common) -> None:
     """The ``batch`` subcommand and its own subcommands."""
@@ -43,20 +53,19 @@ def add_parser(sub, common) -> None:
 
 
 def _plan(args):
-    from judge.cli import _backend, _contexts, _dataset, _decoding, _Fail, _mode, _template
     from judge.plan import plan_absolute, plan_pairwise
 
     if args.backend != "openai":
-        raise _Fail("batch runs need --backend openai (an OpenAI-compatible endpoint)")
-    dataset, template = _dataset(args), _template(args)
-    backend = _backend(args, template)
+        raise BadInput("batch runs need --backend openai (an OpenAI-compatible endpoint)")
+    dataset, template = dataset_of(args), template_of(args)
+    backend = backend_of(args, template)
     common = dict(
         attribute=args.attribute,
         template=template,
         backend=backend,
-        mode=_mode(args, template),
-        decoding=_decoding(args),
-        contexts=_contexts(args.contexts),
+        mode=mode_of(args, template),
+        decoding=decoding_of(args),
+        contexts=contexts_of(args.contexts),
         domain=args.domain,
     )
     if template.kind == "comparative":
@@ -137,16 +146,15 @@ def _poll(batch_id: str, store, backend, args) -> int:
 def run(args) -> int:
     """Carry out ``python -m judge batch ...``; the exit code."""
     from judge.batch import import_batch, list_batches, load_batch, submit_batch, write_batch
-    from judge.cli import _Fail
     from judge.store import open_store
 
     cmd = args.batch_command
     with open_store(args.store) as store:
         if cmd in ("write", "submit"):
             if args.no_store:
-                raise _Fail("batch runs need a run store (drop --no-store)")
+                raise BadInput("batch runs need a run store (drop --no-store)")
             if cmd == "write" and not Path(args.out).parent.exists():
-                raise _Fail(f"--out {args.out}: folder {Path(args.out).parent} does not exist")
+                raise BadInput(f"--out {args.out}: folder {Path(args.out).parent} does not exist")
             plan, backend = _plan(args)
             written = write_batch(plan, backend, store)
             _say(_written(written))
