@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from data.schema import Dataset  # noqa: E402
 from judge.backends.base import LabelResult  # noqa: E402
-from judge.plan import plan_pairwise  # noqa: E402
-from judge.runners import run_pairwise  # noqa: E402
+from judge.runs.plan import plan_pairwise  # noqa: E402
+from judge.runs.runners import run_pairwise  # noqa: E402
 from judge.templates import builtin_templates  # noqa: E402
 
 WORDS = (

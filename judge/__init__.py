@@ -11,8 +11,8 @@ neither torch, transformers nor openai (a backend imports its library when const
 - Templates: :class:`Template`, :func:`builtin_templates`, :func:`load_templates`,
   :func:`check_fields`, :func:`attribute_values` (``judge.templates``).
 - Running: :func:`run_pairwise`, :func:`run_absolute`, :class:`RunResult`
-  (``judge.runners``); :func:`plan_pairwise`, :func:`plan_absolute` (``judge.plan``);
-  :func:`estimate`, :class:`Estimate` (``judge.estimate``).
+  (``judge.runs.runners``); :func:`plan_pairwise`, :func:`plan_absolute` (``judge.runs.plan``);
+  :func:`estimate`, :class:`Estimate` (``judge.runs.estimate``).
 - The ``judge`` column: :func:`judge_name`, :func:`parse_judge_name` (``judge.names``).
 - Run store: :class:`RunStore`, :func:`default_store_path` (``judge.store``).
 - Probes: :func:`token_logprobs` (``judge.logprobs``), per-token log-probabilities of texts
@@ -41,16 +41,16 @@ _LAZY = {
     "dump_templates": "judge.templates",
     "check_fields": "judge.templates",
     "attribute_values": "judge.templates",
-    "run_pairwise": "judge.runners",
-    "run_absolute": "judge.runners",
-    "RunResult": "judge.runners",
-    "plan_pairwise": "judge.plan",
-    "plan_absolute": "judge.plan",
+    "run_pairwise": "judge.runs.runners",
+    "run_absolute": "judge.runs.runners",
+    "RunResult": "judge.runs.runners",
+    "plan_pairwise": "judge.runs.plan",
+    "plan_absolute": "judge.runs.plan",
     "judge_name": "judge.names",
     "parse_judge_name": "judge.names",
-    "estimate": "judge.estimate",
-    "Estimate": "judge.estimate",
-    "load_prices": "judge.estimate",
+    "estimate": "judge.runs.estimate",
+    "Estimate": "judge.runs.estimate",
+    "load_prices": "judge.runs.estimate",
     "RunStore": "judge.store",
     "default_store_path": "judge.store",
     "token_logprobs": "judge.logprobs",

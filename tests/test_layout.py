@@ -119,7 +119,7 @@ def test_checker_allows_lower_layers_and_own_relative_imports():
 def test_importing_judge_loads_no_heavy_backend():
     """Lazy imports stay lazy: the CLI and the pages import judge without torch or openai."""
     code = (
-        "import sys; import judge, judge.templates, judge.runners; "
+        "import sys; import judge, judge.templates, judge.runs.runners; "
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
     )
     out = subprocess.run(

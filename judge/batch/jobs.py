@@ -1,8 +1,8 @@
 """Batch runs of a judge plan: write the JSONL, submit, poll, import into the run store.
 
-The calls of a plan (:mod:`judge.plan`) that the run store has no answer for, and that no
+The calls of a plan (:mod:`judge.runs.plan`) that the run store has no answer for, and that no
 open batch asks already, become one batch; its answers are imported with the keys, reading
-and accounting of a live run (:mod:`judge.execute`), so a run, a batch and a run again share
+and accounting of a live run (:mod:`judge.runs.execute`), so a run, a batch and a run again share
 their answers and never pay twice for one. What a batch does not bring back (expired,
 cancelled, failed requests, lines that cannot be read) stays pending for the next batch or
 run.
@@ -21,7 +21,7 @@ from judge.backends.openai_compat.batch_api import (
     request_line,
 )
 from judge.batch.reading import failure_reasons, read_files
-from judge.plan import Plan, backend_identity
+from judge.runs.plan import Plan, backend_identity
 from judge.store import RunStore, comparisons_from_rows, ratings_from_rows
 from judge.store.batches import (
     BatchRecord,

@@ -53,7 +53,7 @@ def add_parser(sub, common) -> None:
 
 
 def _plan(args):
-    from judge.plan import plan_absolute, plan_pairwise
+    from judge.runs.plan import plan_absolute, plan_pairwise
 
     if args.backend != "openai":
         raise BadInput("batch runs need --backend openai (an OpenAI-compatible endpoint)")

@@ -43,7 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     est = sub.add_parser("estimate", parents=[common], help="calls, tokens and price of a run")
     est.add_argument(
-        "--prices", help="price table (CSV/JSON; default JUDGESCOPE_PRICES or judge/prices.csv)"
+        "--prices",
+        help="price table (CSV/JSON; default JUDGESCOPE_PRICES or judge/runs/prices.csv)",
     )
     est.add_argument("--json", action="store_true", help="print the estimate as JSON")
     batch_cli.add_parser(sub, common)
@@ -58,7 +59,7 @@ def _store(args):
 
 
 def _cmd_estimate(args) -> int:
-    from judge.estimate import estimate
+    from judge.runs.estimate import estimate
 
     dataset = dataset_of(args)
     template = template_of(args)
@@ -101,7 +102,7 @@ def _cmd_run(args) -> int:
     from tqdm import tqdm
 
     from data.io import write_table
-    from judge.runners import run_absolute, run_pairwise
+    from judge.runs.runners import run_absolute, run_pairwise
 
     out = Path(args.out)
     if not out.parent.exists():
@@ -168,7 +169,7 @@ def _cmd_run(args) -> int:
 
 def _summary(result, out: Path) -> str:
     """The closing lines of ``run``: notes and warnings, what was written, where the answers
-    came from, failures (``result``: a :class:`judge.runners.RunResult`)."""
+    came from, failures (``result``: a :class:`judge.runs.runners.RunResult`)."""
     value = "p_first" if result.kind == "pairwise" else "score"
     bad = int(result.table[value].isna().sum())
     others = result.n_by_others

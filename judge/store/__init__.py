@@ -13,6 +13,8 @@ Modules:
   (``ok``, ``answer-error``, ``failed``: :func:`status_of`);
 - :mod:`~judge.store.database`: :class:`RunStore`, the SQLite file (results, runs, exports);
 - :mod:`~judge.store.claims`: runners with leases and their claims on calls;
+- :mod:`~judge.store.leases`: a runner's lease, renewed in the background while it works,
+  and whether a runner's process is still alive;
 - :mod:`~judge.store.tables`: stored rows to the canonical comparisons and ratings tables.
 
 The import path ``judge.store`` offers every public name.

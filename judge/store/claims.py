@@ -7,7 +7,7 @@ answer yet; storing a result removes its claim in the same transaction
 (:meth:`judge.store.RunStore.put_many`). Other runners skip claimed keys and wait for their
 results. The claims of a runner that ends are removed; those of a runner that died go when
 its lease runs out, or at once when it ran on this host and its process is gone
-(:mod:`judge.leases`).
+(:mod:`judge.store.leases`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class RunnerClaims:
         Its claims live while :meth:`renew_runner` keeps ``expires_at`` in the future. Give
         ``owner`` to register an owner again whose lease was dropped.
         """
-        from judge.leases import HOST, process_id
+        from judge.store.leases import HOST, process_id
 
         owner = owner or uuid4().hex
         now = time.time() if now is None else now
@@ -134,7 +134,7 @@ class RunnerClaims:
 
     def _drop_stale_runners(self, owner: str, now: float) -> None:
         """(Inside a write transaction.) Forget dead runners and every orphaned claim."""
-        from judge.leases import HOST, process_alive
+        from judge.store.leases import HOST, process_alive
 
         stale = [
             (o,)

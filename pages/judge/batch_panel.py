@@ -10,7 +10,7 @@ import streamlit as st
 from data.schema import DataError, Dataset
 from judge import batch as jb
 from judge.backends.base import BackendError
-from judge.plan import plan_absolute, plan_pairwise
+from judge.runs.plan import plan_absolute, plan_pairwise
 from judge.store import RunStore, default_store_path
 from pages.judge import LAST, PAGE, RAW_GEN
 from pages.services import judge as svc

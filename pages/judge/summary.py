@@ -1,6 +1,6 @@
 """The Judge page's summary of the last run: calls cached, new, answered by another run on
 the same store, failed (by reason) and still in progress, with the run's warnings and notes.
-``last`` is ``JudgeJob.take_result()``'s summary (``judge.runners.RunResult.summary()``)."""
+``last`` is ``JudgeJob.take_result()``'s summary (``judge.runs.runners.RunResult.summary()``)."""
 
 from __future__ import annotations
 

@@ -357,13 +357,13 @@ def hf_backend(model: str, device: str = "auto"):
 
 
 def judge_estimate(ds: Dataset, settings: JudgeSettings, template, backend=None, store=None):
-    """``judge.estimate.estimate`` for the page's settings.
+    """``judge.runs.estimate.estimate`` for the page's settings.
 
     For an OpenAI-compatible endpoint no client is made (and no key needed): the model name
     and base URL identify the cached answers. A transformers model must be loaded first
     (``backend``), since its tokenizer and identity are needed.
     """
-    from judge.estimate import estimate
+    from judge.runs.estimate import estimate
 
     kw = _run_kwargs(ds, settings)
     mode = kw.pop("mode")
@@ -423,7 +423,7 @@ class JudgeJob:
         self.cancel = threading.Event()
         self.n_done = 0
         self.n_total = 0
-        self.result = None  # the judge.runners.RunResult, once the run has ended well
+        self.result = None  # the judge.runs.runners.RunResult, once the run has ended well
         self.error: str | None = None
         self.ended: float | None = None
         #: None until the page has taken the result; then the new dataset's name ("" if none)
@@ -444,7 +444,7 @@ class JudgeJob:
         self.n_done, self.n_total = int(n_done), int(n_total)
 
     def _work(self, ds, api_key, backend, store) -> None:
-        from judge.runners import run_absolute, run_pairwise
+        from judge.runs.runners import run_absolute, run_pairwise
 
         try:
             if backend is None:

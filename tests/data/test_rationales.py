@@ -218,7 +218,7 @@ def test_topicalchat_rationales():
 def test_rationales_of_a_test_server_run(fake_openai, tmp_path, monkeypatch):
     """A sampled pairwise run against the local OpenAI-compatible test server keeps its raw
     answers; the explained ones become rationales, the bare letters are counted as empty."""
-    from judge.runners import run_pairwise
+    from judge.runs.runners import run_pairwise
     from tests.judge.judge_runs import C2, backend_for, tiny_dataset
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

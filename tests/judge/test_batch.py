@@ -30,8 +30,8 @@ from judge.batch import (
     submit_batch,
     write_batch,
 )
-from judge.plan import plan_absolute, plan_pairwise
-from judge.runners import run_absolute, run_pairwise
+from judge.runs.plan import plan_absolute, plan_pairwise
+from judge.runs.runners import run_absolute, run_pairwise
 from judge.store import RunStore
 from tests.judge.fake_openai import FakeOpenAI, expected_p_first
 from tests.judge.judge_runs import C2, REPO, TEMPLATES, backend_for, c2_prompt, tiny_dataset

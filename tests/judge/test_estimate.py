@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from judge.backends.base import Decoding
-from judge.runners import run_pairwise
+from judge.runs.runners import run_pairwise
 from judge.store import RunStore
 from tests.judge.judge_runs import C2, ChunkedBackend, c2_prompt, tiny_dataset
 
 
 def test_estimate_counts_calls_tokens_and_cache(tmp_path):
-    from judge.estimate import estimate
+    from judge.runs.estimate import estimate
 
     ds = tiny_dataset(2, 4)
     backend = ChunkedBackend()
@@ -54,7 +54,7 @@ def test_estimate_counts_calls_tokens_and_cache(tmp_path):
 
 
 def test_estimate_price_for_api_models(tmp_path, monkeypatch):
-    from judge.estimate import estimate, load_prices, price_for
+    from judge.runs.estimate import estimate, load_prices, price_for
 
     ds = tiny_dataset(1, 3)
     est = estimate(ds, "coherence", C2, "gpt-4o-mini", store=False)

@@ -25,7 +25,7 @@ from data.io import read_table, save_dataset
 from data.schema import Dataset
 from judge.backends.base import BackendError, GenerateResult, LabelResult
 from judge.backends.openai_compat import OpenAIBackend
-from judge.runners import run_absolute, run_pairwise
+from judge.runs.runners import run_absolute, run_pairwise
 from judge.store import RunStore
 from judge.templates import builtin_templates
 from tests.judge.fake_openai import FAULT_CODES, FAULT_KINDS, FakeOpenAI
@@ -415,7 +415,7 @@ STUCK_CONSUMER = """
 import sys, time
 from data.io import load_dataset
 from judge.backends.openai_compat import OpenAIBackend
-from judge.runners import run_pairwise
+from judge.runs.runners import run_pairwise
 from judge.templates import builtin_templates
 
 def progress(done, total):

@@ -9,7 +9,7 @@ import pytest
 
 from judge.backends.base import Decoding
 from judge.names import JudgeName, decoding_tag, judge_name, parse_judge_name
-from judge.plan import ABSOLUTE_MODES, PAIRWISE_MODES
+from judge.runs.plan import ABSOLUTE_MODES, PAIRWISE_MODES
 
 MODELS = (
     "gpt-4o-mini",

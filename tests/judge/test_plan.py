@@ -8,8 +8,8 @@ import pytest
 
 from data.schema import Dataset
 from judge.backends.base import BackendError
-from judge.plan import plan_pairwise
-from judge.runners import run_absolute, run_pairwise
+from judge.runs.plan import plan_pairwise
+from judge.runs.runners import run_absolute, run_pairwise
 from judge.store import RunStore
 from judge.templates import TemplateError
 from tests.judge.fake_openai import fake_openai_fixture  # noqa: F401  (the fake_openai fixture)

@@ -23,7 +23,7 @@ from data.io import read_table, save_dataset, write_table
 from data.schema import Dataset
 from judge.backends.base import BackendError, Decoding
 from judge.backends.openai_compat import OpenAIBackend
-from judge.runners import run_absolute, run_pairwise
+from judge.runs.runners import run_absolute, run_pairwise
 from judge.store import RunStore
 from tests.judge.fake_openai import (
     FakeOpenAI,

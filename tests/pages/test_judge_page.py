@@ -232,7 +232,7 @@ def test_summary_shows_failed_calls_and_calls_answered_by_another_run(cache):
 
     import data as data_pkg
     from judge.backends.openai_compat import OpenAIBackend
-    from judge.runners import run_pairwise
+    from judge.runs.runners import run_pairwise
     from judge.templates import builtin_templates
 
     demo = data_pkg.demo_dataset()

@@ -1,13 +1,13 @@
 """Run a judge over a dataset: pairwise comparisons and absolute ratings, resumable.
 
-A run is planned first (:mod:`judge.plan`: every call, before any is made), then carried out
-against the run store (:mod:`judge.execute`): only calls the store has no answer for go to
+A run is planned first (:mod:`judge.runs.plan`: every call, before any is made), then carried
+out against the run store (:mod:`judge.runs.execute`): only calls the store has no answer for go to
 the backend, and each answer is stored as soon as it arrives (backends with
 ``iter_label_probs`` / ``iter_generate`` stream them; others are called in chunks of
 ``chunk_size`` requests). A run that is killed or cancelled picks up where it stopped. A
 request that fails is stored as a failure with its reason and asked again on the next run; a
 run sharing its store with another one waits for the calls the other is making instead of
-paying for them twice (:mod:`judge.execute` says exactly what is guaranteed).
+paying for them twice (:mod:`judge.runs.execute` says exactly what is guaranteed).
 
 Both runners return a :class:`RunResult`: the table, the call counts (cached, new, failed by
 reason, answered by another run, still in progress), the plan's notes and the run's
@@ -50,8 +50,8 @@ import pandas as pd
 
 from data.schema import Dataset
 from judge.backends.base import BackendError, Decoding
-from judge.execute import execute, failure_counts
-from judge.plan import Plan, backend_identity, plan_absolute, plan_pairwise
+from judge.runs.execute import execute, failure_counts
+from judge.runs.plan import Plan, backend_identity, plan_absolute, plan_pairwise
 from judge.store import RunStore, comparisons_from_rows, open_store, ratings_from_rows
 
 RunProgress = Callable[[int, int], None]  # (n_done, n_total), cached answers included

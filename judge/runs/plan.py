@@ -2,9 +2,9 @@
 
 :func:`plan_pairwise` and :func:`plan_absolute` turn a dataset, a template and a backend's
 identity into a :class:`Plan`: the run store keys and requests of every call, the items they
-judge (context, candidates, sample) and the run's settings. :mod:`judge.runners` carries a
-plan out (through :mod:`judge.execute`); :mod:`judge.estimate` counts its calls, tokens and
-price. A backend object or its ``describe()`` dict will do, since planning calls no model.
+judge (context, candidates, sample) and the run's settings. :mod:`judge.runs.runners`
+carries a plan out (through :mod:`judge.runs.execute`); :mod:`judge.runs.estimate` counts its
+calls, tokens and price. A backend object or its ``describe()`` dict will do, since planning calls no model.
 
 Pairwise plans ask for one call per ordered pair (both presentation orders, never merged):
 the label-word probabilities after the prompt (``mode="probs"``; the context and first
@@ -290,7 +290,7 @@ def plan_pairwise(
     domain: str | None = None,
     values: dict | None = None,
 ) -> Plan:
-    """The model calls of a pairwise run (see :func:`judge.runners.run_pairwise`).
+    """The model calls of a pairwise run (see :func:`judge.runs.runners.run_pairwise`).
 
     ``backend`` may be a backend object or its ``describe()`` dict (for estimates).
     """
@@ -379,7 +379,7 @@ def plan_absolute(
     domain: str | None = None,
     values: dict | None = None,
 ) -> Plan:
-    """The model calls of an absolute run (see :func:`judge.runners.run_absolute`)."""
+    """The model calls of an absolute run (see :func:`judge.runs.runners.run_absolute`)."""
     setup = _setup(
         "absolute", template, backend, attribute, domain, values, mode, n_samples, decoding
     )

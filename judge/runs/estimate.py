@@ -1,11 +1,11 @@
 """What a judge run will cost before it runs: model calls, tokens and an approximate price.
 
-The estimate plans the run exactly as :mod:`judge.runners` would (:mod:`judge.plan`) (same selection, same
-prompts, same store keys), so ``n_cached`` is what a resumed run will skip. Tokens are
-counted with the backend's ``count_tokens`` (the real tokenizer for transformers models,
+The estimate plans the run exactly as :mod:`judge.runs.runners` would
+(:mod:`judge.runs.plan`) (same selection, same prompts, same store keys), so ``n_cached`` is
+what a resumed run will skip. Tokens are counted with the backend's ``count_tokens`` (the real tokenizer for transformers models,
 about four characters a token for API models). Prices come from a small table of USD per
 million input / output tokens — approximate, check your provider — that users can edit:
-``judge/prices.csv`` by default, or the file named by ``JUDGESCOPE_PRICES`` / ``prices=``.
+``judge/runs/prices.csv`` by default, or the file named by ``JUDGESCOPE_PRICES`` / ``prices=``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pandas as pd
 
 from data.schema import Dataset
 from judge.backends.base import Decoding, GenerateRequest, LabelRequest
-from judge.plan import Plan, backend_identity, plan_for
+from judge.runs.plan import Plan, backend_identity, plan_for
 from judge.store import RunStore, open_store
 
 DEFAULT_PRICES = Path(__file__).with_name("prices.csv")
@@ -151,7 +151,7 @@ def estimate(
     Parameters
     ----------
     dataset, attribute, template, selection, budget, random_state, contexts, domain, values
-        As for :func:`judge.runners.run_pairwise` / :func:`judge.runners.run_absolute`
+        As for :func:`judge.runs.runners.run_pairwise` / :func:`judge.runs.runners.run_absolute`
         (the template's kind decides which).
     backend_or_model : backend object or str
         A backend (its ``describe()`` and ``count_tokens`` are used; no model call is made)

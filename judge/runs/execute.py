@@ -1,7 +1,7 @@
 """Carrying out a run's plan against a run store: every call made at most once, nothing lost.
 
-:func:`execute` is what :func:`judge.runners.run_pairwise` and ``run_absolute`` do once their
-plan is made. What it guarantees:
+:func:`execute` is what :func:`judge.runs.runners.run_pairwise` and ``run_absolute`` do once
+their plan is made. What it guarantees:
 
 - **Answers are kept before anything else happens.** A streaming backend hands each result to
   the store from the thread that read it (``sink``), one transaction per answer, before the
@@ -13,8 +13,8 @@ plan is made. What it guarantees:
   :class:`~judge.backends.base.BackendError` (the backend cannot work at all) and run-store
   errors end a run early.
 - **No call is asked twice at once.** Keys are claimed in the store before they are asked
-  (:mod:`judge.leases`); a second run on the same store skips what the first has claimed and
-  waits for its answers (or takes over the claims of a run that stopped or died), so it ends
+  (:mod:`judge.store.leases`); a second run on the same store skips what the first has claimed
+  and waits for its answers (or takes over the claims of a run that stopped or died), so it ends
   with the full table without paying again.
 """
 
@@ -35,8 +35,8 @@ from judge.backends.base import (
     exception_text,
     scrub_secrets,
 )
-from judge.leases import Lease
 from judge.store import RunStore, StoredResult, error_code, result_row
+from judge.store.leases import Lease
 
 logger = logging.getLogger(__name__)
 
