@@ -10,7 +10,7 @@ consistency, pairwise accuracy, Spearman per context). Measured on
 
 * the real SummEval ChatGPT verdicts (100 documents x 12 systems, 4 attributes; skipped with a
   note when the data folder lacks them), and
-* a simulated 100 contexts x 16 candidates set (``data.simulate``, every ordered pair),
+* a simulated 100 contexts x 16 candidates set (``data.synthetic.simulate``, every ordered pair),
 
 for one global tau and for per-context thresholds ("balance automatically per context").
 The first call (numba compile or cache load, cache fill) is reported apart from the warm
@@ -40,7 +40,7 @@ from scipy import stats  # noqa: E402
 
 import data  # noqa: E402
 from data.schema import DataError  # noqa: E402
-from data.simulate import simulate_with_truth  # noqa: E402
+from data.synthetic.simulate import simulate_with_truth  # noqa: E402
 from pages.services import bias as bias_svc  # noqa: E402
 from pages.services import comparisons  # noqa: E402
 

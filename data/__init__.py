@@ -2,7 +2,7 @@
 
 The public names are listed once here (importing them all costs about as much as pandas
 itself, which every module needs). The simulator function ``simulate`` is reached as
-``data.simulate.simulate``: exporting it here would clash with the submodule's name.
+``data.synthetic.simulate.simulate``: exporting it here would clash with the submodule's name.
 
 - Tables: :class:`Dataset`, :class:`DataError`, ``HUMAN_JUDGE_PREFIX`` (``data.schema``).
 - Benchmarks: :func:`list_benchmarks`, :func:`load_benchmark`, :class:`BenchmarkInfo`,
@@ -14,7 +14,7 @@ itself, which every module needs). The simulator function ``simulate`` is reache
   what each table holds: :func:`table_summary` (``data.overview``).
 - Arrays for ranking: :func:`comparisons_to_P`, :class:`PMatrix`, ... (``data.arrays``).
 - Parsing judge answers: :func:`parse_verdict`, :func:`parse_likert`, ... (``data.parsing``).
-- Synthetic data: :func:`simulate_with_truth` (``data.simulate``), :func:`demo_dataset`.
+- Synthetic data: :func:`simulate_with_truth` (``data.synthetic.simulate``), :func:`demo_dataset`.
 - The papers' published numbers beside computed ones: :func:`reproduce` (``data.reproduce``;
   its ``rows`` and ``papers_for`` are reached as ``data.reproduce.rows`` too).
 """
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
 from data.benchmarks import BenchmarkInfo, list_benchmarks, llmfao_golden, load_benchmark
-from data.demo import demo_dataset
 from data.flat import FlatComparisons, flat_comparisons
 from data.io import (
     PairwiseMapping,
@@ -48,7 +47,8 @@ from data.parsing import Parsed, parse_choice_letter, parse_likert, parse_verdic
 from data.paths import data_dirs, user_cache_dir
 from data.reproduce import reproduce  # the function; ``python -m data.reproduce`` runs the package
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
-from data.simulate import simulate_with_truth
+from data.synthetic.demo import demo_dataset
+from data.synthetic.simulate import simulate_with_truth
 from data.validate import validate_dataset, validate_table
 
 __all__ = [

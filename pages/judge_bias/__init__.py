@@ -2,7 +2,7 @@
 ``pages/judge_bias/page.py`` (the pickers, then the sections in this order):
 
 - :mod:`~pages.judge_bias.truth`: the button that loads a simulated judge with known
-  biases (``data.bias_demo``) and, while it is active, the true values beside the found ones;
+  biases (``data.synthetic.bias_demo``) and, while it is active, the true values beside the found ones;
 - :mod:`~pages.judge_bias.profile`: the position-bias profile (repetition stability,
   position consistency, preference fairness, first-position win rate) overall and against
   the quality gap of the two candidates (Shi et al. 2024);

@@ -1,4 +1,4 @@
-"""A simulated judge with known biases (``data.bias_demo``): the button that loads it, and
+"""A simulated judge with known biases (``data.synthetic.bias_demo``): the button that loads it, and
 "What the page should find" (the true values beside the recovered ones), shown only while
 that dataset is active."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from data import bias_demo as demo
+from data.synthetic import bias_demo as demo
 from pages.judge_bias import PAGE, Choice
 from pages.services import judge_bias as svc
 from pages.shell import state, ui

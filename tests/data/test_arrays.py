@@ -9,7 +9,7 @@ import pytest
 from data.arrays import PMatrix, comparisons_to_P, scores_to_matrix
 from data.flat import flat_comparisons
 from data.schema import DataError
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 from data.validate import validate_table
 
 NAN = np.nan

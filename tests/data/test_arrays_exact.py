@@ -12,7 +12,7 @@ import pytest
 import data
 from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import DataError, Dataset
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 from tests.data._slow_twins import slow_comparisons_to_P, slow_scores_to_matrix
 
 

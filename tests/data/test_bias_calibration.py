@@ -21,7 +21,7 @@ from data.bias.calibration import (
 from data.comparative import human_scores_for, judge_pmatrix
 from data.paths import data_dirs
 from data.schema import DataError
-from data.simulate import simulate
+from data.synthetic.simulate import simulate
 
 JUDGE = "simulated"
 

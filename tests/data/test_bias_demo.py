@@ -1,4 +1,4 @@
-"""data.bias_demo: the simulated judge with known biases, and its truth recovered by data.bias."""
+"""data.synthetic.bias_demo: the simulated judge with known biases, and its truth recovered by data.bias."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from data.bias import cycles_summary, pair_frame, profile_by_gap, style_coefficients, worst_cycles
-from data.bias_demo import (
+from data.synthetic.bias_demo import (
     CHANCE_CYCLES,
     NAME,
     TRUTH_COLUMNS,

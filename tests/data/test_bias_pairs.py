@@ -15,7 +15,7 @@ from data.bias import features, pair_frame
 from data.bias.pairs import JUDGE_GAP_RIDGE, PAIR_COLUMNS, rating_pairs
 from data.paths import data_dirs
 from data.schema import DataError, Dataset
-from data.simulate import simulate
+from data.synthetic.simulate import simulate
 from data.validate import validate_dataset
 
 

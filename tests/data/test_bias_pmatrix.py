@@ -13,7 +13,7 @@ from data import bias
 from data.bias.pmatrix import compared_layout
 from data.comparative import judge_pmatrix
 from data.schema import DataError, Dataset
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 
 J = "simulated"
 

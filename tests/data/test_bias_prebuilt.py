@@ -14,7 +14,7 @@ from data import bias
 from data.bias import calibration as calib
 from data.paths import data_dirs
 from data.schema import Dataset
-from data.simulate import simulate, simulate_with_truth
+from data.synthetic.simulate import simulate, simulate_with_truth
 
 J = "simulated"
 

@@ -16,7 +16,7 @@ from data.bias.cycles import SUMMARY_COLUMNS as CYCLE_SUMMARY
 from data.bias.profile import BY_GAP_COLUMNS, SUMMARY_COLUMNS
 from data.paths import data_dirs
 from data.schema import DataError
-from data.simulate import simulate
+from data.synthetic.simulate import simulate
 
 SUMMEVAL_JUDGE = "gpt-3.5-turbo-0301/ab-choice"
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from data.bias import cycles_summary, pair_frame, profile_by_gap, style_coefficients, worst_cycles
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 
 
 def _sigmoid(x):

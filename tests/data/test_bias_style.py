@@ -12,7 +12,7 @@ from data.bias.style import (
     style_ranking,
 )
 from data.schema import DataError
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from data.coerce import normalise_column
 from data.io import read_frame, read_upload
 from data.schema import TABLES, DataError
-from data.simulate import simulate
+from data.synthetic.simulate import simulate
 
 SEED = 9
 N_INPUTS = 400

@@ -7,10 +7,10 @@ import json
 import pandas as pd
 import pytest
 
-from data.demo import demo_dataset
 from data.io import load_dataset, save_dataset
 from data.schema import TABLE_NAMES, DataError, Dataset
-from data.simulate import simulate
+from data.synthetic.demo import demo_dataset
+from data.synthetic.simulate import simulate
 from tests.data._io_tables import tricky_tables
 
 

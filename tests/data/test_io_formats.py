@@ -7,7 +7,7 @@ import pytest
 
 from data.io import read_frame, read_table, read_upload, write_table
 from data.schema import TABLE_NAMES, DataError, empty_table
-from data.simulate import simulate
+from data.synthetic.simulate import simulate
 from data.validate import validate_table
 from tests.data._io_tables import FORMATS, tricky_tables
 

@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from data.demo import demo_dataset
 from data.probes import (
     contamination,
     family_win_rates,
@@ -17,6 +16,7 @@ from data.probes import (
     self_preference_summary,
 )
 from data.schema import DataError, Dataset
+from data.synthetic.demo import demo_dataset
 from tests.pages._analysis_apptest import need
 
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 from data import load_benchmark
-from data.demo import demo_dataset
 from data.readings import READINGS, has_readings, reading_note, with_reading
 from data.schema import AUTOMATIC, DataError, Dataset
+from data.synthetic.demo import demo_dataset
 from data.validate import validate_dataset
 from tests.data._benchmark_files import need
 

@@ -8,9 +8,9 @@ import pytest
 from scipy.stats import spearmanr
 
 from data.arrays import comparisons_to_P, scores_to_matrix
-from data.demo import ATTRIBUTES, PROMPTS, SYSTEM_LEVELS, TEXTS_FILE, demo_dataset
 from data.schema import TABLE_NAMES
-from data.simulate import simulate, simulate_with_truth
+from data.synthetic.demo import ATTRIBUTES, PROMPTS, SYSTEM_LEVELS, TEXTS_FILE, demo_dataset
+from data.synthetic.simulate import simulate, simulate_with_truth
 from data.validate import validate_dataset
 
 

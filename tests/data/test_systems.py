@@ -8,8 +8,8 @@ import pytest
 
 from data import load_benchmark
 from data.analysis_view import analysis_view
-from data.demo import demo_dataset
 from data.schema import AUTOMATIC, DataError, Dataset
+from data.synthetic.demo import demo_dataset
 from data.systems import default_excluded, keep_systems, systems_of
 from data.validate import validate_dataset
 from tests.data._benchmark_files import need

@@ -19,7 +19,7 @@ import pytest
 from data.io import load_dataset, read_frame, read_table, read_upload, save_dataset, write_table
 from data.limits import MAX_COLUMNS, MAX_ROWS, Limits
 from data.schema import DataError
-from data.simulate import simulate
+from data.synthetic.simulate import simulate
 
 
 def refused(name, data, match, **kwargs) -> str:

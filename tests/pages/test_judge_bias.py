@@ -10,7 +10,7 @@ import pytest
 
 import data
 from data.schema import Dataset
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 from pages.services import judge_bias as svc
 from pages.shell.debias import MODE
 from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page

@@ -1,11 +1,11 @@
 """AppTest: the Judge bias page's "Try it on a judge with known biases" button loads the
-simulated judge (data.bias_demo) and the page shows the true values beside the recovered
+simulated judge (data.synthetic.bias_demo) and the page shows the true values beside the recovered
 ones, every check ticked; a different dataset of the same name gets no truth section."""
 
 from __future__ import annotations
 
-from data.bias_demo import NAME
-from data.simulate import simulate_with_truth
+from data.synthetic.bias_demo import NAME
+from data.synthetic.simulate import simulate_with_truth
 from tests.pages._analysis_apptest import chart_titles, open_page
 
 PAGE = "pages/judge_bias/page.py"

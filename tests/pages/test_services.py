@@ -13,7 +13,7 @@ import pytest
 
 import data
 from data.schema import DataError, Dataset, empty_table
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 from pages.services import bias as bias_svc
 from pages.services import budgets as budgets_svc
 from pages.services import common, comparisons

@@ -1,4 +1,4 @@
-"""The simulator's known biases (``data.simulate``): texts with known features, cycles.
+"""The simulator's known biases (``data.synthetic.simulate``): texts with known features, cycles.
 
 Real-looking candidate texts:
 Each text is built from a small built-in word list so that its whitespace tokens number

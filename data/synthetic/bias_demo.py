@@ -1,6 +1,6 @@
 """A simulated judge with known biases, made to show every section of the Judge bias page.
 
-:func:`bias_demo` simulates (``data.simulate.simulate_with_truth``) 40 contexts x 8
+:func:`bias_demo` simulates (``data.synthetic.simulate.simulate_with_truth``) 40 contexts x 8
 candidates from 8 systems whose strengths are evenly spaced (one logit apart), with texts, a
 length bias, a first-slot bonus that decays with the quality gap, three injected cycles, ties,
 three annotators and three sampled verdicts per ordered pair. :func:`truth_table` sets the
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from data.schema import Dataset
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 
 __all__ = ["CHANCE_CYCLES", "NAME", "TRUTH_COLUMNS", "bias_demo", "true_first_win", "truth_table"]
 

@@ -22,7 +22,7 @@ Model (all draws from one ``numpy.random.Generator``, vectorised, no loop over p
   (p_first 1 / 0.5 / 0 for A / tie / B), whose mean estimates the soft value.
 * **Texts** (``texts=True``, implied by ``length_bias``): word counts uniform on 20-200,
   texts from a small word list with some markdown headers, list items and bold
-  (``data.simulate_bias``). Drawn from a child generator (``Generator.spawn``), so every
+  (``data.synthetic.simulate_bias``). Drawn from a child generator (``Generator.spawn``), so every
   other draw is the same as without texts.
 * **Judge Likert ratings** (``likert=True``): per prompt a leniency offset, per prompt and
   candidate an error ``judge_noise * e``, per sample a small extra noise; mapped to the
@@ -38,7 +38,7 @@ import pandas as pd
 
 from data.bias.features import normalized_diff
 from data.schema import Dataset
-from data.simulate_bias import bias_note, draw_words, make_texts, reverse_first_third
+from data.synthetic.simulate_bias import bias_note, draw_words, make_texts, reverse_first_third
 
 #: Correlation between the latent qualities of two attributes of the same candidate.
 ATTRIBUTE_CORRELATION = 0.7
@@ -360,7 +360,7 @@ def simulate_with_truth(
             f"{position_bias:g}, tie rate {tie_rate:g}, {mode} mode, seed {random_state!r}"
             + bias_note(length_bias, position_bias_decay, cycles, ctx_names, texts)
         ),
-        source="data.simulate",
+        source="data.synthetic.simulate",
     )
     if ratings is not None:
         ds.ratings = _canonical(ratings)

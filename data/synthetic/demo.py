@@ -1,8 +1,8 @@
 """The offline demo dataset the app opens on.
 
 Twelve invented news items, each summarised by six made-up systems with distinct styles
-(hand-written texts in ``data/demo/texts.json``). Every system has a typical level of
-consistency (facts right) and fluency on a 1-5 scale; the simulator (``data.simulate``)
+(hand-written texts in ``data/synthetic/demo_texts.json``). Every system has a typical level of
+consistency (facts right) and fluency on a 1-5 scale; the simulator (``data.synthetic.simulate``)
 turns these levels, with a little per-item variation, into three annotators' scores, a
 position-biased pairwise judge over both orders of every pair, and judge Likert ratings
 under two prompts with three samples each. So every page has something to show: rankings
@@ -18,11 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from data.schema import Dataset
-from data.simulate import simulate_with_truth
+from data.synthetic.simulate import simulate_with_truth
 from data.validate import validate_dataset
 
-DEMO_DIR = Path(__file__).resolve().parent / "demo"
-TEXTS_FILE = DEMO_DIR / "texts.json"
+TEXTS_FILE = Path(__file__).resolve().with_name("demo_texts.json")
 
 ATTRIBUTES = ("consistency", "fluency")
 
@@ -57,7 +56,7 @@ def demo_dataset() -> Dataset:
     Raises
     ------
     ValueError
-        A context of ``data/demo/texts.json`` does not have one text for each system of
+        A context of ``data/synthetic/demo_texts.json`` does not have one text for each system of
         ``SYSTEM_LEVELS`` (no more, no fewer).
     """
     texts = json.loads(TEXTS_FILE.read_text(encoding="utf-8"))
@@ -106,7 +105,7 @@ def demo_dataset() -> Dataset:
         for c, s in zip(ds.candidates["context_id"], ds.candidates["candidate_id"], strict=True)
     ]
     ds.name = "demo"
-    ds.source = "bundled demo (data/demo/texts.json + data.simulate)"
+    ds.source = "bundled demo (data/synthetic/demo_texts.json + data.synthetic.simulate)"
     ds.description = (
         "Offline demo: 12 invented news items, each summarised by 6 made-up systems "
         "(large, lead, small, hallucinator, keywords, truncated), scored on consistency and "
