@@ -1,5 +1,5 @@
-"""``python -m data check|fetch [NAME ...]``: see :mod:`data.fetch`."""
+"""``python -m data check|fetch [NAME ...]``: see :mod:`data.benchmarks.fetch`."""
 
-from data.fetch import main
+from data.benchmarks.fetch import main
 
 raise SystemExit(main())

@@ -7,9 +7,13 @@
 Files are read from the folders of :func:`data.paths.data_dirs` (``JUDGESCOPE_DATA``, default
 ``../shared/data``, then the per-user cache); missing ones are downloaded from the public
 source pinned in ``_sources.py`` and checked against ``checksums.json`` (see
-:mod:`data.download`). A parsed benchmark is kept in memory per (name, files, their
+:mod:`data.benchmarks.download`). A parsed benchmark is kept in memory per (name, files, their
 modification times and sizes), so a second load is immediate; edit or replace a file and the
 next load reads it again.
+
+Beside the loaders (one module per benchmark): ``download`` (find a file in the data folders,
+or fetch it from its pinned source and check it) and ``fetch`` (check or fetch every file of
+the named benchmarks at once: ``python -m data check|fetch [NAME ...]``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import pandas as pd
 
 from data.benchmarks import hanna, llmfao, newsroom, pandalm, summeval, topicalchat, webnlg
 from data.benchmarks._sources import remote_file
-from data.download import resolve_files
+from data.benchmarks.download import resolve_files
 from data.schema import DataError, Dataset
 
 __all__ = [

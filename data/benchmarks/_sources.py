@@ -3,7 +3,7 @@
 The data folder keeps each set under its own folder (``hanna/``, ``summeval_llm_eval/`` ...)
 with the same relative paths as in the source repository; the set's PROVENANCE.md names the
 repository and commit. ``checksums.json`` holds ``[sha256, n_bytes]`` per file, computed from
-the reference copy with ``python -m data.download checksums ROOT``.
+the reference copy with ``python -m data.benchmarks.download checksums ROOT``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from data.download import RemoteFile, raw_github_url
+from data.benchmarks.download import RemoteFile, raw_github_url
 
 # (set folder, path prefix inside it, repository, commit); the longest matching prefix wins.
 # Paths inside the repository equal the paths inside the set folder (see each PROVENANCE.md).
@@ -115,7 +115,7 @@ def source_of(relpath: str) -> tuple[str, str, str]:
 
 
 def remote_file(relpath: str) -> RemoteFile:
-    """The :class:`~data.download.RemoteFile` for a known benchmark file.
+    """The :class:`~data.benchmarks.download.RemoteFile` for a known benchmark file.
 
     Parameters
     ----------

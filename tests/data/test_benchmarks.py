@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import data
-from data import download
 from data.benchmarks import (
     benchmark_info,
+    download,
     evalica_toy,
     list_benchmarks,
     llmfao_golden,
@@ -98,7 +98,7 @@ def test_every_known_file_has_a_pinned_source():
 
 @pytest.mark.skipif(not (DATA / "llmfao_evalica/simple.csv").is_file(), reason="no data folder")
 def test_checksums_match_the_reference_copy():
-    # Small files only (the whole set is checked by `python -m data.download checksums`).
+    # Small files only (the whole set is checked by `python -m data.benchmarks.download checksums`).
     for rel in (
         "llmfao_evalica/simple.csv",
         "llmfao_evalica/food-golden.csv",

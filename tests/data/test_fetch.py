@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from data import download
-from data.benchmarks import benchmark_info
+from data.benchmarks import benchmark_info, download
 from data.benchmarks._sources import remote_file
-from data.fetch import check_benchmarks, main
+from data.benchmarks.fetch import check_benchmarks, main
 from data.schema import DataError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ source (a raw GitHub URL at a fixed commit) into the per-user cache folder
 network is not there, or ``JUDGESCOPE_OFFLINE=1`` is set, the :class:`~data.schema.DataError`
 names the missing file, the folders searched, the URL and where to put the file.
 
-``python -m data.download checksums ROOT`` prints the checksum manifest of the files under
-ROOT (how ``data/benchmarks/checksums.json`` was made).
+``python -m data.benchmarks.download checksums ROOT`` prints the checksum manifest of the files
+under ROOT (how ``data/benchmarks/checksums.json`` was made).
 """
 
 from __future__ import annotations
@@ -401,7 +401,7 @@ def checksum_manifest(root: str | os.PathLike, relpaths: Iterable[str]) -> dict[
 
 def _main(argv: Sequence[str]) -> int:
     if len(argv) != 2 or argv[0] != "checksums":
-        sys.stderr.write("usage: python -m data.download checksums ROOT\n")
+        sys.stderr.write("usage: python -m data.benchmarks.download checksums ROOT\n")
         return 2
     root = Path(argv[1])
     rels = [

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from data.benchmarks import benchmark_info, list_benchmarks
 from data.benchmarks._sources import remote_file
-from data.download import FileCheck, check_files, resolve_files
+from data.benchmarks.download import FileCheck, check_files, resolve_files
 from data.schema import DataError
 
 
