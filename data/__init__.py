@@ -10,7 +10,7 @@ itself, which every module needs). The simulator function ``simulate`` is reache
 - Validation: :func:`validate_dataset`, :func:`validate_table` (``data.validate``).
 - Uploads: :func:`read_upload`, :func:`read_upload_result`, :func:`preview_upload`,
   :func:`read_table`, :func:`write_table`, :func:`load_dataset`, :func:`save_dataset`, ...
-  (``data.io``); joining a file to a dataset: :func:`add_to_dataset` (``data.merge``);
+  (``data.io``); joining a file to a dataset: :func:`add_to_dataset` (``data.io.merge``);
   what each table holds: :func:`table_summary` (``data.overview``).
 - Arrays for ranking: :func:`comparisons_to_P`, :class:`PMatrix`, ... (``data.arrays``).
 - Parsing judge answers: :func:`parse_verdict`, :func:`parse_likert`, ... (``data.parsing``).
@@ -41,7 +41,7 @@ from data.io import (
     wide_to_dataset,
     write_table,
 )
-from data.merge import add_to_dataset
+from data.io.merge import add_to_dataset
 from data.overview import table_summary
 from data.parsing import Parsed, parse_choice_letter, parse_likert, parse_verdict
 from data.paths import data_dirs, user_cache_dir

@@ -165,12 +165,12 @@ class Dataset:
         Shown to the user.
     sources : dict of str to list of str
         Table name -> the files its rows came from, in the order they were added (filled by
-        uploads and ``data.merge``; empty for benchmarks, whose ``source`` says it all).
+        uploads and ``data.io.merge``; empty for benchmarks, whose ``source`` says it all).
     reference_systems : tuple of str
         Systems (values of ``candidates.system``) that are references rather than generators,
         e.g. HANNA's human-written story ``("Human",)``. Analyses leave them out by default
         (``data.systems.default_excluded``); a filtered view may lack them. Kept by
-        validation, ``data.merge`` (union) and the workspace and folder files.
+        validation, ``data.io.merge`` (union) and the workspace and folder files.
     """
 
     name: str

@@ -32,6 +32,12 @@ The package, one module per seam (the names below are all reached as ``data.io.<
   dataset and notes), :func:`preview_upload` (an :class:`UploadPreview`, before loading);
 - ``notes``: row ranges and grouped messages for the notes;
 - ``folders``: :func:`save_dataset`, :func:`load_dataset`, ``DATASET_META``.
+
+Beside them, reached by their module path: ``merge`` (:func:`~data.io.merge.add_to_dataset`,
+one file's tables joined to a dataset), ``workspace`` (datasets and settings in one zip file:
+:func:`~data.io.workspace.save_workspace`, :func:`~data.io.workspace.load_workspace`) and
+``spreadsheet`` (CSV for spreadsheets, formula injection neutralised:
+:func:`~data.io.spreadsheet.spreadsheet_csv`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import hashlib
 import streamlit as st
 
 from data import io as dio
-from data.merge import add_to_dataset
+from data.io.merge import add_to_dataset
 from data.natural import natural_sorted
 from pages.data import mapping as forms
 from pages.shell import state, ui

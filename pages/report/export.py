@@ -20,8 +20,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from data.io.spreadsheet import spreadsheet_csv
 from data.natural import natural_key
-from data.spreadsheet import spreadsheet_csv
 from pages.shell.ui import slug
 
 #: The pseudo-title of a page's headline metric cards in ``chosen`` (tick them like a view).
@@ -278,7 +278,7 @@ def tables_zip(views: dict, *, dataset: str | None = None, chosen=None) -> bytes
 
     ``views`` as for :func:`report_html`; the whole registry needs ``dataset``. The CSVs are
     for spreadsheets, so text that would start a formula is neutralised
-    (``data.spreadsheet``); the registered tables themselves are not changed.
+    (``data.io.spreadsheet``); the registered tables themselves are not changed.
     """
     if dataset is None and is_registry(views):  # every dataset, one folder each
         parts = [(f"{slug(name)}/", sections_of(views, name)) for name in views]

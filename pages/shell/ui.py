@@ -18,8 +18,8 @@ import plotly.io as pio
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from data.io.spreadsheet import spreadsheet_csv
 from data.schema import DataError
-from data.spreadsheet import spreadsheet_csv
 from pages.shell import session
 
 log = logging.getLogger("judgescope")

@@ -5,7 +5,7 @@ Uploads and judged copies live in the browser session only. As soon as the sessi
 the whole workspace is written to ``<cache>/workspaces/<id>.zip`` (``data.paths
 .user_cache_dir``; ``JUDGESCOPE_CACHE`` moves it) and the random id goes into the URL as
 ``ws=``: a refresh, or the link opened on this machine, loads it again. API keys are never
-kept in settings, so they never reach the file (:func:`data.workspace.clean_settings`).
+kept in settings, so they never reach the file (:func:`data.io.workspace.clean_settings`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from data.io.workspace import BenchmarkRef, clean_settings, load_workspace, save_workspace
 from data.paths import user_cache_dir
 from data.schema import DataError, Dataset
-from data.workspace import BenchmarkRef, clean_settings, load_workspace, save_workspace
 from pages.shell import session, ui
 from pages.shell.tokens import token
 

@@ -1,4 +1,4 @@
-"""data.merge.add_to_dataset (files joined into one dataset) and data.overview (what each
+"""data.io.merge.add_to_dataset (files joined into one dataset) and data.overview (what each
 table holds, human verdicts, both presentation orders)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from data.io import read_upload
-from data.merge import add_to_dataset
+from data.io.merge import add_to_dataset
 from data.overview import both_orders_share, human_verdicts, table_summary
 from data.schema import DataError
 

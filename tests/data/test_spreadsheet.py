@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data.spreadsheet import neutralise, neutralise_formulas, spreadsheet_csv
+from data.io.spreadsheet import neutralise, neutralise_formulas, spreadsheet_csv
 
 DANGEROUS = ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\t=1", "\r=1", '=HYPERLINK("http://x")']
 

@@ -1,4 +1,4 @@
-"""data.workspace: one file with datasets and settings, read back exactly, validated on open."""
+"""data.io.workspace: one file with datasets and settings, read back exactly, validated on open."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import data
+from data.io.workspace import BenchmarkRef, clean_settings, load_workspace, save_workspace
 from data.schema import TABLE_NAMES, DataError
-from data.workspace import BenchmarkRef, clean_settings, load_workspace, save_workspace
 
 
 def _same(a, b) -> None:

@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import data
-from data.workspace import BenchmarkRef, load_workspace, save_workspace
+from data.io.workspace import BenchmarkRef, load_workspace, save_workspace
 from tests.pages.test_state import APP, TIMEOUT, _ok, _param
 
 SECRET = "sk-workspace-page-test-2b7e151628aed2a6"
