@@ -169,7 +169,7 @@ class Dataset:
     reference_systems : tuple of str
         Systems (values of ``candidates.system``) that are references rather than generators,
         e.g. HANNA's human-written story ``("Human",)``. Analyses leave them out by default
-        (``data.systems.default_excluded``); a filtered view may lack them. Kept by
+        (``data.scope.systems.default_excluded``); a filtered view may lack them. Kept by
         validation, ``data.io.merge`` (union) and the workspace and folder files.
     """
 

@@ -19,9 +19,9 @@ from data.agreement.correlations import correlation_table
 from data.agreement.humans import human_baseline_table, iaa_table
 from data.agreement.judges import pairwise_accuracy_table, self_consistency_table
 from data.agreement.williams import FAMILIES, williams_table
-from data.analysis_view import analysis_view
 from data.schema import DataError, Dataset
-from data.systems import systems_of
+from data.scope.analysis_view import analysis_view
+from data.scope.systems import systems_of
 from ranking.agreement import ALTERNATIVES, BASELINE_REFERENCES, KENDALL_VARIANTS
 
 #: The ``--help`` description (the first line of the package docstring says the same).

@@ -14,7 +14,7 @@ two rows, its min and its max), plus rows for the analyses whose published numbe
 data that was not released (``published`` NaN, computed on the nearest data we have, the
 ``note`` naming it). Every computed value comes from the functions the app's pages call
 (``data.agreement``, ``data.group_comparison``, ``data.comparative``, ...), run on the
-dataset as the paper analysed it (``data.analysis_view`` with the paper's systems and
+dataset as the paper analysed it (``data.scope.analysis_view`` with the paper's systems and
 reading); the published numbers are data (:mod:`data.reproduce.published`), never the
 computation's input.
 

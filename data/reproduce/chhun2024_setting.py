@@ -8,8 +8,8 @@ judge names.
 
 from __future__ import annotations
 
-from data.analysis_view import analysis_view
 from data.schema import Dataset
+from data.scope.analysis_view import analysis_view
 
 BENCH = "hanna"
 PAGE = "agreement"
@@ -25,5 +25,5 @@ def judge_name(llm: str, prompt: str = EP1) -> str:
 
 
 def paper_view(ds: Dataset, exclude=EXCLUDE) -> Dataset:
-    """HANNA as the paper analyses it (``data.analysis_view``: systems left out, reading)."""
+    """HANNA as the paper analyses it (``data.scope.analysis_view``: systems left out, reading)."""
     return analysis_view(ds, exclude=list(exclude), reading=READING)

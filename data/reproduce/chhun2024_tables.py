@@ -17,11 +17,11 @@ from data.agreement import (
     reference_annotators,
     system_ratings_table,
 )
-from data.analysis_view import analysis_view
 from data.reproduce import published as pub
 from data.reproduce._common import fmt, link, row
 from data.reproduce.chhun2024_setting import BENCH, EP1, READING, judge_name
 from data.schema import Dataset
+from data.scope.analysis_view import analysis_view
 
 _NOT_RELEASED_TRIES = (
     "the three tries per story are not released (the ratings file holds their mean), so "

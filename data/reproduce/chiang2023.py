@@ -14,11 +14,11 @@ import os
 import pandas as pd
 
 from data.agreement import annotator_pairs_table, self_consistency_table
-from data.analysis_view import analysis_view
 from data.benchmarks import load_benchmark
 from data.group_comparison import group_comparison_table
 from data.reproduce import published as pub
 from data.reproduce._common import link, mean_by, row
+from data.scope.analysis_view import analysis_view
 
 _NOT_RELEASED = (
     "the paper's stories and the teachers' ratings are not released; computed on HANNA ({what})"

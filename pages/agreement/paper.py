@@ -8,7 +8,7 @@ import numpy as np
 import plotly.express as px
 import streamlit as st
 
-from data.systems import systems_of
+from data.scope.systems import systems_of
 from pages.agreement import PAGE, Choices, kept_index
 from pages.services import agreement as svc
 from pages.shell import ui

@@ -7,7 +7,7 @@ for a dataset whose published ratings differ from the cleaned ones, "Judge ratin
 published / cleaned). Both are kept settings (``app.exclude``, ``app.reading``), mirrored to
 the URL (``exclude=Human,GPT-2``, ``reading=published``), remembered per dataset in the
 session. Every analysis page analyses :func:`analysed`: the active dataset seen through
-``data.analysis_view``, one object per (dataset, revision, exclusion, reading), so the
+``data.scope.analysis_view``, one object per (dataset, revision, exclusion, reading), so the
 services' caches (keyed by :func:`pages.shell.session.token`) keep their results.
 """
 
@@ -18,10 +18,10 @@ from collections import OrderedDict
 
 import streamlit as st
 
-from data.analysis_view import analysis_view
-from data.readings import READINGS, has_readings, reading_note
 from data.schema import Dataset
-from data.systems import default_excluded, systems_of
+from data.scope.analysis_view import analysis_view
+from data.scope.readings import READINGS, has_readings, reading_note
+from data.scope.systems import default_excluded, systems_of
 from pages.shell import session
 from pages.shell.session import parse_exclude
 from pages.shell.tokens import token
@@ -57,7 +57,7 @@ _lock = threading.Lock()
 
 
 def readings_differ(ds: Dataset) -> bool:
-    """``data.readings.has_readings``, computed once per dataset object and revision."""
+    """``data.scope.readings.has_readings``, computed once per dataset object and revision."""
     tok = token(ds)
     with _lock:
         if tok in _readings:
@@ -71,7 +71,7 @@ def readings_differ(ds: Dataset) -> bool:
 
 
 def view(ds: Dataset, exclude, reading: str | None) -> Dataset:
-    """``data.analysis_view(ds, exclude, reading)``, one object per (token, exclude, reading)."""
+    """``data.scope.analysis_view(ds, exclude, reading)``, one object per (token, exclude, reading)."""
     key = (token(ds), tuple(exclude), reading)
     with _lock:
         if key in _views:

@@ -21,8 +21,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.state import get_session_state
 
 import data
-from data.readings import READINGS
 from data.schema import Dataset
+from data.scope.readings import READINGS
 from pages.services.calibration import DEBIAS_MODES
 from pages.shell import tokens
 

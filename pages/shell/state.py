@@ -74,7 +74,7 @@ def changed(name: str) -> None:
 def analysed() -> Dataset:
     """The active dataset as the analysis pages see it: the systems left out in the
     sidebar's Analysis scope set aside, the chosen reading of the judge ratings applied
-    (``data.analysis_view``); the same object while the scope and dataset stay the same."""
+    (``data.scope.analysis_view``); the same object while the scope and dataset stay the same."""
     return scope.analysed()
 
 

@@ -19,7 +19,7 @@ from scipy import stats
 import data
 from data import agreement as da
 from data.paths import data_dirs
-from data.systems import keep_systems
+from data.scope.systems import keep_systems
 from tests.data.test_agreement_real import ITEM, twin_williams
 
 pytestmark = pytest.mark.slow

@@ -1,4 +1,4 @@
-"""``data.readings``: published and cleaned readings of judge ratings."""
+"""``data.scope.readings``: published and cleaned readings of judge ratings."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from data import load_benchmark
-from data.readings import READINGS, has_readings, reading_note, with_reading
 from data.schema import AUTOMATIC, DataError, Dataset
+from data.scope.readings import READINGS, has_readings, reading_note, with_reading
 from data.synthetic.demo import demo_dataset
 from data.validate import validate_dataset
 from tests.data._benchmark_files import need

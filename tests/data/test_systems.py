@@ -1,4 +1,4 @@
-"""``data.systems`` and ``data.analysis_view``: leave systems out, HANNA's human story a
+"""``data.scope.systems`` and ``data.scope.analysis_view``: leave systems out, HANNA's human story a
 reference system by default."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from data import load_benchmark
-from data.analysis_view import analysis_view
 from data.schema import AUTOMATIC, DataError, Dataset
+from data.scope.analysis_view import analysis_view
+from data.scope.systems import default_excluded, keep_systems, systems_of
 from data.synthetic.demo import demo_dataset
-from data.systems import default_excluded, keep_systems, systems_of
 from data.validate import validate_dataset
 from tests.data._benchmark_files import need
 

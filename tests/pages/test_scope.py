@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import data
 from data.arrays import comparisons_to_P
-from data.systems import systems_of
+from data.scope.systems import systems_of
 from ranking import win_ratio
 from tests.pages._analysis_apptest import APP, TIMEOUT, metrics, need
 from tests.pages._known import judge_rows

@@ -19,7 +19,7 @@ from data import agreement as dag
 from data.group_comparison import group_comparison_table
 from data.natural import natural_key
 from data.schema import Dataset
-from data.systems import systems_of
+from data.scope.systems import systems_of
 from pages.services.agreement.raters import (
     DEFAULT_MEASURES,
     default_labels,

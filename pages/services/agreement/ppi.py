@@ -10,7 +10,7 @@ import pandas as pd
 
 from data import ppi as dppi
 from data.schema import Dataset
-from data.systems import systems_of
+from data.scope.systems import systems_of
 from pages.services.agreement.raters import rater_label
 from pages.services.common import cache_data
 

@@ -4,26 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from data.readings import with_reading
 from data.schema import Dataset
-from data.systems import default_excluded, keep_systems
+from data.scope.readings import with_reading
+from data.scope.systems import default_excluded, keep_systems
 
 
 def analysis_view(
     ds: Dataset, exclude: Iterable[str] | None = None, reading: str | None = None
 ) -> Dataset:
-    """``ds`` as the analyses see it: :func:`~data.systems.keep_systems` then
-    :func:`~data.readings.with_reading`.
+    """``ds`` as the analyses see it: :func:`~data.scope.systems.keep_systems` then
+    :func:`~data.scope.readings.with_reading`.
 
     Parameters
     ----------
     ds : Dataset
         The dataset as loaded; not changed.
     exclude : iterable of str, optional
-        Systems to leave out; None: :func:`~data.systems.default_excluded` (the reference
+        Systems to leave out; None: :func:`~data.scope.systems.default_excluded` (the reference
         systems, e.g. HANNA's human story); ``[]``: none.
     reading : {"published", "cleaned"}, optional
-        None: ``"published"`` when :func:`~data.readings.has_readings`, else the scores as
+        None: ``"published"`` when :func:`~data.scope.readings.has_readings`, else the scores as
         loaded.
 
     Returns
