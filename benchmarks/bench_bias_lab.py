@@ -52,7 +52,7 @@ import pandas as pd  # noqa: E402
 import data  # noqa: E402
 import ranking  # noqa: E402
 from data import bias  # noqa: E402
-from data.comparative import judge_pmatrix  # noqa: E402
+from data.comparative.tables import judge_pmatrix  # noqa: E402
 from data.schema import DataError  # noqa: E402
 
 TARGET_MS = 100.0

@@ -192,7 +192,7 @@ def llmfao(repeats):
     peer, beta = scipy_peer(first, second, y, X, n)
     print(f"  peer scipy BFGS (style)            {peer:8.1f} ms (one run)")
     import data
-    from data.ties import tie_models
+    from data.comparative.ties import tie_models
 
     ds = data.load_benchmark("llmfao")
     c = ds.comparisons

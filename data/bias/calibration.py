@@ -11,7 +11,7 @@ of correcting it (``METHODS``) and measures the result against the humans:
 * ``isotonic`` / ``platt``: ``ranking.calibrate`` against the human pairwise labels,
   cross-fitted over contexts (each context mapped without its own labels).
 
-The human reference is ``data.comparative.human_scores_for`` (mean human scores, else the
+The human reference is ``data.comparative.tables.human_scores_for`` (mean human scores, else the
 win-ratio of pooled human verdicts), laid out like the judge's P.
 :func:`reliability_frame` gives the reliability diagram of one method before and after.
 """
@@ -27,7 +27,7 @@ from scipy.stats import rankdata
 import ranking
 from data.bias.cycles import cycles_pmatrix
 from data.bias.pmatrix import compared_layout
-from data.comparative import human_scores_for, judge_pmatrix
+from data.comparative.tables import human_scores_for, judge_pmatrix
 from data.schema import DataError, Dataset
 
 __all__ = [
@@ -123,7 +123,7 @@ def judge_inputs(ds: Dataset, attribute: str, judge: str, *, cycles_pm=None) -> 
     Returns
     -------
     (PMatrix, (ndarray or None, str))
-        The P laid out as ``data.comparative.judge_pmatrix`` lays it out (equal to it cell
+        The P laid out as ``data.comparative.tables.judge_pmatrix`` lays it out (equal to it cell
         for cell) and ``human_scores_for`` of it: build them once per judge and pass them
         as ``pm=`` / ``reference=`` to :func:`calibration_table` and
         :func:`reliability_frame`.

@@ -2,7 +2,7 @@
 
 The transitivity tables read the judge's P in candidate-table order with every candidate
 of a compared context (``cycles.cycles_pmatrix``); the calibration tables read it as
-``data.comparative.judge_pmatrix`` lays it out (contexts with a parsed comparison, sorted;
+``data.comparative.tables.judge_pmatrix`` lays it out (contexts with a parsed comparison, sorted;
 per context the compared candidates, sorted). Both average the same parsed samples of the
 same rows into the same cells, so the second is a re-indexing of the first:
 :func:`compared_layout` gathers it instead of averaging the comparisons a second time.
@@ -18,7 +18,7 @@ __all__ = ["compared_layout"]
 
 
 def compared_layout(pm: PMatrix) -> PMatrix | None:
-    """``pm`` re-laid out as ``data.comparative.judge_pmatrix`` builds it.
+    """``pm`` re-laid out as ``data.comparative.tables.judge_pmatrix`` builds it.
 
     Parameters
     ----------

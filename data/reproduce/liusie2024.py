@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from data.benchmarks import load_benchmark
-from data.comparative import judge_template_table, subset_table
+from data.comparative.tables import judge_template_table, subset_table
 from data.reproduce._common import link, row
 
 BENCH = "summeval"

@@ -9,7 +9,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from data.examples import human_scores_of
+from data.comparative.examples import human_scores_of
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services import examples as svc
 
@@ -75,7 +75,7 @@ def _answers(samples: pd.DataFrame, order: str) -> None:
 def show_pair(
     ds: Dataset, attribute: str, row: pd.Series, samples: pd.DataFrame, *, human_source
 ) -> None:
-    """Everything about one row of the pair table (``data.examples.pair_table``)."""
+    """Everything about one row of the pair table (``data.comparative.examples.pair_table``)."""
     ctx, a, b = str(row["context_id"]), str(row["a"]), str(row["b"])
     st.subheader(f"Context {ctx}: {a} vs {b}")
     m = st.columns(5)

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from data.ties import MODEL_LABELS
+from data.comparative.ties import MODEL_LABELS
 from pages.rankings.views import rank_slope
 from pages.services import common
 from pages.services import ties as svc

@@ -1,6 +1,6 @@
 """The Examples page's tables: every compared pair of one attribute and judge, cached.
 
-The pair table is ``data.examples.pair_table`` on the comparison rows the other pairwise
+The pair table is ``data.comparative.examples.pair_table`` on the comparison rows the other pairwise
 pages use (``comparisons.select_comparisons``), with the human reference the Rankings page
 ranks against (``comparisons.reference_for``: mean human score, else the pooled human
 verdicts), laid out over every compared candidate, unparsed contexts included.
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from data.arrays import comparisons_to_P
-from data.examples import oriented, pair_samples, pair_table, search_pairs
+from data.comparative.examples import oriented, pair_samples, pair_table, search_pairs
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services import comparisons
 from pages.services.common import cache_data
@@ -27,7 +27,7 @@ class Pairs:
     Attributes
     ----------
     table : pandas.DataFrame
-        ``data.examples.pair_table``.
+        ``data.comparative.examples.pair_table``.
     human_source : str or None
         One line naming the human reference; None when the dataset has none.
     same_as_judge : bool
@@ -133,7 +133,7 @@ def systems(ds: Dataset, context_id: str, candidate_ids) -> dict[str, str | None
 
 
 def answers(ds: Dataset, attribute: str, judge: str, context_id: str, a: str, b: str):
-    """Every answer about one pair (``data.examples.pair_samples``); the pooled humans keep
+    """Every answer about one pair (``data.comparative.examples.pair_samples``); the pooled humans keep
     each annotator's name."""
     rows = comparisons.select_comparisons(ds, attribute, judge)
     if judge == comparisons.HUMAN_POOL:

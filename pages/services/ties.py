@@ -2,14 +2,14 @@
 
 The comparisons are the judge's own answers (``pages.services.comparisons.select_comparisons``),
 pooled over contexts as the systems ranking pools them (``data.flat.flat_comparisons`` via
-``data.ties.tie_models``); a tie is a "tie" verdict (p_first 0.5). The debias setting is not
+``data.comparative.ties.tie_models``); a tie is a "tie" verdict (p_first 0.5). The debias setting is not
 applied here: a tie is an answer of the judge, not a threshold decision.
 """
 
 from __future__ import annotations
 
+from data.comparative.ties import TieModels, tie_models
 from data.schema import DataError, Dataset
-from data.ties import TieModels, tie_models
 from pages.services.common import cache_data
 from pages.services.comparisons import select_comparisons
 from pages.services.leaderboard import system_items

@@ -1,5 +1,5 @@
 """Slow twins: data.arrays.comparisons_to_P / scores_to_matrix and
-data.comparative.human_scores_for as they were before their integer-lookup rewrite
+data.comparative.tables.human_scores_for as they were before their integer-lookup rewrite
 (string merges, a per-candidate loop, a per-row Python test), kept verbatim so the tests
 can check that the rewrite gives the same arrays bit for bit and the same messages."""
 
@@ -13,7 +13,7 @@ import pandas as pd
 import ranking as rk
 from data.agreement.reference import reference_annotators
 from data.arrays import PMatrix, _need_columns, _select, _single
-from data.comparative import _parsed
+from data.comparative.tables import _parsed
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 
 

@@ -18,7 +18,7 @@ from data.bias.calibration import (
     corrected,
     reliability_frame,
 )
-from data.comparative import human_scores_for, judge_pmatrix
+from data.comparative.tables import human_scores_for, judge_pmatrix
 from data.paths import data_dirs
 from data.schema import DataError
 from data.synthetic.simulate import simulate

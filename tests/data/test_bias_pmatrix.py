@@ -1,5 +1,5 @@
 """One P per judge: the calibration layout gathered from the transitivity P
-(data.bias.pmatrix.compared_layout) equals data.comparative.judge_pmatrix exactly — same
+(data.bias.pmatrix.compared_layout) equals data.comparative.tables.judge_pmatrix exactly — same
 contexts, candidates, floats and counts — on a simulated judge with holes, SummEval and
 PandaLM; judge_inputs uses the prebuilt cycles P and refuses another judge's."""
 
@@ -11,7 +11,7 @@ import pytest
 import data
 from data import bias
 from data.bias.pmatrix import compared_layout
-from data.comparative import judge_pmatrix
+from data.comparative.tables import judge_pmatrix
 from data.schema import DataError, Dataset
 from data.synthetic.simulate import simulate_with_truth
 
@@ -102,7 +102,7 @@ def test_real_judges(name, attribute, judge):
     _same(compared_layout(cpm), want)
     pm, ref = bias.judge_inputs(ds, attribute, judge, cycles_pm=cpm)
     _same(pm, want)
-    from data.comparative import human_scores_for
+    from data.comparative.tables import human_scores_for
 
     r, s = human_scores_for(ds, attribute, want)
     assert np.array_equal(ref[0], r, equal_nan=True) and ref[1] == s

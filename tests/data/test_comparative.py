@@ -1,4 +1,4 @@
-"""data.comparative: Liusie et al.'s per-judge table (Tables 5-7, 9-11) and subset table (8).
+"""data.comparative.tables: Liusie et al.'s per-judge table (Tables 5-7, 9-11) and subset table (8).
 
 Small hand-made datasets with numbers worked out by hand, holes included; the SummEval
 values pinned; and a check that the table agrees with the numbers the app's pages compute.
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import data
-from data.comparative import (
+from data.comparative.tables import (
     SUBSET_COLUMNS,
     TEMPLATE_COLUMNS,
     judge_template_table,
@@ -238,7 +238,7 @@ def test_summeval_subset_table_pinned():
 
 
 def _same_reference(ds, attribute, pm, annotators=None):
-    from data.comparative import human_scores_for
+    from data.comparative.tables import human_scores_for
     from tests.data._slow_twins import slow_human_scores_for
 
     got = human_scores_for(ds, attribute, pm, annotators)
@@ -253,7 +253,7 @@ def _same_reference(ds, attribute, pm, annotators=None):
 def test_human_scores_for_equals_its_slow_twin():
     """Mean scores; pooled verdicts with a row outside the layout, a human judge left out
     (the P's own), none at all; the simulated judge with holes; SummEval and PandaLM."""
-    from data.comparative import judge_pmatrix
+    from data.comparative.tables import judge_pmatrix
     from tests.data.test_arrays_exact import holes_dataset
 
     ds = make_ds({"gpt": p_right})

@@ -1,4 +1,4 @@
-"""data.examples: the pair table of the Examples page, on a set worked by hand and on SummEval.
+"""data.comparative.examples: the pair table of the Examples page, on a set worked by hand and on SummEval.
 
 The hand-made set (context c1, candidates M2, M3, M10, two annotators):
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data.examples import (
+from data.comparative.examples import (
     human_scores_of,
     pair_samples,
     pair_table,

@@ -1,4 +1,4 @@
-"""data.ties.tie_models: half-win, Davidson and Rao–Kupper on LLMFAO's human verdicts, ChatGPT's
+"""data.comparative.ties.tie_models: half-win, Davidson and Rao–Kupper on LLMFAO's human verdicts, ChatGPT's
 SummEval verdicts, a judge without ties, and data with holes."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import data
+from data.comparative.ties import tie_models
 from data.flat import flat_comparisons
 from data.schema import DataError
-from data.ties import tie_models
 from ranking import bradley_terry, kendall
 from tests.data._benchmark_files import need
 

@@ -1,12 +1,12 @@
 """Rankings page, tie models section: LLMFAO's pooled human verdicts (about 39 % ties) against
-data.ties computed directly, and the demo judge (soft probabilities, no tie) in one line."""
+data.comparative.ties computed directly, and the demo judge (soft probabilities, no tie) in one line."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import data
-from data.ties import tie_models
+from data.comparative.ties import tie_models
 from pages.services.comparisons import HUMAN_POOL, select_comparisons
 from tests.pages._analysis_apptest import (
     array,
