@@ -22,6 +22,11 @@ and of one rater against all others), ``humans`` (inter-annotator agreement, the
 baseline, annotator pairs), ``judges`` (self-consistency, pairwise accuracy),
 ``verdicts`` (verdicts against human verdicts, per pair of raters and per annotator against
 the others) and ``cli`` (the command line).
+
+Beside them, reached by its module path: ``groups`` (two groups of systems compared by a
+judge and by the humans, mean and sd per group and Welch's t, Chiang & Lee 2023 Table 1:
+:func:`~data.agreement.groups.group_comparison_table`,
+:func:`~data.agreement.groups.compare_groups`).
 """
 
 from __future__ import annotations

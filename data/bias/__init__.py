@@ -13,6 +13,11 @@ Where the canonical tables meet the bias statistics of ``ranking``: every functi
   :func:`length_controlled_win_rate`;
 * ``calibration``: :func:`calibration_table`, :func:`reliability_frame`.
 
+Beside them, reached by its module path: ``probes`` (the judge probes' tables from token
+log-probabilities: per-candidate perplexity and Min-K% Prob, self-preference, contamination:
+:func:`~data.bias.probes.score_table`, :func:`~data.bias.probes.preference_pairs`,
+:func:`~data.bias.probes.contamination`, ...).
+
 Built once per judge: every table takes its inputs prebuilt, used as is — ``pairs=``
 (:func:`judged_pairs`, or the frame of :func:`pair_frame` / :func:`rating_pairs`), ``pm=``
 (:func:`cycles_pmatrix` for the cycles tables; :func:`judge_inputs` gives ``pm=`` and

@@ -13,7 +13,7 @@ One row per published number the data in the data folder can reproduce (a publis
 two rows, its min and its max), plus rows for the analyses whose published numbers rest on
 data that was not released (``published`` NaN, computed on the nearest data we have, the
 ``note`` naming it). Every computed value comes from the functions the app's pages call
-(``data.agreement``, ``data.group_comparison``, ``data.comparative``, ...), run on the
+(``data.agreement`` and its ``groups``, ``data.comparative``, ...), run on the
 dataset as the paper analysed it (``data.scope.analysis_view`` with the paper's systems and
 reading); the published numbers are data (:mod:`data.reproduce.published`), never the
 computation's input.

@@ -14,8 +14,8 @@ import os
 import pandas as pd
 
 from data.agreement import annotator_pairs_table, self_consistency_table
+from data.agreement.groups import group_comparison_table
 from data.benchmarks import load_benchmark
-from data.group_comparison import group_comparison_table
 from data.reproduce import published as pub
 from data.reproduce._common import link, mean_by, row
 from data.scope.analysis_view import analysis_view

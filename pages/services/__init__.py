@@ -42,6 +42,6 @@ copy per call: the threshold slider reads them on every update); ``st.cache_data
 everything derived from them (copied out to each caller).
 
 No maths lives here: the numbers come from ``ranking``, ``data.agreement`` and
-``data.group_comparison``; these modules only select rows, lay arrays out and shape tables
+``data.agreement.groups``; these modules only select rows, lay arrays out and shape tables
 for display.
 """

@@ -3,7 +3,7 @@
 
 The model runs through ``judge.token_logprobs`` on the transformers backend the Judge page
 also uses (``pages.services.judge.hf_backend``, one load per server); the tables come from
-``data.probes``. Results live in the session (``st.session_state[RESULTS]``), so the run
+``data.bias.probes``. Results live in the session (``st.session_state[RESULTS]``), so the run
 button is needed once per dataset revision, model and text choice; the Min-K% share, the
 strata and the groups are recomputed from the stored log-probabilities without the model.
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from data import probes as dp
+from data.bias import probes as dp
 from data.natural import natural_key
 from data.schema import Dataset
 from pages.services.common import cache_data
@@ -98,7 +98,7 @@ def by_system(table: pd.DataFrame) -> pd.DataFrame:
 def self_preference(
     ds: Dataset, attribute: str, judge: str, table: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(pairs, summary) of :func:`data.probes.preference_pairs` and its correlations."""
+    """(pairs, summary) of :func:`data.bias.probes.preference_pairs` and its correlations."""
     pairs = dp.preference_pairs(ds, attribute, judge, table)
     if not len(pairs):
         return pairs, pd.DataFrame()

@@ -5,7 +5,7 @@ each group as box plots.
 
 The Rankings page passes the judge's win-ratio and the human score of each candidate, the
 Prompt sensitivity page the ratings under each template. The statistics are
-``data.group_comparison.compare_groups`` (Welch: ``ranking.significance.welch_t``).
+``data.agreement.groups.compare_groups`` (Welch: ``ranking.significance.welch_t``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from data.group_comparison import compare_groups
+from data.agreement.groups import compare_groups
 from data.natural import natural_sorted
 from data.schema import DataError
 from pages.services.common import fmt

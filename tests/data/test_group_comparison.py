@@ -1,4 +1,4 @@
-"""``data.group_comparison``: two groups of systems, mean ± sd and Welch's t per rater,
+"""``data.agreement.groups``: two groups of systems, mean ± sd and Welch's t per rater,
 against scipy on a small set worked by hand, and the refusals that name what to fix."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from data.group_comparison import GROUP_COLUMNS, group_comparison_table
+from data.agreement.groups import GROUP_COLUMNS, group_comparison_table
 from data.schema import DataError, Dataset
 
 

@@ -1,4 +1,4 @@
-"""``data.group_comparison.compare_groups``: Welch's t between two groups of systems over any
+"""``data.agreement.groups.compare_groups``: Welch's t between two groups of systems over any
 per-item score frame (ranking scores, ratings per prompt), against scipy."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from data.group_comparison import COMPARE_COLUMNS, compare_groups
+from data.agreement.groups import COMPARE_COLUMNS, compare_groups
 from data.schema import DataError
 
 

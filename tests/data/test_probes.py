@@ -1,4 +1,4 @@
-"""data.probes: score tables, self-preference pairs and strata, family win rates, contamination."""
+"""data.bias.probes: score tables, self-preference pairs and strata, family win rates, contamination."""
 
 import math
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from data.probes import (
+from data.bias.probes import (
     contamination,
     family_win_rates,
     preference_pairs,

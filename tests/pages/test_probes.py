@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import data  # noqa: E402
-from data import probes as dp  # noqa: E402
+from data.bias import probes as dp  # noqa: E402
 from pages.services import probes as svc  # noqa: E402
 from tests.judge.tiny_models import tiny_model_dirs  # noqa: E402
 from tests.pages._analysis_apptest import chart_titles, metrics, open_page  # noqa: E402

@@ -2,7 +2,7 @@
 
 The tables come from ``data.agreement`` (correlations at three units with bootstrap
 intervals, the human baseline, inter-annotator agreement, self-consistency, Williams tests,
-pairwise accuracy, agreement with human verdicts) and ``data.group_comparison`` (two groups
+pairwise accuracy, agreement with human verdicts) and ``data.agreement.groups`` (two groups
 of systems, Welch's t); this module labels them and lays them out for the heatmaps, the
 scatter plot and the group table.
 
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from data import agreement as dag
-from data.group_comparison import group_comparison_table
+from data.agreement.groups import group_comparison_table
 from data.natural import natural_key
 from data.schema import Dataset
 from data.scope.systems import systems_of
@@ -254,7 +254,7 @@ def group_comparison(
     group_b: tuple,
     annotators: tuple | None,
 ) -> pd.DataFrame:
-    """``data.group_comparison.group_comparison_table`` of one judge and prompt."""
+    """``data.agreement.groups.group_comparison_table`` of one judge and prompt."""
     return group_comparison_table(
         ds, group_a, group_b, judge=judge, prompt_id=prompt_id, annotators=_listed(annotators)
     )

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from data.agreement import aligned_scores
+from data.agreement.reference import aligned_scores
 from data.natural import natural_sorted
 from data.schema import DataError, Dataset
 from ranking import welch_t
