@@ -2,7 +2,7 @@
 
 The public names are listed once here (importing them all costs about as much as pandas
 itself, which every module needs). The simulator function ``simulate`` is reached as
-``data.synthetic.simulate.simulate``: exporting it here would clash with the submodule's name.
+``data.synthetic.simulate.simulate``.
 
 - Tables: :class:`Dataset`, :class:`DataError`, ``HUMAN_JUDGE_PREFIX`` (``data.schema``).
 - Benchmarks: :func:`list_benchmarks`, :func:`load_benchmark`, :class:`BenchmarkInfo`,
@@ -14,9 +14,14 @@ itself, which every module needs). The simulator function ``simulate`` is reache
   what each table holds: :func:`table_summary` (``data.overview``).
 - Arrays for ranking: :func:`comparisons_to_P`, :class:`PMatrix`, ... (``data.arrays``).
 - Parsing judge answers: :func:`parse_verdict`, :func:`parse_likert`, ... (``data.parsing``).
-- Synthetic data: :func:`simulate_with_truth` (``data.synthetic.simulate``), :func:`demo_dataset`.
+- Synthetic data: :func:`simulate_with_truth` (``data.synthetic.simulate``),
+  :func:`demo_dataset` (``data.synthetic.demo``).
 - The papers' published numbers beside computed ones: :func:`reproduce` (``data.reproduce``;
   its ``rows`` and ``papers_for`` are reached as ``data.reproduce.rows`` too).
+
+The analysis tables built on ``ranking`` are reached through their subpackages:
+``data.agreement``, ``data.comparative``, ``data.bias``, ``data.jury``, ``data.ppi``,
+``data.rationales``; what an analysis looks at (systems left out, reading) is ``data.scope``.
 """
 
 from __future__ import annotations
