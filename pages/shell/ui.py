@@ -101,6 +101,32 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "figure"
 
 
+#: Every ASCII punctuation character: CommonMark lets a backslash escape each of them, and
+#: Streamlit's Markdown extensions start with some of them (``:red[...]``, ``:material/x:``,
+#: emoji shortcodes, ``$math$``, ``~strike~``).
+_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
+_SPACE = re.compile(r"\s+")
+
+
+def short(value, limit: int | None = 60) -> str:
+    """``value`` as one line of plain text (runs of white space folded to one space), cut to
+    ``limit`` characters with "…" (None: whole). For labels of ids that can be long (an
+    instruction used as a context id): show ``short(x)``, put the whole text in ``help``."""
+    text = _SPACE.sub(" ", str(value)).strip()
+    if limit is not None and len(text) > limit:
+        text = text[: max(limit - 1, 1)].rstrip() + "…"
+    return text
+
+
+def safe(value, limit: int | None = 60) -> str:
+    """Text from a user, a file or a URL (an id, a name, a file name, a query parameter) made
+    safe to stand inside Markdown — ``st.markdown``, captions, info boxes, widget and metric
+    labels, expander titles: :func:`short` (one line, at most ``limit`` characters), then
+    every punctuation character backslash-escaped, so no link, image, emphasis, code, heading,
+    table, HTML, colour or emoji syntax in it is interpreted: ``**x**`` shows as ``**x**``."""
+    return _MD_PUNCT.sub(r"\\\1", short(value, limit))
+
+
 def polish(fig: go.Figure, title: str) -> go.Figure:
     """The house style every page's figure gets (in place; returned for chaining).
 
