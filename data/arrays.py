@@ -101,6 +101,8 @@ def _order_from_candidates(candidates) -> dict[str, list[str]]:
     # contexts in order of first appearance, each one's candidates in table order
     codes, contexts = pd.factorize(pairs["context_id"].to_numpy(dtype=object))
     cands = pairs["candidate_id"].to_numpy(dtype=object)[np.argsort(codes, kind="stable")]
+    if not len(contexts):
+        return {}
     ends = np.cumsum(np.bincount(codes, minlength=len(contexts))).tolist()
     cands = cands.tolist()
     return {

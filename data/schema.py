@@ -209,12 +209,48 @@ class Dataset:
                 found.update(t["judge"].astype(str).unique())
         return sorted(found)
 
+    def all_candidates(self) -> pd.DataFrame:
+        """The candidates table, plus one row per (context, candidate) that the comparisons,
+        human scores or ratings name and the table lacks (system and text missing), in order
+        of first appearance.
+
+        What an analysis orders and indexes candidates by: a file of pairwise verdicts
+        without texts brings comparisons and no candidates table, and its candidates are
+        still the ones it compares. The table itself is left as it is (it holds what the
+        user gave)."""
+        pairs = [self.candidates[["context_id", "candidate_id"]]]
+        for table, cols in (
+            ("comparisons", ("first_id", "second_id")),
+            ("human_scores", ("candidate_id",)),
+            ("ratings", ("candidate_id",)),
+        ):
+            t = self.table(table)
+            pairs += [
+                t[["context_id", c]].set_axis(["context_id", "candidate_id"], axis=1) for c in cols
+            ]
+        named = pd.concat(pairs, ignore_index=True).astype(str).drop_duplicates()
+        have = pd.MultiIndex.from_frame(self.candidates[["context_id", "candidate_id"]].astype(str))
+        extra = named[~pd.MultiIndex.from_frame(named).isin(have)]
+        if not len(extra):
+            return self.candidates
+        extra = extra.reindex(columns=self.candidates.columns)  # system and text missing
+        if not len(self.candidates):
+            return extra.reset_index(drop=True)
+        return pd.concat([self.candidates, extra], ignore_index=True)
+
+    def context_ids(self) -> list[str]:
+        """Every context id of any table, in order of first appearance (contexts table first)."""
+        ids = [
+            self.table(t)["context_id"].astype(str)
+            for t in ("contexts", *TABLE_NAMES[1:])
+            if len(self.table(t))
+        ]
+        return pd.unique(pd.concat(ids)).tolist() if ids else []
+
     def counts(self) -> dict[str, int]:
-        """Row counts of each table plus distinct contexts / candidates / annotators."""
+        """Row counts of each table plus distinct contexts (of any table) / annotators."""
         out = {name: len(self.table(name)) for name in TABLE_NAMES}
-        out["n_contexts"] = (
-            int(self.candidates["context_id"].nunique()) if len(self.candidates) else 0
-        )
+        out["n_contexts"] = len(self.context_ids())
         out["n_annotators"] = (
             int(self.human_scores["annotator"].nunique()) if len(self.human_scores) else 0
         )

@@ -69,7 +69,8 @@ class CandidateIndex:
 
 
 def candidate_index(ds: Dataset) -> CandidateIndex:
-    """The :class:`CandidateIndex` of ``ds.candidates``.
+    """The :class:`CandidateIndex` of ``ds.all_candidates()``: the candidates table and the
+    candidates the other tables name without it (a pairwise file without texts).
 
     Parameters
     ----------
@@ -80,7 +81,7 @@ def candidate_index(ds: Dataset) -> CandidateIndex:
     -------
     CandidateIndex
     """
-    return CandidateIndex(ds.candidates)
+    return CandidateIndex(ds.all_candidates())
 
 
 def empty_pairs(reason: str, gap_source: str = "") -> pd.DataFrame:

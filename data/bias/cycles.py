@@ -53,7 +53,7 @@ def cycles_pmatrix(ds, attribute: str, judge: str):
     -------
     PMatrix or None
         ``data.arrays.comparisons_to_P`` over the judge's comparisons of the attribute,
-        rows in the order of ``ds.candidates``; None when it has none. Build it once per
+        rows in the order of ``ds.all_candidates()``; None when it has none. Build it once per
         judge and pass it as ``pm=`` to :func:`cycles_summary` and :func:`worst_cycles`.
 
     Raises
@@ -65,7 +65,7 @@ def cycles_pmatrix(ds, attribute: str, judge: str):
     if not len(rows):
         return None
     return comparisons_to_P(
-        rows, attribute=str(attribute), judge=str(judge), candidates=ds.candidates
+        rows, attribute=str(attribute), judge=str(judge), candidates=ds.all_candidates()
     )
 
 

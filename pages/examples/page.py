@@ -11,9 +11,9 @@ import streamlit as st
 
 from data.natural import natural_sorted
 from pages.examples.detail import show_pair
-from pages.services import comparisons
+from pages.services import bias, comparisons
 from pages.services import examples as svc
-from pages.shell import choices, example_link, state, ui
+from pages.shell import choices, debias, example_link, state, ui
 
 PAGE = "Examples"
 ALL = "(all contexts)"
@@ -123,7 +123,8 @@ if example is not None and (example.get("attribute"), example.get("judge")) != (
 
 picked = None  # the pair to show, once the table is there
 with ui.guard("Listing the comparisons"):
-    got = svc.pairs(ds, attribute, judge)
+    setting = debias.current(ds, attribute, judge)
+    got = svc.pairs(ds, attribute, judge, setting.rule)
     table = got.table
     focus = st.session_state.pop(example_link.FOCUS, None)
     if focus:
@@ -185,9 +186,10 @@ with ui.guard("Listing the comparisons"):
                 chosen &= masks[name]
     shown = table[scope & chosen]
     st.caption(
-        f"{len(shown):,} of {len(table):,} pair(s) shown. Decisions at tau = 0.5: the shown-first "
-        "candidate wins when p > 0.5. The judge's pick averages both orders; it disagrees with "
-        "the humans when it picks one candidate and they prefer the other. "
+        f"{len(shown):,} of {len(table):,} pair(s) shown. Decisions under the debias setting "
+        f"({setting.label}, set on Position bias): {bias.decision_text(setting)}. The judge's "
+        "pick averages both orders; it disagrees with the humans when it picks one candidate "
+        "and they prefer the other. "
         + (
             f"Human preference: {got.human_source}."
             if got.human_source

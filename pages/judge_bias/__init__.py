@@ -83,3 +83,30 @@ def needs_verdicts(choice: Choice, what: str) -> bool:
         return False
     st.info(NEEDS_VERDICTS.format(what=what, label=choice.judge.label))
     return True
+
+
+def needs_texts(choice: Choice, what: str) -> bool:
+    """When no candidate of the dataset has a text (a file of verdicts without text
+    columns), say plainly that ``what`` needs the texts and how to add them; True then."""
+    text = choice.ds.candidates["text"] if len(choice.ds.candidates) else None
+    if text is not None and text.fillna("").astype(str).str.strip().ne("").any():
+        return False
+    st.info(
+        f"{what} need the candidates' texts, and this dataset has none (a file of verdicts "
+        "without text columns). Map its text columns on the **Data** page, or add a file of "
+        "texts to this dataset there (Add to the active dataset)."
+    )
+    return True
+
+
+def needs_systems(choice: Choice, what: str) -> bool:
+    """When the candidates carry fewer than two systems, say that ``what`` ranks systems and
+    this dataset has no system labels; True then."""
+    cand = choice.ds.all_candidates()
+    if "system" in cand and cand["system"].dropna().nunique() >= 2:
+        return False
+    st.info(
+        f"{what} compare systems, and the candidates of this dataset carry no system labels. "
+        "Map a system column (or the columns of the two systems) on the **Data** page."
+    )
+    return True

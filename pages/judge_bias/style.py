@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.judge_bias import PAGE, Choice, needs_verdicts
+from pages.judge_bias import PAGE, Choice, needs_systems, needs_texts, needs_verdicts
 from pages.services import judge_bias as svc
 from pages.shell import ui
 
@@ -177,12 +177,12 @@ def length_controlled(choice: Choice) -> None:
 
 def show(choice: Choice) -> None:
     st.subheader("Length and style")
+    if needs_texts(choice, "Length and style bias"):
+        return
     with ui.guard("Measuring the length preference"):
         longer(choice)
-    if needs_verdicts(
-        choice,
-        "The style coefficients, the style-controlled ranking and the length-controlled win rate",
-    ):
+    what = "The style coefficients, the style-controlled ranking and the length-controlled win rate"
+    if needs_verdicts(choice, what) or needs_systems(choice, what):
         return
     with ui.guard("Fitting the style coefficients"):
         coefficients(choice)

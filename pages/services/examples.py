@@ -17,7 +17,13 @@ from data.arrays import comparisons_to_P
 from data.comparative.examples import oriented, pair_samples, pair_table, search_pairs
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services import comparisons
+from pages.services.calibration import debiased_outcomes
 from pages.services.common import cache_data
+
+#: The rule of the debias setting that decides the probabilities as they are (at 0.5).
+SOFT = ("soft", None)
+#: The pair table's columns that come from decisions: they follow the debias setting.
+DECIDED = ("decision_a_first", "decision_a_second", "flips", "judge_pick", "disagrees")
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,12 @@ def _reference(ds: Dataset, attribute: str, judge: str, rows: pd.DataFrame):
 
 
 @cache_data(show_spinner="Listing the comparisons…", max_entries=32)
-def pairs(ds: Dataset, attribute: str, judge: str) -> Pairs:
+def pairs(ds: Dataset, attribute: str, judge: str, rule: tuple = SOFT) -> Pairs:
     """Every compared pair of ``attribute`` by ``judge`` with its human preference.
+
+    The probabilities are the judge's own; the decisions (each order's winner, flips, the
+    judge's pick and its disagreement with the humans) follow ``rule``, the debias setting's
+    rule (``pages.services.calibration.Debias.rule``) as every other page applies it.
 
     Raises
     ------
@@ -68,6 +78,10 @@ def pairs(ds: Dataset, attribute: str, judge: str) -> Pairs:
     rows = comparisons.select_comparisons(ds, attribute, judge)
     reference, ref = _reference(ds, attribute, judge, rows)
     table = pair_table(rows, reference)
+    if tuple(rule) != SOFT:  # same pairs in the same order: only the decisions change
+        decided = pair_table(debiased_outcomes(ds, attribute, judge, rows, tuple(rule)), reference)
+        for col in DECIDED:
+            table[col] = decided[col].to_numpy()
     if ref is not None and ref.same_as_judge:
         # the pooled humans judged against themselves: no disagreement to tell
         table["disagrees"] = pd.array([pd.NA] * len(table), dtype="boolean")

@@ -365,11 +365,15 @@ def select(label: str, options, *, key: str, index: int = 0, **kwargs):
     """A selectbox that forgets a remembered choice no longer among ``options``.
 
     After switching datasets a page's attribute or judge may not exist any more; the widget
-    then starts again from ``index`` instead of failing.
+    then shows ``options[index]``, the option the page computes with (the browser would
+    otherwise keep showing the old choice), instead of failing.
     """
     options = list(options)
     if key in st.session_state and st.session_state[key] not in options:
-        del st.session_state[key]
+        # a dataset switch: show (and keep, and put in the URL) the option the page uses,
+        # not the old dataset's choice the browser still holds
+        st.session_state[key] = options[min(index, len(options) - 1)] if options else None
+        index = 0  # the value set above shows; a second default would make Streamlit warn
     return st.selectbox(
         label, options, index=min(index, max(len(options) - 1, 0)), key=key, **kwargs
     )

@@ -344,3 +344,28 @@ def test_open_this_pair_on_rankings_lands_on_that_pair():
     assert {a, b} == {first, second}
     assert at.selectbox(key="examples.context").value == ctx
     assert f"**{first} first**" in _markdown(at) and f"**{second} first**" in _markdown(at)
+
+
+def test_decisions_follow_the_shared_debias_setting(demo_pairs):
+    """A threshold tuned on Position bias is the one Examples decides with: the decisions,
+    flips and disagreements are those at tau, the probabilities stay the judge's own."""
+    at = open_page(PAGE)
+    at.session_state["app.debias.mode"] = "tau"
+    at.session_state["app.debias.tau"] = 0.7
+    at.switch_page("pages/position_bias/page.py").run()  # where the setting is tuned
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    caption = " ".join(c.value for c in at.caption)
+    assert "first wins when p > 0.70" in caption, caption
+    table = _table(at)
+    p_first = table["p(i wins | i first)"].to_numpy(dtype=float)
+    decided = table["decision, i first"].to_numpy(dtype=object)
+    a, b = table["candidate i"].to_numpy(dtype=object), table["candidate j"].to_numpy(dtype=object)
+    ok = np.isfinite(p_first)
+    want = np.where(p_first > 0.7, a, np.where(p_first < 0.7, b, "tie"))
+    # one sample per ordered pair on the demo: the mean p decided at tau is the decision
+    assert (decided[ok] == want[ok]).all()
+    assert np.array_equal(p_first[ok], demo_pairs["p_a_first"].to_numpy(dtype=float)[ok])
+    assert (decided[ok] != demo_pairs["decision_a_first"].to_numpy(dtype=object)[ok]).any()
+    shifted = svc.pairs(data.demo_dataset(), DEMO_ATTRIBUTE, DEMO_JUDGE, ("hard", 0.7)).table
+    assert int(metrics(at)[FLIPS]) == int(shifted["flips"].sum()) != int(demo_pairs["flips"].sum())

@@ -116,3 +116,33 @@ def test_a_link_opens_a_benchmark(warnings):
         pytest.skip("pandalm files not here")
     at = _app(dataset="pandalm")
     assert at.session_state["app.active"] == "pandalm"
+
+
+def test_pickers_follow_a_dataset_switch(warnings):
+    """After the sidebar switches to a dataset without the chosen attribute and judge, the
+    pickers show what the page computes with, and the URL says the same (not a mix)."""
+    import data
+
+    demo = data.demo_dataset()
+    other = data.Dataset(
+        "other",
+        candidates=demo.candidates,
+        human_scores=demo.human_scores.assign(attribute="coherence"),
+        comparisons=demo.comparisons.assign(attribute="coherence", judge="other-judge"),
+    )
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state["app.datasets"] = {"demo": demo, "other": other}
+    _ok(at.run())
+    _ok(at.switch_page("pages/rankings/page.py").run())
+    at.selectbox(key="app.attribute").set_value("fluency")
+    _ok(at.run())
+    at.sidebar.selectbox[0].set_value("other")
+    _ok(at.run())
+    assert at.selectbox(key="app.attribute").value == "coherence"
+    assert at.selectbox(key="app.judge").value == "other-judge"
+    assert (_param(at, "dataset"), _param(at, "attribute"), _param(at, "judge")) == (
+        "other",
+        "coherence",
+        "other-judge",
+    )
+    assert not [w for w in warnings if "default value" in w], warnings
