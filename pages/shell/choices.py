@@ -24,7 +24,16 @@ def with_comparisons(missing: str) -> tuple[Dataset, list[str]]:
     """
     ds = state.analysed()
     attributes = comparisons.comparison_attributes(ds)
-    ui.need(bool(attributes), f"**{state.active_name()}** has no pairwise comparisons{missing}")
+    n = len(ds.comparisons)
+    name = ui.safe(state.active_name())
+    ui.need(
+        bool(attributes) or not n,
+        f"**{name}** has {n:,} comparisons, all unparsed: no verdict of the file could be read "
+        "as a win, a loss or a tie. See the verdict map on the **Data** page (every value of "
+        "the verdict column with its reading; change a row and load the file again), or read "
+        "the raw answers on **Examples**.",
+    )
+    ui.need(bool(attributes), f"**{name}** has no pairwise comparisons{missing}")
     return ds, attributes
 
 
