@@ -4,7 +4,8 @@ Each ``coerce_*`` function takes a column as read and returns ``(coerced, bad)``
 in its canonical dtype and the 0-based positions of the cells that cannot be read as that
 kind. Identifiers, texts and verdicts become pandas ``str`` columns (identifiers stripped of
 surrounding spaces; a missing text is ``""``; a missing verdict is NaN), floats ``float64``
-(NaN = missing), whole numbers ``int64``. Nothing is read approximately: whole numbers are
+(NaN = missing), whole numbers ``int64``, grades (-2 ... +2) and weights (finite, > 0; an
+empty cell is the default 1) ``float64``. Nothing is read approximately: whole numbers are
 parsed exactly and refused outside int64 (never wrapped or rounded through float64); an id
 given as a floating-point number is refused when a float cannot hold it exactly (infinite,
 or a whole number from 2**53 on). :func:`bad_cell_message` says what is wrong with a bad cell
@@ -209,6 +210,74 @@ def coerce_float(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     return num, np.flatnonzero(bad)
 
 
+def coerce_grade(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """A column of grades (``comparisons.grade``) as ``float64``: whole numbers -2 ... +2.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The column as read.
+
+    Returns
+    -------
+    coerced : pandas.Series
+        Dtype ``float64``; NaN where the cell is missing (a plain verdict has no grade) or
+        bad.
+    bad : numpy.ndarray of int
+        0-based positions of cells that are not numbers, or numbers that are not one of
+        -2, -1, 0, 1, 2.
+    """
+    num, bad = coerce_float(s)
+    vals = num.to_numpy(dtype=np.float64, copy=True)
+    off = np.isfinite(vals) & ~np.isin(vals, (-2.0, -1.0, 0.0, 1.0, 2.0))
+    vals[off] = np.nan
+    bad = np.union1d(bad, np.flatnonzero(off)).astype(np.int64)
+    return pd.Series(vals, index=s.index, dtype="float64"), bad
+
+
+def _is_blank(v) -> bool:
+    return _is_missing_scalar(v) or (isinstance(v, str) and not v.strip())
+
+
+def coerce_weight(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """A column of weights (``comparisons.weight``) as ``float64``: finite numbers > 0.
+
+    Parameters
+    ----------
+    s : pandas.Series
+        The column as read.
+
+    Returns
+    -------
+    coerced : pandas.Series
+        Dtype ``float64``; an empty cell (empty text, None, or a missing value of a numeric
+        column) is the default weight 1; NaN where the cell is bad.
+    bad : numpy.ndarray of int
+        0-based positions of cells that are not finite numbers > 0: text that is no
+        number, written NaN (``"nan"``, ``"NA"``), infinities, 0 and negative numbers,
+        booleans.
+    """
+    n = len(s)
+    if pd.api.types.is_bool_dtype(s.dtype):
+        return pd.Series(np.full(n, np.nan), index=s.index), np.arange(n, dtype=np.int64)
+    if pd.api.types.is_numeric_dtype(s.dtype):
+        vals = s.to_numpy(dtype=np.float64, na_value=np.nan).copy()
+        blank = np.isnan(vals)
+    else:
+        cells = s.tolist()
+        blank = np.fromiter((_is_blank(v) for v in cells), dtype=bool, count=n)
+        text = to_str_series(s).str.strip()
+        vals = pd.to_numeric(text.where(~blank, np.nan), errors="coerce").to_numpy(
+            dtype=np.float64, na_value=np.nan, copy=True
+        )
+        booleans = np.fromiter((isinstance(v, bool | np.bool_) for v in cells), dtype=bool, count=n)
+        vals[booleans] = np.nan
+    vals[blank] = 1.0
+    bad = ~np.isfinite(vals) | (vals <= 0)
+    vals[bad] = np.nan
+    return pd.Series(vals, index=s.index, dtype="float64"), np.flatnonzero(bad)
+
+
 def outside(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
     """Which values are finite numbers outside ``[lo, hi]`` (NaN, missing, is never outside).
 
@@ -299,6 +368,8 @@ _COERCE = {
     "verdict": _coerce_verdict,
     "float": coerce_float,
     "int": coerce_int,
+    "grade": coerce_grade,
+    "weight": coerce_weight,
 }
 
 
@@ -307,7 +378,7 @@ def coerce(kind: str, s: pd.Series) -> tuple[pd.Series, np.ndarray]:
 
     Parameters
     ----------
-    kind : {"id", "text", "verdict", "float", "int"}
+    kind : {"id", "text", "verdict", "float", "int", "grade", "weight"}
         The column kind.
     s : pandas.Series
         The column as read.
@@ -317,7 +388,8 @@ def coerce(kind: str, s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     coerced : pandas.Series
         ``id``: see :func:`coerce_id`; ``text``: dtype ``str``, a missing cell ``""`` (never
         bad); ``verdict``: ``"A"``, ``"B"``, ``"tie"`` (read case-insensitively) or NaN for
-        an empty cell; ``float``: see :func:`coerce_float`; ``int``: see :func:`coerce_int`.
+        an empty cell; ``float``: see :func:`coerce_float`; ``int``: see :func:`coerce_int`;
+        ``grade``: see :func:`coerce_grade`; ``weight``: see :func:`coerce_weight`.
     bad : numpy.ndarray of int
         0-based positions of the cells that cannot be read as ``kind``
         (:func:`bad_cell_message` says why).
@@ -335,7 +407,7 @@ def bad_cell_message(kind: str, col: str, value) -> str:
 
     Parameters
     ----------
-    kind : {"id", "text", "verdict", "float", "int"}
+    kind : {"id", "text", "verdict", "float", "int", "grade", "weight"}
         The column kind (as for :func:`coerce`).
     col : str
         The column, as it should be named in the message.
@@ -346,7 +418,8 @@ def bad_cell_message(kind: str, col: str, value) -> str:
     -------
     str
         ``"column '<col>': ..."``: an empty or inexact id, a verdict that is not A / B /
-        tie, a whole number outside int64 or no whole number, an infinite number, or a cell
+        tie, a whole number outside int64 or no whole number, a grade that is not one of
+        -2 ... +2, a weight that is not a finite number > 0, an infinite number, or a cell
         that is not a number.
     """
     if kind == "id":
@@ -368,6 +441,20 @@ def bad_cell_message(kind: str, col: str, value) -> str:
         return (
             f"column '{col}': {_show(value)} is not a whole number; write 0, 1, 2, ... "
             "(use 0 when there is a single sample)"
+        )
+    if kind == "grade":
+        return (
+            f"column '{col}': {_show(value)} is not a grade; a grade is a whole number from -2 "
+            "to +2 (+2 the first candidate much better, +1 better, 0 a tie, -1 / -2 the "
+            "second better / much better), so write one of -2, -1, 0, 1, 2, or leave the cell "
+            "empty for a verdict without strengths"
+        )
+    if kind == "weight":
+        return (
+            f"column '{col}': {_show(value)} is not a usable weight; a weight says how many "
+            "games' worth the comparison counts (Arena-Hard: 3 for a strong verdict), so write "
+            "a finite number greater than 0, leave the cell empty for the default 1, or drop "
+            "the row"
         )
     if isinstance(value, float) and math.isinf(value):
         return f"column '{col}': {value} is infinite; write a finite number or leave the cell empty"

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-# Column kinds: "id" (string identifier), "text" (string), "float", "int", "verdict".
+# Column kinds: "id" (string identifier), "text" (string), "float", "int", "verdict",
+# "grade" (a whole number from -2 to +2 stored as float64, NaN when there is none) and
+# "weight" (a finite number > 0 stored as float64; an empty cell is the default 1).
 # Each spec: column -> (kind, required). Optional columns may be absent from a table.
 TABLES: dict[str, dict[str, tuple[str, bool]]] = {
     "contexts": {
@@ -38,6 +40,12 @@ TABLES: dict[str, dict[str, tuple[str, bool]]] = {
         "second_id": ("id", True),
         "p_first": ("float", True),  # NaN when the answer could not be parsed
         "verdict": ("verdict", False),  # "A", "B", "tie" or missing
+        # graded verdicts (Arena-Hard's A>>B ... B>>A): +2 the first much better, +1 better,
+        # 0 a tie, -1 / -2 the second better / much better; NaN for plain verdicts
+        "grade": ("grade", False),
+        # how many games' worth the row counts (Arena-Hard: 3 for a strong verdict); 1 when
+        # absent. A weight is not a sample: "battles" still count the row once.
+        "weight": ("weight", False),
         "sample": ("int", True),
         "raw": ("text", False),
     },
@@ -65,6 +73,11 @@ ROW_KEYS: dict[str, tuple[str, ...]] = {
     "ratings": ("context_id", "candidate_id", "attribute", "judge", "prompt_id", "sample"),
 }
 VERDICTS = ("A", "B", "tie")
+#: The grades of a graded verdict (``comparisons.grade``): + means the first-shown candidate
+#: is better (``data.parsing.vocabulary`` reads the forms judges write into them).
+GRADES = (-2, -1, 0, 1, 2)
+#: The weight of a comparison row whose file gives none (``comparisons.weight``).
+DEFAULT_WEIGHT = 1.0
 #: p_first of each verdict: the first-shown candidate wins, loses, or it is a tie.
 VERDICT_P_FIRST = {"A": 1.0, "B": 0.0, "tie": 0.5}
 # Comparisons whose judge starts with this prefix are human annotators ("human:annotator1").
@@ -126,8 +139,8 @@ def empty_table(name: str) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        No rows; the columns of ``TABLES[name]`` in order, ``float64`` for floats, ``int64``
-        for whole numbers, ``object`` for the rest.
+        No rows; the columns of ``TABLES[name]`` in order, ``float64`` for floats (grades
+        and weights too), ``int64`` for whole numbers, ``object`` for the rest.
 
     Raises
     ------
@@ -137,7 +150,7 @@ def empty_table(name: str) -> pd.DataFrame:
     spec = TABLES[name]
     cols = {}
     for col, (kind, _required) in spec.items():
-        if kind == "float":
+        if kind in ("float", "grade", "weight"):
             cols[col] = pd.Series(dtype="float64")
         elif kind == "int":
             cols[col] = pd.Series(dtype="int64")

@@ -29,7 +29,7 @@ import pandas as pd
 
 from data.coerce import bad_cell_message, coerce, normalise_column, outside
 from data.problems import MAX_LISTED, Problems, row_label
-from data.schema import AUTOMATIC, ROW_KEYS, TABLE_NAMES, TABLES, Dataset
+from data.schema import AUTOMATIC, DEFAULT_WEIGHT, ROW_KEYS, TABLE_NAMES, TABLES, Dataset
 
 #: Largest file the readers load (bytes); larger uploads are refused before parsing.
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
@@ -120,7 +120,10 @@ def validate_table(
     DataError
         Listing every problem: missing or misspelled column, empty id cell (or a float id
         that cannot be exact), wrong type, a whole number outside int64, verdict not
-        A/B/tie, score outside the scale, p_first outside [0, 1], a repeated row key
+        A/B/tie, score outside the scale, p_first outside [0, 1], a grade that is not a
+        whole number from -2 to +2 or that contradicts p_first's side or the verdict, a
+        weight that is not a finite number > 0 (an empty weight cell is the default 1),
+        a repeated row key
         (``data.schema.ROW_KEYS``: context, candidate, human score, comparison or rating),
         a candidate compared with itself.
     """
@@ -164,7 +167,12 @@ def _checked(df, name, source, scale, problems: Problems) -> pd.DataFrame | None
     out: dict[str, pd.Series] = {}
     for canon, (kind, required) in spec.items():
         if canon not in found:
-            # an absent optional column is added empty so every table has the same columns
+            # an absent optional column is added empty (weights: the default 1) so every
+            # table has the same columns
+            if kind in ("grade", "weight"):
+                fill = DEFAULT_WEIGHT if kind == "weight" else np.nan
+                out[canon] = pd.Series(np.full(len(original), fill), dtype="float64")
+                continue
             missing = "" if kind == "text" else np.nan
             out[canon] = pd.Series([missing] * len(original), dtype="str")
             continue
@@ -224,6 +232,7 @@ def _check_values(table, name, source, scale, problems: Problems) -> None:
                 "value between 0 and 1 (or leave it empty if the answer was not parsed)"
             ),
         )
+        _check_grade_sides(table, source, problems)
     if scale and "score" in table.columns and "attribute" in table.columns:
         scores = table["score"].to_numpy()
         attrs = table["attribute"]
@@ -241,6 +250,56 @@ def _check_values(table, name, source, scale, problems: Problems) -> None:
                     "right scale for this attribute"
                 ),
             )
+
+
+_SIDE_WORDS = {1: "the first candidate better", 0: "a tie", -1: "the second candidate better"}
+
+
+def _grade_text(grade: float) -> str:
+    return f"{int(grade):+d}" if grade else "0"
+
+
+def _check_grade_sides(table: pd.DataFrame, source: str, problems: Problems) -> None:
+    """A grade whose side contradicts p_first's or the verdict's is a problem of its row.
+
+    A grade above 0 says the first candidate is better, so p_first must not be below 0.5
+    and the verdict must be A; below 0 the mirror; a grade of 0 (a tie) must not come with
+    a certain p_first (0 or 1) or a verdict A / B. A p_first strictly between 0 and 1 may
+    lean either way with a tie grade (a probability read from the judge's label tokens).
+    """
+    grade = table["grade"].to_numpy(dtype=np.float64)
+    graded = np.isfinite(grade)
+    if not graded.any():
+        return
+    side = np.sign(np.where(graded, grade, 0.0))
+    p_first = table["p_first"].to_numpy(dtype=np.float64)
+    has_p = np.isfinite(p_first)
+    p_side = np.sign(np.where(has_p, p_first, 0.5) - 0.5)
+    against_p = (
+        graded
+        & has_p
+        & (((side != 0) & (p_side == -side)) | ((side == 0) & ((p_first == 0) | (p_first == 1))))
+    )
+    problems.add_rows(
+        np.flatnonzero(against_p),
+        lambda p: (
+            f"{source}, {row_label(p)}, column 'grade': grade {_grade_text(grade[p])} says "
+            f"{_SIDE_WORDS[int(side[p])]} but p_first {float(p_first[p]):g} says "
+            f"{_SIDE_WORDS[int(p_side[p])]}; the grade and p_first come from the same verdict "
+            "(+ = the first candidate better), so fix one of them (or leave the grade empty)"
+        ),
+    )
+    verdict = table["verdict"]
+    v_side = verdict.map({"A": 1.0, "B": -1.0, "tie": 0.0}).to_numpy(dtype=np.float64)
+    against_v = graded & ~against_p & np.isfinite(v_side) & (v_side != side)
+    problems.add_rows(
+        np.flatnonzero(against_v),
+        lambda p: (
+            f"{source}, {row_label(p)}, column 'grade': grade {_grade_text(grade[p])} says "
+            f"{_SIDE_WORDS[int(side[p])]} but the verdict is {verdict.iloc[p]!r}; fix one of "
+            "them (A goes with a grade above 0, B below 0, tie with 0)"
+        ),
+    )
 
 
 _ROW_NAMES = {

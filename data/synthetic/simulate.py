@@ -319,6 +319,8 @@ def simulate_with_truth(
             "second_id": cand_names[second_idx[m_idx]],
             "p_first": p.ravel(),
             "verdict": verdict.ravel(),
+            "grade": np.nan,  # the simulated judge gives plain verdicts
+            "weight": 1.0,
             "sample": k_idx.astype(np.int64),
             "raw": "",
         }

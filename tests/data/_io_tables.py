@@ -55,6 +55,8 @@ def tricky_tables() -> dict[str, pd.DataFrame]:
                 "second_id": ["b\nc"] * n,
                 "p_first": [np.nan, 0.0, 1.0, 1 / 3, 0.5, np.nan, 0.25, 0.9, 0.1, 0.7],
                 "verdict": ["A", None, "B", "tie", None, "A", "B", None, "tie", "A"],
+                "grade": [2, -2, None, 0, 0, 1, -1, None, None, 1],
+                "weight": [1, 3, 0.5, None, 2.25, 1e-9, 1, 3, 1, 1 / 3],
                 "sample": list(range(n)),
                 "raw": TRICKY,
             }

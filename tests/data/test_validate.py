@@ -351,3 +351,117 @@ def test_file_too_large_states_limit(monkeypatch):
 
 def test_default_upload_limit_is_200_mb():
     assert validate.MAX_UPLOAD_BYTES == 200 * 1024 * 1024
+
+
+# --------------------------------------------------------------------------- grade, weight
+
+
+def graded(**overrides) -> pd.DataFrame:
+    cols = {
+        "context_id": ["q1"] * 4,
+        "attribute": ["overall"] * 4,
+        "judge": ["gpt-4"] * 4,
+        "first_id": ["base", "m1", "base", "m1"],
+        "second_id": ["m1", "base", "m1", "base"],
+        "p_first": [1.0, 0.0, 0.5, 0.25],
+        "verdict": ["A", "B", "tie", "B"],
+        "grade": ["2", "-2", "0", "-1"],
+        "weight": ["3", "3", "1", "1"],
+        "sample": [0, 0, 1, 1],
+    }
+    cols.update(overrides)
+    return pd.DataFrame(cols)
+
+
+def test_grade_and_weight_are_kept_as_floats():
+    out = validate_table(graded(), "comparisons")
+    assert out["grade"].dtype == np.float64 and out["weight"].dtype == np.float64
+    assert out["grade"].tolist() == [2, -2, 0, -1]
+    assert out["weight"].tolist() == [3, 3, 1, 1]
+    assert list(out.columns) == list(TABLES["comparisons"])
+    assert list(TABLES["comparisons"])[6:9] == ["verdict", "grade", "weight"]
+
+
+def test_absent_grade_and_weight_are_no_grade_and_weight_one():
+    out = validate_table(comparisons(), "comparisons")
+    assert out["grade"].isna().all() and out["grade"].dtype == np.float64
+    assert out["weight"].tolist() == [1.0, 1.0, 1.0]
+    assert empty_table("comparisons")["weight"].dtype == np.float64
+
+
+def test_empty_cells_are_no_grade_and_the_default_weight():
+    out = validate_table(
+        graded(grade=["2", "", None, "-1"], weight=["", None, "2.5", " "]), "comparisons"
+    )
+    assert out["grade"].isna().tolist() == [False, True, True, False]
+    assert out["weight"].tolist() == [1.0, 1.0, 2.5, 1.0]
+    numeric = validate_table(
+        graded(grade=[2, np.nan, 0, -1], weight=[np.nan, 3, 1, 1]), "comparisons"
+    )
+    assert numeric["weight"].tolist() == [1.0, 3.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("weights", "bad_rows", "shown"),
+    [
+        (["3", "0", "1", "1"], [2], "'0'"),
+        (["-1", "3", "1", "1"], [1], "'-1'"),
+        (["nan", "3", "1", "1"], [1], "'nan'"),
+        (["3", "3", "inf", "-inf"], [3, 4], "'inf'"),
+        (["3", "heavy", "1", "1"], [2], "'heavy'"),
+        ([3.0, 3.0, 0.0, float("inf")], [3, 4], "0.0"),
+        ([True, False, True, True], [1, 2, 3, 4], "True"),
+    ],
+)
+def test_weight_that_is_not_finite_and_positive_is_refused(weights, bad_rows, shown):
+    with pytest.raises(DataError) as err:
+        validate_table(graded(weight=weights), "comparisons", "arena.csv")
+    lines = problem_lines(err)
+    assert len(lines) == len(bad_rows)
+    for row, line in zip(bad_rows, lines, strict=True):
+        assert line.startswith(f"arena.csv, row {row}, column 'weight': ")
+        assert "finite number greater than 0" in line and "default 1" in line
+    assert shown in lines[0]
+
+
+@pytest.mark.parametrize("bad", ["3", "-3", "1.5", "A>>B", "much"])
+def test_grade_outside_minus_two_to_two_is_refused(bad):
+    with pytest.raises(DataError) as err:
+        validate_table(graded(grade=["2", bad, "0", "-1"]), "comparisons", "arena.csv")
+    (line,) = problem_lines(err)
+    assert line.startswith("arena.csv, row 2, column 'grade': ")
+    assert repr(bad) in line and "whole number from -2 to +2" in line
+
+
+def test_grade_that_contradicts_p_first_or_the_verdict_is_refused():
+    table = graded(
+        p_first=[0.0, 0.0, 1.0, 0.25],  # row 1: +2 with p 0; row 3: a tie with p 1
+        verdict=["A", "A", "tie", "B"],  # row 2: -2 with verdict A
+    )
+    with pytest.raises(DataError) as err:
+        validate_table(table, "comparisons", "arena.csv")
+    lines = problem_lines(err)
+    assert len(lines) == 3
+    assert lines[0].startswith("arena.csv, row 1, column 'grade': grade +2 says the first")
+    assert "p_first 0 says the second candidate better" in lines[0]
+    assert lines[1].startswith("arena.csv, row 3, column 'grade': grade 0 says a tie")
+    assert lines[2].startswith("arena.csv, row 2, column 'grade': grade -2 says the second")
+    assert "verdict is 'A'" in lines[2]
+
+
+def test_a_tie_grade_may_come_with_a_leaning_probability():
+    # a probability from label tokens leans; only a certain p_first contradicts a tie
+    out = validate_table(graded(p_first=[0.9, 0.1, 0.6, np.nan]), "comparisons")
+    assert out["grade"].tolist() == [2, -2, 0, -1]
+
+
+def test_grade_problems_in_a_dataset_name_the_table():
+    ds = Dataset(name="arena", comparisons=graded(weight=["3", "0", "1", "1"]))
+    with pytest.raises(DataError) as err:
+        validate_dataset(ds)
+    assert problem_lines(err) == [
+        "arena: comparisons, row 2, column 'weight': '0' is not a usable weight; a weight says "
+        "how many games' worth the comparison counts (Arena-Hard: 3 for a strong verdict), so "
+        "write a finite number greater than 0, leave the cell empty for the default 1, or drop "
+        "the row"
+    ]
