@@ -28,9 +28,13 @@ Rules (see ../shared/PROMPTS.md):
 The package, one module per seam (every name below is reached as ``data.parsing.<name>``):
 ``answers`` (:class:`Parsed`, :func:`reason_code`, missing answers and refusals),
 ``verdicts`` (:func:`parse_verdict`, :func:`parse_choice_letter`, ``NUMBERED_ALIASES``),
-``likert`` (:func:`parse_likert`, ``LIKERT_RULES``) and ``counts``
+``likert`` (:func:`parse_likert`, ``LIKERT_RULES``), ``counts``
 (:func:`sample_verdicts_to_p`, :func:`expected_score`, :func:`summarise_failures`,
-:class:`ParseReport`).
+:class:`ParseReport`) and ``vocabulary`` (the one verdict vocabulary of stored verdict
+*values*, ``A>>B``, ``[[C]]``, ``model_a``, ``Output (b)``, ``m``, ... read as grades -2..+2:
+:data:`VERDICT_FORMS`, :func:`read_verdict_value`, :func:`verdict_map`,
+:func:`read_verdict_column`, and the strength policy :func:`apply_strength`). The
+vocabulary's column functions use pandas; everything else is pure Python.
 """
 
 from __future__ import annotations
@@ -44,6 +48,18 @@ from data.parsing.counts import (
 )
 from data.parsing.likert import LIKERT_RULES, parse_likert
 from data.parsing.verdicts import NUMBERED_ALIASES, parse_choice_letter, parse_verdict
+from data.parsing.vocabulary import (
+    ARENA_HARD_STRONG_WEIGHT,
+    STRENGTH_POLICIES,
+    VERDICT_FORMS,
+    VerdictForm,
+    VerdictReading,
+    apply_strength,
+    read_verdict_column,
+    read_verdict_value,
+    verdict_forms_table,
+    verdict_map,
+)
 
 __all__ = [
     "NUMBERED_ALIASES",
@@ -57,4 +73,14 @@ __all__ = [
     "expected_score",
     "reason_code",
     "summarise_failures",
+    "ARENA_HARD_STRONG_WEIGHT",
+    "STRENGTH_POLICIES",
+    "VERDICT_FORMS",
+    "VerdictForm",
+    "VerdictReading",
+    "apply_strength",
+    "read_verdict_column",
+    "read_verdict_value",
+    "verdict_forms_table",
+    "verdict_map",
 ]
