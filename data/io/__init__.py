@@ -46,11 +46,13 @@ from data.io.folders import DATASET_META, load_dataset, save_dataset
 from data.io.formats import FORMATS, file_format, read_frame, write_table
 from data.io.guess import describe_wide, guess_wide, guess_wide_mapping
 from data.io.pairwise import (
+    STRENGTH_POLICIES,
     VERDICT_SPELLINGS,
     PairwiseMapping,
-    guess_pairwise_mapping,
-    pairwise_to_comparisons,
+    describe_pairwise,
 )
+from data.io.pairwise_guess import guess_pairwise, guess_pairwise_mapping
+from data.io.pairwise_tables import pairwise_to_comparisons, pairwise_to_dataset
 from data.io.result import (
     ReadResult,
     UploadPreview,
@@ -59,6 +61,7 @@ from data.io.result import (
     read_upload_result,
 )
 from data.io.upload import UPLOAD_KINDS, detect_kind, layouts, read_table
+from data.io.verdict_map import verdict_table
 from data.io.wide import WideMapping, wide_to_dataset
 
 __all__ = [
@@ -73,6 +76,11 @@ __all__ = [
     "VERDICT_SPELLINGS",
     "guess_pairwise_mapping",
     "pairwise_to_comparisons",
+    "pairwise_to_dataset",
+    "guess_pairwise",
+    "describe_pairwise",
+    "verdict_table",
+    "STRENGTH_POLICIES",
     "UPLOAD_KINDS",
     "layouts",
     "detect_kind",

@@ -8,7 +8,7 @@ from 1, the header not counted; runs of consecutive rows are written as ranges
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -18,13 +18,16 @@ from data.natural import natural_sorted
 MAX_NAMED = 12
 
 
-def row_ranges(positions: Iterable[int]) -> str:
+def row_ranges(positions: Iterable[int], what: str = "row") -> str:
     """The data rows at 0-based ``positions`` as the user counts them, runs as ranges.
 
     Parameters
     ----------
     positions : iterable of int
         0-based positions in the table (any order, repeats allowed).
+    what : str
+        What is counted: ``"row"`` (data rows), or ``"line"`` (lines of a JSONL file,
+        ``positions`` then 0-based lines).
 
     Returns
     -------
@@ -34,16 +37,20 @@ def row_ranges(positions: Iterable[int]) -> str:
     """
     rows = np.unique(np.asarray(list(positions), dtype=np.int64)) + 1
     if len(rows) == 0:
-        return "no rows"
+        return f"no {what}s"
     breaks = np.flatnonzero(np.diff(rows) != 1) + 1
     runs = [(int(r[0]), int(r[-1])) for r in np.split(rows, breaks)]
     parts = [f"{a}" if a == b else f"{a}–{b}" for a, b in runs[:8]]
     more = len(runs) - 8
     text = ", ".join(parts) + (f" and {more} more run(s)" if more > 0 else "")
-    return ("row " if len(rows) == 1 else "rows ") + text
+    return (f"{what} " if len(rows) == 1 else f"{what}s ") + text
 
 
-def grouped(messages: Sequence[str], positions: Sequence[int]) -> list[str]:
+def grouped(
+    messages: Sequence[str],
+    positions: Sequence[int],
+    where: Callable[[Sequence[int]], str] = row_ranges,
+) -> list[str]:
     """One line per distinct message with the rows it was found on.
 
     Parameters
@@ -52,6 +59,9 @@ def grouped(messages: Sequence[str], positions: Sequence[int]) -> list[str]:
         The message of each offending row.
     positions : sequence of int
         The 0-based row of each message (same length).
+    where : callable, optional
+        Positions -> where they are, for the user (default :func:`row_ranges`; a reader of
+        a file whose rows are not the table's passes one naming its lines).
 
     Returns
     -------
@@ -62,7 +72,7 @@ def grouped(messages: Sequence[str], positions: Sequence[int]) -> list[str]:
     for msg, pos in zip(messages, positions, strict=True):
         rows.setdefault(msg, []).append(int(pos))
     order = sorted(rows, key=lambda m: -len(rows[m]))
-    return [f"{m}: {row_ranges(rows[m])}" for m in order]
+    return [f"{m}: {where(rows[m])}" for m in order]
 
 
 def named(values: Iterable, what: str) -> str:

@@ -1,47 +1,29 @@
-"""The pairwise-verdict layout: context, first, second and a verdict (A/B/tie, 1/2/0,
-first/second/tie) and/or a probability, turned into the comparisons table with a
-:class:`PairwiseMapping`."""
+"""The pairwise-verdict layout: one row per judged pair, with the pair's context and the two
+candidates (ids, systems, texts), a judge's verdict or probability, and a human verdict.
+
+A :class:`PairwiseMapping` names the column of each role; :func:`guess_pairwise` guesses it
+from a file's headers and cells and says why (``data.io.pairwise_guess``), and
+:func:`data.io.pairwise_tables.pairwise_to_dataset` turns the file into contexts,
+candidates and comparisons (``pairwise_to_comparisons`` gives the comparisons alone).
+
+Candidate ids come from the id columns; without them from the system columns (model names
+are the ids, as in Arena files: ``model_a``, ``model_b``); without those from a short hash
+of the candidate texts (``text-1a2b3c4d``). A context id likewise comes from its column, else
+from a hash of the context text (``ctx-1a2b3c4d``), else every row shares
+``default_context``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-import numpy as np
-import pandas as pd
+from data.io.columns import find_alias
+from data.parsing import STRENGTH_POLICIES
 
-from data.coerce import coerce_int, outside, to_str_series
-from data.io.columns import alias_conflicts, find_alias, id_column, number_column, resolve_columns
-from data.io.notes import grouped, named
-from data.problems import Problems, row_label
-from data.schema import VERDICT_P_FIRST, DataError
-from data.validate import validate_table
-
-_FIRST_ALIASES = ("first_id", "first", "a", "candidate_a", "first_candidate", "model_a", "system_a")
-_SECOND_ALIASES = (
-    "second_id",
-    "second",
-    "b",
-    "candidate_b",
-    "second_candidate",
-    "model_b",
-    "system_b",
-)
-_VERDICT_ALIASES = ("verdict", "winner", "label", "choice", "preference")
-_PROB_ALIASES = ("p_first", "probability", "prob", "p", "p_a", "prob_a")
-_PAIR_CONTEXT_ALIASES = (
-    "context_id",
-    "context",
-    "question_id",
-    "prompt_id",
-    "doc_id",
-    "document_id",
-    "item_id",
-    "story_id",
-    "instance_id",
-    "example_id",
-)
-
-#: Verdict spellings of the pairwise-verdict format (compared case-insensitively).
+#: Verdict spellings of the simplest pairwise files (compared case-insensitively); the full
+#: vocabulary of the field's formats (``A>>B``, ``[[A=B]]``, ``model_a``, ``m``/``M``, ...)
+#: is read by ``data.parsing`` (see ``data.io.verdict_map``).
 VERDICT_SPELLINGS = {
     "a": "A",
     "1": "A",
@@ -63,32 +45,61 @@ VERDICT_SPELLINGS = {
 class PairwiseMapping:
     """Columns of a pairwise-verdict table: one row per judged ordered pair (per sample).
 
-    ``first`` was shown first (slot A). At least one of ``verdict`` and ``probability``
-    must be given.
+    The first candidate was shown first (slot A). Each side needs an id, a system or a text
+    column (the candidate id comes from the first of these the mapping names); the file
+    needs a verdict, a probability or a human verdict column.
 
     Parameters
     ----------
-    first, second : str
-        Columns holding the ids of the candidate shown first and second.
+    first, second : str, optional
+        Columns of the ids of the candidates shown first and second.
     verdict : str, optional
-        Column of verdicts (A/B/tie, 1/2/0, first/second/tie: :data:`VERDICT_SPELLINGS`);
-        with only a verdict, p_first is 1 / 0 / 0.5.
+        Column of the judge's verdicts, read with the verdict vocabulary (A / B / tie,
+        ``A>>B``, ``[[A=B]]``, ``model_a``, 1 / 2 / 0, ...: ``data.parsing``); a graded verdict
+        keeps its grade (-2..+2) and counts as ``strength`` says.
     probability : str, optional
-        Column of P(first is better), between 0 and 1.
-    context_id, attribute, judge : str, optional
-        Columns of the context, attribute and judge; without one, every row takes the
-        default below.
+        Column of P(first is better), between 0 and 1 (taken over the verdict's p_first).
+    context_id : str, optional
+        Column of the context id; without it the context text's hash, else
+        ``default_context``.
+    attribute, judge : str, optional
+        Columns of the attribute and judge; without one, every row takes the default below.
     sample : str, optional
-        Column numbering repeated answers; without it, repeated rows of the same pair become
-        samples 0, 1, 2, ... in file order.
+        Column numbering repeated answers (a sample, or a game as in Arena-Hard's two
+        games); without it, repeated rows of the same pair become samples 0, 1, 2, ... in
+        file order.
     raw : str, optional
-        Column of the judge's raw answer.
+        Column of the judge's raw answer (else the verdict as written is kept).
+    context_text : str, optional
+        Column of the context (instruction, prompt, question): the contexts table.
+    first_text, second_text : str, optional
+        Columns of the two candidates' texts: the candidates table.
+    first_system, second_system : str, optional
+        Columns of the two candidates' systems (``model_a``, ``model_b``): the candidates'
+        ``system``, and their ids when no id column is given.
+    human_verdict : str, optional
+        Column of a human (gold) verdict on the same pair, read with the same vocabulary:
+        one more comparison per row, by judge ``human:<annotator>`` (the
+        ``data.schema.HUMAN_JUDGE_PREFIX`` convention every page reads as human labels).
+    weight : str, optional
+        Column of each row's weight: a positive number of games the row counts for (default
+        1); multiplied by the strength policy's weight.
     default_context, default_attribute, default_judge : str
         Values used when the column is not given.
+    annotator : str
+        Who gave the human verdicts: their comparisons' judge is ``human:<annotator>``.
+    verdict_map : mapping of str to int, str or None
+        The user's reading of verdict values, overriding the vocabulary: a value as written
+        (stripped) -> its grade (-2..+2; 0 = tie), ``"A"`` / ``"B"`` / ``"tie"``, or None
+        (not understood: kept unparsed). See :func:`data.parsing.read_verdict_value`.
+    strength : str
+        How a graded verdict counts (``data.parsing.STRENGTH_POLICIES``): ``"weight"`` (a
+        strong verdict is one win weighing 3, Arena-Hard's rule), ``"probability"`` (p_first
+        1 / .75 / .5 / .25 / 0) or ``"collapse"`` (a win is a win).
     """
 
-    first: str
-    second: str
+    first: str | None = None
+    second: str | None = None
     verdict: str | None = None
     probability: str | None = None
     context_id: str | None = None
@@ -96,222 +107,227 @@ class PairwiseMapping:
     judge: str | None = None
     sample: str | None = None
     raw: str | None = None
+    context_text: str | None = None
+    first_text: str | None = None
+    second_text: str | None = None
+    first_system: str | None = None
+    second_system: str | None = None
+    human_verdict: str | None = None
+    weight: str | None = None
     default_context: str = "all"
     default_attribute: str = "overall"
     default_judge: str = "uploaded"
+    annotator: str = "gold"
+    verdict_map: Mapping[str, int | str | None] = field(default_factory=dict)
+    strength: str = "weight"
+
+    def __post_init__(self):
+        if self.strength not in STRENGTH_POLICIES:
+            raise ValueError(
+                f"unknown strength policy {self.strength!r}; expected one of "
+                f"{', '.join(STRENGTH_POLICIES)}"
+            )
+        object.__setattr__(self, "verdict_map", dict(self.verdict_map or {}))
+
+    def side(self, which: str) -> tuple[str, str] | None:
+        """(role, column) the candidate ids of side ``"first"`` or ``"second"`` come from:
+        the id column, else the system column, else the text column; None without any."""
+        for role in (which, f"{which}_system", f"{which}_text"):
+            if getattr(self, role) is not None:
+                return role, getattr(self, role)
+        return None
 
 
 #: Role (a column field of PairwiseMapping) -> its aliases, most specific first.
-PAIR_ROLES = {
-    "first": _FIRST_ALIASES,
-    "second": _SECOND_ALIASES,
-    "verdict": _VERDICT_ALIASES,
-    "probability": _PROB_ALIASES,
-    "context_id": _PAIR_CONTEXT_ALIASES,
+PAIR_ROLES: dict[str, tuple[str, ...]] = {
+    "first": ("first_id", "first", "a", "candidate_a", "first_candidate", "id_a", "candidate_1"),
+    "second": (
+        "second_id",
+        "second",
+        "b",
+        "candidate_b",
+        "second_candidate",
+        "id_b",
+        "candidate_2",
+    ),
+    "first_system": (
+        "model_a",
+        "system_a",
+        "model_1",
+        "system_1",
+        "generator_1",
+        "generator_a",
+        "first_model",
+        "first_system",
+        "model1",
+    ),
+    "second_system": (
+        "model_b",
+        "system_b",
+        "model_2",
+        "system_2",
+        "generator_2",
+        "generator_b",
+        "second_model",
+        "second_system",
+        "model2",
+    ),
+    "first_text": (
+        "first_text",
+        "output_1",
+        "output_a",
+        "response_a",
+        "response_1",
+        "answer_a",
+        "answer_1",
+        "completion_a",
+        "completion_1",
+        "text_a",
+        "text_1",
+        "output1",
+        "response1",
+    ),
+    "second_text": (
+        "second_text",
+        "output_2",
+        "output_b",
+        "response_b",
+        "response_2",
+        "answer_b",
+        "answer_2",
+        "completion_b",
+        "completion_2",
+        "text_b",
+        "text_2",
+        "output2",
+        "response2",
+    ),
+    "verdict": (
+        "verdict",
+        "winner",
+        "judge_verdict",
+        "judge_label",
+        "prediction",
+        "choice",
+        "preference",
+    ),
+    "human_verdict": (
+        "human_verdict",
+        "human_label",
+        "human_preference",
+        "human_winner",
+        "gold",
+        "gold_label",
+        "label",
+        "human",
+    ),
+    "probability": ("p_first", "probability", "prob", "p", "p_a", "prob_a"),
+    "context_id": (
+        "context_id",
+        "context",
+        "question_id",
+        "uid",
+        "qid",
+        "prompt_id",
+        "doc_id",
+        "document_id",
+        "item_id",
+        "story_id",
+        "instance_id",
+        "example_id",
+    ),
+    "context_text": (
+        "context_text",
+        "instruction",
+        "prompt",
+        "input",
+        "question",
+        "turns",
+        "query",
+        "source_text",
+        "document",
+        "source",
+    ),
     "attribute": ("attribute", "aspect", "criterion"),
-    "judge": ("judge", "evaluator"),
-    "sample": ("sample", "sample_id"),
-    "raw": ("raw", "raw_output", "output_text"),
+    "judge": ("judge", "evaluator", "judge_model", "judge_name"),
+    "weight": ("weight", "weights"),
+    "sample": ("sample", "sample_id", "game", "games", "round"),
+    "raw": (
+        "raw",
+        "raw_output",
+        "output_text",
+        "judgment",
+        "judgement",
+        "raw_completion",
+        "judge_output",
+        "rationale",
+        "explanation",
+    ),
+}
+
+#: What each role is called in sentences.
+ROLE_LABELS = {
+    "first": "first candidate id",
+    "second": "second candidate id",
+    "first_system": "first system",
+    "second_system": "second system",
+    "first_text": "first candidate text",
+    "second_text": "second candidate text",
+    "verdict": "judge verdict",
+    "human_verdict": "human verdict",
+    "probability": "probability",
+    "context_id": "context id",
+    "context_text": "context text",
+    "attribute": "attribute",
+    "judge": "judge",
+    "weight": "weight",
+    "sample": "sample (game)",
+    "raw": "raw answer",
 }
 
 
-def guess_pairwise_mapping(columns) -> PairwiseMapping | None:
-    """A :class:`PairwiseMapping` guessed from the headers, or None.
-
-    Parameters
-    ----------
-    columns : iterable
-        The file's headers.
-
-    Returns
-    -------
-    PairwiseMapping or None
-        Each role's column found by its aliases (``first``/``model_a``/``a``...,
-        ``second``/``model_b``..., ``verdict``/``winner``..., ``p_first``/``probability``...,
-        ``context``...); None without a first and a second column, or without a verdict
-        and a probability column.
-    """
+def roles_by_name(columns) -> dict[str, str | None]:
+    """Each role's column found by its aliases among the headers (None where none is)."""
     cols = list(columns)
-    found = {}
+    found: dict[str, str | None] = {}
     for role, aliases in PAIR_ROLES.items():
-        found[role] = find_alias(cols, aliases, taken=(found.get("first"),))
-    if found["first"] is None or found["second"] is None:
-        return None
-    if found["verdict"] is None and found["probability"] is None:
-        return None
-    return PairwiseMapping(**found)
+        found[role] = find_alias(cols, aliases, taken=[c for c in found.values() if c])
+    return found
 
 
-def pairwise_to_comparisons(
-    frame: pd.DataFrame,
-    mapping: PairwiseMapping | None = None,
-    *,
-    source: str = "pairwise table",
-    notes: list[str] | None = None,
-) -> pd.DataFrame:
-    """Turn a pairwise-verdict table into the canonical comparisons table.
+def complete(roles: Mapping[str, str | None]) -> bool:
+    """Whether ``roles`` give both sides a candidate and the file something to read."""
+    sides = all(
+        any(roles.get(r) for r in (side, f"{side}_system", f"{side}_text"))
+        for side in ("first", "second")
+    )
+    return sides and any(roles.get(r) for r in ("verdict", "probability", "human_verdict"))
+
+
+def describe_pairwise(mapping: PairwiseMapping) -> str:
+    """One sentence naming the column of each role of ``mapping`` and the defaults used.
 
     Parameters
     ----------
-    frame : pandas.DataFrame
-        The pairwise-verdict table as read.
-    mapping : PairwiseMapping, optional
-        Which column holds what; guessed from the headers (:func:`guess_pairwise_mapping`)
-        when omitted, after refusing two headers that could play the same role.
-    source : str
-        The file, for messages.
-    notes : list of str, optional
-        Given, a verdict that is not understood does not refuse the file: its row becomes
-        an unparsed comparison (p_first NaN, verdict missing, the text kept in ``raw``) and
-        the list gets what the user should know (data.io.notes): how many verdicts were not
-        understood, one line per distinct verdict with its rows ("verdict 'garbage' not
-        understood: rows 19–24"), and the contexts left with no usable verdict. Without
-        it (the strict reading), such a verdict is a problem that refuses the file.
+    mapping : PairwiseMapping
+        The mapping to describe.
 
     Returns
     -------
-    pandas.DataFrame
-        The canonical comparisons table (validated). Rows map one to one, in order, so
-        messages name the rows of ``frame``. ``verdict`` is canonical (A/B/tie, NaN when
-        empty); ``p_first`` is the probability column, or 1 / 0 / 0.5 from the verdict;
-        ``raw`` is the raw column, or the verdict as written when there is none.
-
-    Raises
-    ------
-    DataError
-        No usable columns, empty ids, a verdict not understood (without ``notes``), a
-        probability that is not a number or outside [0, 1], a sample that is not a whole
-        number, a candidate compared with itself.
+    str
+        ``"read as a pairwise-verdict table: context id = 'question_id', first system =
+        'model_a', ..., attribute 'overall' for every row"``.
     """
-    frame = frame.reset_index(drop=True)
-    if mapping is None:
-        alias_conflicts(frame.columns, PAIR_ROLES, source)
-        mapping = guess_pairwise_mapping(frame.columns)
-        if mapping is None:
-            raise DataError(
-                f"{source}: not a pairwise-verdict table; it needs columns for the first and "
-                "second candidate (first, second) and a verdict (A/B/tie) or a probability "
-                f"(p_first); columns found: {', '.join(map(str, frame.columns))}"
-            )
-    if mapping.verdict is None and mapping.probability is None:
-        raise DataError(
-            f"{source}: the mapping needs a verdict column, a probability column or both"
-        )
-    problems = Problems()
-    cols = resolve_columns(frame, mapping, PAIR_ROLES, source, problems)
-    problems.raise_if_any(source)
-    n = len(frame)
-
-    def ids(role, default):
-        if role not in cols:
-            return pd.Series([str(default)] * n, dtype="str")
-        return id_column(frame, cols[role], source, problems)
-
-    first = ids("first", None)
-    second = ids("second", None)
-    context = ids("context_id", mapping.default_context)
-    attribute = ids("attribute", mapping.default_attribute)
-    judge = ids("judge", mapping.default_judge)
-
-    same = np.flatnonzero(((first == second) & first.notna()).to_numpy())
-    problems.add_rows(
-        same,
-        lambda p: (
-            f"{source}, {row_label(p)}, column '{cols['second']}': candidate {first.iloc[p]!r} "
-            "is compared with itself; a comparison needs two different candidates"
-        ),
-    )
-
-    verdict = pd.Series([np.nan] * n, dtype="str")
-    unparsed = np.zeros(n, dtype=bool)
-    verdict_text = None
-    if "verdict" in cols:
-        verdict_text = to_str_series(frame[cols["verdict"]])
-        text = verdict_text.str.strip()
-        missing = (text.isna() | (text == "")).to_numpy()
-        verdict = text.str.lower().map(VERDICT_SPELLINGS).astype("str")
-        unparsed = verdict.isna().to_numpy() & ~missing
-        if notes is not None and unparsed.any():
-            bad = np.flatnonzero(unparsed)
-            notes.append(
-                f"{source}: {len(bad)} of {n} verdict(s) in column '{cols['verdict']}' not "
-                "understood; kept as unparsed comparisons (no p_first, the text in 'raw'). "
-                "Verdicts are A / B / tie, 1 / 2 / 0 or first / second / tie"
-            )
-            notes.extend(
-                grouped(
-                    [f"verdict {text.iloc[p]!r} not understood" for p in bad],
-                    bad,
-                )
-            )
-        elif notes is None:
-            problems.add_rows(
-                np.flatnonzero(unparsed),
-                lambda p: (
-                    f"{source}, {row_label(p)}, column '{cols['verdict']}': verdict "
-                    f"{frame[cols['verdict']].iloc[p]!r} is not understood; write A / B / tie "
-                    "(or 1 / 2 / 0, or first / second / tie) or leave the cell empty"
-                ),
-            )
-    if "probability" in cols:
-        p_first = number_column(
-            frame,
-            cols["probability"],
-            source,
-            problems,
-            "write a probability between 0 and 1 or leave the cell empty",
-        )
-        problems.add_rows(
-            np.flatnonzero(outside(p_first, 0, 1)),
-            lambda p: (
-                f"{source}, {row_label(p)}, column '{cols['probability']}': {p_first[p]:g} is "
-                "outside [0, 1]; the probability that the first candidate is better must lie "
-                "between 0 and 1"
-            ),
-        )
-    else:
-        p_first = verdict.map(VERDICT_P_FIRST).to_numpy(dtype=np.float64, na_value=np.nan)
-
-    if "sample" in cols:
-        sample_series, bad = coerce_int(frame[cols["sample"]])
-        problems.add_rows(
-            bad,
-            lambda p: (
-                f"{source}, {row_label(p)}, column '{cols['sample']}': "
-                f"{frame[cols['sample']].iloc[p]!r} is not a whole number"
-            ),
-        )
-        sample = sample_series.to_numpy()
-    problems.raise_if_any(source)
-    if "sample" not in cols:
-        keys = pd.DataFrame({"c": context, "a": attribute, "j": judge, "f": first, "s": second})
-        sample = keys.groupby(list(keys.columns), sort=False).cumcount().to_numpy()
-    if "raw" in cols:
-        raw = to_str_series(frame[cols["raw"]]).fillna("")
-    elif verdict_text is not None:
-        raw = verdict_text.fillna("")  # the verdict as written: an unparsed one stays readable
-    else:
-        raw = ""
-    out = pd.DataFrame(
-        {
-            "context_id": context,
-            "attribute": attribute,
-            "judge": judge,
-            "first_id": first,
-            "second_id": second,
-            "p_first": p_first,
-            "verdict": verdict,
-            "sample": sample,
-            "raw": raw,
-        }
-    )
-    out = validate_table(out, "comparisons", source)
-    if notes is not None:
-        usable = out["p_first"].notna().groupby(out["context_id"], sort=False).any()
-        empty = usable.index[~usable.to_numpy()]
-        if len(empty):
-            notes.append(
-                f"{source}: {len(empty)} of {len(usable)} context(s) have no usable verdict "
-                f"and cannot be ranked: {named(empty, 'contexts')}"
-            )
-    return out
+    parts = [
+        f"{ROLE_LABELS[role]} = '{getattr(mapping, role)}'"
+        for role in ROLE_LABELS
+        if getattr(mapping, role) is not None
+    ]
+    for role in ("attribute", "judge"):
+        if getattr(mapping, role) is None and (
+            role == "attribute" or mapping.verdict or mapping.probability
+        ):
+            parts.append(f"{role} '{getattr(mapping, f'default_{role}')}' for every row")
+    if mapping.human_verdict is not None:
+        parts.append(f"human verdicts by 'human:{mapping.annotator}'")
+    return "read as a pairwise-verdict table: " + ", ".join(parts)

@@ -18,13 +18,11 @@ import pandas as pd
 from data.io.columns import alias_conflicts
 from data.io.formats import read_frame
 from data.io.guess import describe_wide, guess_wide
-from data.io.pairwise import (
-    PAIR_ROLES,
-    PairwiseMapping,
-    guess_pairwise_mapping,
-    pairwise_to_comparisons,
-)
+from data.io.pairwise import PAIR_ROLES, PairwiseMapping, describe_pairwise
+from data.io.pairwise_guess import guess_pairwise
+from data.io.pairwise_tables import CONFLICT_ROLES, pairwise_to_dataset
 from data.io.upload import (
+    PAIRWISE_LAYOUT,
     UPLOAD_KINDS,
     _ambiguous_layout,
     _closest_table,
@@ -32,6 +30,7 @@ from data.io.upload import (
     _unknown_layout,
     layouts,
 )
+from data.io.verdict_map import verdict_table
 from data.io.wide import WIDE_ROLES, WideMapping, wide_to_dataset
 from data.overview import table_summary
 from data.schema import TABLE_NAMES, DataError, Dataset
@@ -60,6 +59,16 @@ class ReadResult:
         The layout was guessed from the columns (the caller did not say).
     alternatives : list of (str, str)
         Other layouts the columns fit, as (kind, description): offer them to the user.
+    verdicts : pandas.DataFrame or None
+        Pairwise layout with a verdict or human verdict column: every distinct verdict
+        value with its reading (``data.io.verdict_map.verdict_table``), for the user to
+        check and change (``PairwiseMapping.verdict_map``).
+    format : str or None
+        A published judgment format read by its importer (``data.importers``): its name,
+        e.g. ``"arena-hard"``; None for the layouts above.
+    baseline : str or None
+        The baseline system the file's comparisons are against, when the format names one
+        (Arena-Hard, MT-Bench pairwise-baseline, AlpacaEval's reference outputs).
     """
 
     dataset: Dataset
@@ -68,17 +77,9 @@ class ReadResult:
     notes: list[str] = field(default_factory=list)
     guessed: bool = False
     alternatives: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _describe_pairwise(m: PairwiseMapping) -> str:
-    parts = [f"first = '{m.first}'", f"second = '{m.second}'"]
-    for role in ("verdict", "probability", "context_id", "attribute", "judge", "sample", "raw"):
-        if getattr(m, role) is not None:
-            parts.append(f"{role.replace('_', ' ')} = '{getattr(m, role)}'")
-    for role in ("context", "attribute", "judge"):
-        if role != "context" and getattr(m, role) is None:
-            parts.append(f"{role} '{getattr(m, f'default_{role}')}' for every row")
-    return "read as a pairwise-verdict table: " + ", ".join(parts)
+    verdicts: pd.DataFrame | None = None
+    format: str | None = None
+    baseline: str | None = None
 
 
 def _pick_kind(frame, source, kind, mapping, strict):
@@ -108,6 +109,16 @@ def _pick_kind(frame, source, kind, mapping, strict):
     if closest is None:
         raise _unknown_layout(source, frame.columns)
     return closest, "closest", []
+
+
+def _pairwise_fits(frame: pd.DataFrame, alternatives) -> bool:
+    """Whether the pairwise layout, not yet offered, reads the file's columns."""
+    if any(k == "pairwise" for k, _d in alternatives):
+        return False
+    try:
+        return guess_pairwise(frame)[0] is not None
+    except DataError:
+        return False
 
 
 def _guessed_failed(source: str, columns, kind: str, alternatives, err: DataError) -> DataError:
@@ -198,6 +209,10 @@ def read_upload_result(
     try:
         result = _read(frame, source, kind, mapping, scales)
     except DataError as err:
+        if guessed and kind in TABLE_NAMES and _pairwise_fits(frame, alternatives):
+            # a long-table reading that failed, of columns a pairwise reading fits
+            alternatives = [*alternatives, ("pairwise", PAIRWISE_LAYOUT)]
+            raise _guessed_failed(source, frame.columns, kind, alternatives, err) from err
         if guessed in ("first", "closest"):
             raise _guessed_failed(source, frame.columns, kind, alternatives, err) from err
         raise
@@ -230,15 +245,30 @@ def _read(frame, source, kind, mapping, scales) -> ReadResult:
     if kind == "pairwise":
         if mapping is not None and not isinstance(mapping, PairwiseMapping):
             raise TypeError("kind='pairwise' needs a PairwiseMapping")
+        head: list[str] = []
         if mapping is None:
-            alias_conflicts(frame.columns, PAIR_ROLES, source)
-            mapping = guess_pairwise_mapping(frame.columns)
+            alias_conflicts(frame.columns, {r: PAIR_ROLES[r] for r in CONFLICT_ROLES}, source)
+            mapping, head = guess_pairwise(frame)
+            if mapping is None:
+                raise DataError(
+                    f"{source}: cannot read this as a pairwise-verdict table; it needs, for each "
+                    "of the two candidates, an id, a system or a text column (first / second, "
+                    "model_a / model_b, output_1 / output_2) and a verdict, probability or "
+                    "human verdict column (verdict, winner, p_first, label), or give a "
+                    "PairwiseMapping naming the columns"
+                )
+        else:
+            head = [describe_pairwise(mapping)]
         read_notes: list[str] = []
-        comparisons = pairwise_to_comparisons(frame, mapping, source=source, notes=read_notes)
-        ds = Dataset(name=stem, comparisons=comparisons, scales=scales, source=source)
-        ds = validate_dataset(ds, sources=sources)
-        head = [_describe_pairwise(mapping)] if mapping is not None else []
-        return ReadResult(ds, kind, mapping, head + read_notes)
+        ds = pairwise_to_dataset(
+            frame, mapping, name=stem, source=source, notes=read_notes, scales=scales
+        )
+        verdict_cols = {
+            c: frame[c] for c in (mapping.verdict, mapping.human_verdict) if c in frame.columns
+        }
+        verdicts = verdict_table(verdict_cols, mapping.verdict_map) if verdict_cols else None
+        result = ReadResult(ds, kind, mapping, head + read_notes, verdicts=verdicts)
+        return result
     ds = Dataset(name=stem, scales=scales, source=source)
     setattr(ds, kind, frame)
     return ReadResult(
@@ -383,7 +413,14 @@ def preview_upload(
         if preview.mapping is None and preview.kind == "wide":
             preview.mapping = guess_wide(frame.reset_index(drop=True))[0]
         if preview.mapping is None and preview.kind == "pairwise":
-            preview.mapping = guess_pairwise_mapping(frame.columns)
+            preview.mapping = guess_pairwise(frame)[0]
+        if (
+            kind in (None, "long")
+            and preview.kind in TABLE_NAMES
+            and _pairwise_fits(frame, preview.layouts)
+        ):
+            # the long-table reading failed: offer "Read as pairwise verdicts"
+            preview.layouts = [*preview.layouts, ("pairwise", PAIRWISE_LAYOUT)]
         return preview
     preview.result, preview.kind, preview.mapping = result, result.kind, result.mapping
     return preview

@@ -18,12 +18,15 @@ import pandas as pd
 from data.coerce import normalise_column
 from data.io.formats import read_frame
 from data.io.guess import guess_wide_mapping
-from data.io.pairwise import guess_pairwise_mapping
+from data.io.pairwise_guess import guess_pairwise_mapping
 from data.schema import TABLE_NAMES, TABLES, DataError
 from data.validate import validate_table
 
 #: Layouts :func:`read_upload` understands besides the canonical table names.
 UPLOAD_KINDS = (*TABLE_NAMES, "long", "wide", "pairwise")
+
+#: How the pairwise layout is offered ("Read as pairwise verdicts (...)").
+PAIRWISE_LAYOUT = "pairwise verdicts (one row per judged pair: candidates, verdicts, texts)"
 
 #: Required columns that wide and candidate files share with the long tables.
 _SHARED_COLUMNS = {"context_id", "candidate_id", "text", "system"}
@@ -96,8 +99,8 @@ def layouts(columns, frame: pd.DataFrame | None = None) -> list[tuple[str, str]]
             return [(name, f"a {name} table")]
     norm = {normalise_column(c) for c in cols}
     found = []
-    if guess_pairwise_mapping(cols) is not None:
-        found.append(("pairwise", "a pairwise-verdict table (first, second, verdict)"))
+    if guess_pairwise_mapping(cols, frame) is not None:
+        found.append(("pairwise", PAIRWISE_LAYOUT))
     else:
         partial = []
         for name in ("comparisons", "ratings", "human_scores"):

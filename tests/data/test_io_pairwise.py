@@ -56,12 +56,27 @@ def test_pairwise_errors_name_rows_and_columns():
         read_upload("pairs.csv", data)
     msg = str(err.value)
     assert "verdict 'maybe'" not in msg  # not understood is not a refusal (see below)
-    assert "pairs.csv, row 2, column 'second': candidate 'a' is compared with itself" in msg
+    assert "compared with itself" not in msg  # skipped and counted (see below)
     assert "pairs.csv, row 3, column 'p': 1.5 is outside [0, 1]" in msg
-    # the strict reading (no notes) still refuses a verdict it does not understand
+    # the strict reading (no notes) still refuses a verdict it does not understand, and a
+    # candidate compared with itself
     frame = pd.DataFrame({"first": ["a"], "second": ["b"], "verdict": ["maybe"]})
     with pytest.raises(DataError, match=r"row 1, column 'verdict': verdict 'maybe' is not"):
         pairwise_to_comparisons(frame)
+    frame = pd.DataFrame({"first": ["a", "a"], "second": ["b", "a"], "verdict": ["A", "B"]})
+    with pytest.raises(DataError, match=r"row 2, column 'second': candidate 'a' is compared"):
+        pairwise_to_comparisons(frame)
+
+
+def test_a_baseline_against_itself_is_skipped_with_a_count():
+    data = b"question_id,model_a,model_b,winner\nq1,base,m1,A\nq1,base,base,tie\nq2,base,m1,B\n"
+    result = read_upload_result("arena.csv", data)
+    c = result.dataset.comparisons
+    assert list(zip(c.first_id, c.second_id, strict=True)) == [("base", "m1"), ("base", "m1")]
+    assert (
+        "arena.csv: 1 of 3 row(s) compare a candidate with itself ('base': first = second, "
+        "e.g. the baseline against itself) and are skipped: row 2" in result.notes
+    )
 
 
 def _garbage_csv() -> bytes:
@@ -84,11 +99,18 @@ def test_unparsed_verdicts_are_kept_counted_and_grouped():
     assert c.loc[18, "raw"] == "garbage" and c.loc[26, "raw"] == "dunno"
     assert c.loc[0, "raw"] == "A" and c.loc[0, "p_first"] == 1.0
     notes = result.notes
-    assert notes[0].startswith("read as a pairwise-verdict table: first = 'first'")
-    assert "votes.csv: 7 of 30 verdict(s) in column 'winner' not understood" in notes[1]
-    assert notes[2] == "verdict 'garbage' not understood: rows 19–24"
-    assert notes[3] == "verdict 'dunno' not understood: row 27"
-    assert notes[4] == (
+    assert notes[0].startswith(
+        "read as a pairwise-verdict table: first candidate id = 'first', second candidate id = "
+        "'second', first system = 'first', second system = 'second', judge verdict = 'winner'"
+    )
+    assert notes[1] == (
+        "the candidate ids in 'first' and 'second' recur across contexts, so they name the "
+        "systems too"
+    )
+    assert "votes.csv: 7 of 30 verdict(s) in column 'winner' not understood" in notes[2]
+    assert notes[3] == "verdict 'garbage' not understood: rows 19–24"
+    assert notes[4] == "verdict 'dunno' not understood: row 27"
+    assert notes[5] == (
         "votes.csv: 2 of 10 context(s) have no usable verdict and cannot be ranked: 'c7', 'c8'"
     )
 
