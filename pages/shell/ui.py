@@ -5,6 +5,7 @@ exports."""
 from __future__ import annotations
 
 import contextlib
+import html
 import logging
 import re
 import sys
@@ -21,6 +22,7 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 from data.io.spreadsheet import spreadsheet_csv
 from data.schema import DataError
 from pages.shell import session
+from pages.shell.text import listed, safe, short, unsafe, whole  # noqa: F401  (ui.safe)
 
 log = logging.getLogger("judgescope")
 
@@ -83,61 +85,243 @@ def metric(
     ``report_label`` names the card in the report when ``label`` alone is ambiguous there
     (three columns of "Spearman", one per ranking method); a label drawn twice in one run
     without it is numbered ("Spearman (2)").
+
+    ``label``, ``value`` and ``help_line`` are Markdown: a name in them goes in escaped
+    (:func:`safe`); the report keeps them without the escapes (:func:`unsafe`).
     """
     st.metric(label, value, delta=delta, delta_color=delta_color)
     st.caption(help_line)
     page = page or sys._getframe(1).f_globals.get("PAGE")
     if page and page != "report":
         cards = _section(page)["metrics"]
-        name = report_label or label
-        n = 2
+        base = unsafe(report_label or label)
+        name, n = base, 2
         while name in cards:
-            name = f"{report_label or label} ({n})"
+            name = f"{base} ({n})"
             n += 1
-        cards[name] = {"value": str(value), "help": help_line}
+        cards[name] = {"value": unsafe(value), "help": unsafe(help_line)}
 
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "figure"
 
 
-#: Every ASCII punctuation character: CommonMark lets a backslash escape each of them, and
-#: Streamlit's Markdown extensions start with some of them (``:red[...]``, ``:material/x:``,
-#: emoji shortcodes, ``$math$``, ``~strike~``).
-_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")
-_SPACE = re.compile(r"\s+")
+def file_stem(title: str, limit: int = 80) -> str:
+    """A download's file name (no extension) from a title: its :func:`slug`, at most
+    ``limit`` characters (a title that holds a long id stays a usable file name)."""
+    return slug(title)[:limit].rstrip("-") or "figure"
 
 
-def short(value, limit: int | None = 60) -> str:
-    """``value`` as one line of plain text (runs of white space folded to one space), cut to
-    ``limit`` characters with "…" (None: whole). For labels of ids that can be long (an
-    instruction used as a context id): show ``short(x)``, put the whole text in ``help``."""
-    text = _SPACE.sub(" ", str(value)).strip()
-    if limit is not None and len(text) > limit:
-        text = text[: max(limit - 1, 1)].rstrip() + "…"
-    return text
+# ------------------------------------------------------------------ plotly text
+# Plotly reads its text as HTML (<b>, <i>, <br>, <a href>, <span style>) everywhere: titles,
+# tick labels, legend, hover, annotations. User text goes in escaped (:func:`fig_text`);
+# :func:`plain_fig_text` does it for a whole figure, once, and every figure shown through
+# :func:`figure` or :func:`polish` gets it. Only the tags the app writes itself survive in
+# the texts that mix ours and theirs (``<br>`` in hover text, ``<extra>`` in templates).
+
+#: Tick labels of categories (ids, names) longer than this are cut; the hover keeps them whole.
+TICK_LIMIT = 40
+#: Trace names (the legend) longer than this are cut; the hover keeps them whole.
+NAME_LIMIT = 80
+_TITLE_LIMIT = 120
+_OUR_TAGS = re.compile(r"&lt;(/?extra|br ?/?)&gt;")
+#: plotly express writes ``<b>%{hovertext}</b>`` (hover_name): bold around a placeholder,
+#: whose value is data (escaped), is the template's own
+_BOLD_FIELD = re.compile(r"&lt;b&gt;(%\{[^}<>&]*\})&lt;/b&gt;")
+_PLAIN = "_judgescope_plain"  # set on a figure once its text is plain
 
 
-def safe(value, limit: int | None = 60) -> str:
-    """Text from a user, a file or a URL (an id, a name, a file name, a query parameter) made
-    safe to stand inside Markdown — ``st.markdown``, captions, info boxes, widget and metric
-    labels, expander titles: :func:`short` (one line, at most ``limit`` characters), then
-    every punctuation character backslash-escaped, so no link, image, emphasis, code, heading,
-    table, HTML, colour or emoji syntax in it is interpreted: ``**x**`` shows as ``**x**``."""
-    return _MD_PUNCT.sub(r"\\\1", short(value, limit))
+def fig_text(value, limit: int | None = None) -> str:
+    """``value`` as plotly text: HTML-escaped (``<b>`` shows as ``<b>``); with ``limit``, one
+    line cut to that many characters first (:func:`short`)."""
+    text = str(value) if limit is None else short(value, limit)
+    return html.escape(text, quote=False)
+
+
+def _rich(text):
+    """A text that mixes ours and a user's: escaped but for the tags the app writes."""
+    if not isinstance(text, str) or not _NEEDS_ESCAPE.search(text):
+        return text
+    text = _OUR_TAGS.sub(r"<\1>", html.escape(text, quote=False))
+    return _BOLD_FIELD.sub(r"<b>\1</b>", text)
+
+
+_NEEDS_ESCAPE = re.compile(r"[<>&]")
+
+
+def _plain_values(values, rich: bool = False):
+    """An array of values with its strings escaped (other values as they are); the same
+    object when nothing needs it."""
+    if values is None or isinstance(values, str | bytes | dict):
+        return values
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biufcmM":
+        return values  # numbers and dates: nothing to escape
+    try:
+        items = list(np.asarray(values, dtype=object).ravel())
+    except (TypeError, ValueError):
+        return values
+    if not any(isinstance(v, str) and _NEEDS_ESCAPE.search(v) for v in items):
+        return values
+    arr = np.asarray(values, dtype=object)
+    escape = _rich if rich else (lambda v: html.escape(v, quote=False))
+    out = np.vectorize(lambda v: escape(v) if isinstance(v, str) else v, otypes=[object])(arr)
+    return out.tolist() if arr.ndim else out.item()
+
+
+def _set(obj, attr: str, value) -> None:
+    """``obj[attr] = value`` unless it is the value already there (no revalidation)."""
+    if value is not obj[attr]:
+        obj[attr] = value
+
+
+def _categories(fig: go.Figure, letter: str, name: str) -> list[str]:
+    """The string values (raw) the traces put on axis ``name`` (``xaxis``, ``yaxis2``)."""
+    ref = letter + name[5:]  # xaxis2 -> x2
+    seen: dict[str, None] = {}
+    for trace in fig.data:
+        if (getattr(trace, letter + "axis", None) or letter) != ref:
+            continue
+        values = getattr(trace, letter, None)
+        if values is None or isinstance(values, str):
+            continue
+        try:
+            items = np.asarray(values, dtype=object).ravel()
+        except (TypeError, ValueError):
+            continue
+        for v in items:
+            if isinstance(v, str):
+                seen.setdefault(v, None)
+    return list(seen)
+
+
+def _axis_names(fig: go.Figure) -> set[str]:
+    """``xaxis``, ``yaxis2``, ...: the axes the layout has."""
+    return {k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)}
+
+
+def _short_ticks(fig: go.Figure) -> None:
+    """Axes whose categories are long: cut tick labels (unique), whole text on hover; tick
+    labels a page set itself (names) cut the same way."""
+    names = {"xaxis", "yaxis"} | _axis_names(fig)
+    for name in sorted(names):
+        axis = fig.layout[name]
+        if axis.ticktext is not None:
+            given = list(axis.ticktext)
+            if any(isinstance(t, str) and len(t) > TICK_LIMIT for t in given):
+                axis.ticktext = _tick_labels([str(t) for t in given])
+            continue
+        if axis.tickvals is not None:
+            continue
+        cats = _categories(fig, name[0], name)
+        if not cats or max(len(c) for c in cats) <= TICK_LIMIT:
+            continue
+        order = list(axis.categoryarray) if axis.categoryarray is not None else cats
+        order = [c for c in order if c in set(cats)] + [c for c in cats if c not in set(order)]
+        step = max(1, -(-len(order) // 100))  # at most 100 labels
+        shown = order[::step]
+        axis.update(tickmode="array", tickvals=shown, ticktext=_tick_labels(shown))
+
+
+def _tick_labels(values: list[str], limit: int = TICK_LIMIT) -> list[str]:
+    """Each value on one line in at most ``limit`` characters, all different: the start
+    cut with "…"; where two starts are alike, start…end; still alike, numbered."""
+    labels = [short(v, limit) for v in values]
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    tail = limit // 3
+    for k, v in enumerate(values):
+        if counts[labels[k]] > 1:
+            text = short(v, None)
+            labels[k] = text[: limit - tail - 1].rstrip() + "…" + text[-tail:].lstrip()
+    seen: dict[str, int] = {}
+    for k, label in enumerate(labels):
+        seen[label] = seen.get(label, 0) + 1
+        if seen[label] > 1:
+            mark = f" ({seen[label]})"
+            labels[k] = short(label, limit - len(mark)) + mark
+    return labels
+
+
+def plain_fig_text(fig: go.Figure) -> go.Figure:
+    """Every text of ``fig`` made plain for plotly (in place, once; returned for chaining).
+
+    Categories (``x``, ``y``, ``labels``, category orders, tick values) and trace names are
+    HTML-escaped whole; texts that mix ours and a user's (titles, hover text and templates,
+    ``text``, ``customdata``, annotations) are escaped but for the ``<br>`` and ``<extra>``
+    tags the app writes. Long category labels are cut on the axis (:data:`TICK_LIMIT`,
+    still unique), long trace names in the legend (:data:`NAME_LIMIT`); the hover shows
+    them whole. A clickable chart's event returns the escaped category: map it back with
+    ``{fig_text(id): id}``.
+    """
+    if getattr(fig, _PLAIN, False):
+        return fig
+    _short_ticks(fig)  # from the raw categories, before they are escaped
+    for trace in fig.data:
+        for attr in ("x", "y", "labels", "parents"):
+            if attr in trace and trace[attr] is not None:
+                _set(trace, attr, _plain_values(trace[attr]))
+        for attr in ("legendgroup", "offsetgroup", "alignmentgroup"):  # ids, never shown:
+            if attr in trace and isinstance(trace[attr], str):  # escaped alike, to be sure
+                _set(trace, attr, html.escape(trace[attr], quote=False))
+        if "name" in trace and isinstance(trace.name, str):
+            name = trace.name
+            if len(name) > NAME_LIMIT and trace.showlegend is not False:
+                name = short(name, NAME_LIMIT)
+            trace.name = html.escape(name, quote=False)
+        for attr in ("text", "hovertext", "customdata", "hovertemplate", "texttemplate"):
+            if attr in trace and trace[attr] is not None:
+                value = trace[attr]
+                _set(
+                    trace,
+                    attr,
+                    _rich(value) if isinstance(value, str) else _plain_values(value, rich=True),
+                )
+        if "legendgrouptitle" in trace and trace.legendgrouptitle.text:
+            trace.legendgrouptitle.text = _rich(trace.legendgrouptitle.text)
+        bar = (
+            getattr(getattr(trace, "marker", None), "colorbar", None) if "marker" in trace else None
+        )
+        for holder in (trace.colorbar if "colorbar" in trace else None, bar):
+            if holder is not None and holder.title and holder.title.text:
+                holder.title.text = _rich(holder.title.text)
+    layout = fig.layout
+    if layout.title and layout.title.text:
+        layout.title.text = _rich(layout.title.text)
+    for name in _axis_names(fig):
+        axis = layout[name]
+        if axis.title and axis.title.text:
+            axis.title.text = _rich(axis.title.text)
+        for attr in ("categoryarray", "tickvals", "ticktext"):
+            if axis[attr] is not None:
+                _set(axis, attr, _plain_values(axis[attr]))
+    if layout.legend and layout.legend.title and layout.legend.title.text:
+        layout.legend.title.text = _rich(layout.legend.title.text)
+    if layout.coloraxis and layout.coloraxis.colorbar.title.text:
+        layout.coloraxis.colorbar.title.text = _rich(layout.coloraxis.colorbar.title.text)
+    for note in layout.annotations or ():
+        if note.text:
+            note.text = _rich(note.text)
+        if note.hovertext:
+            note.hovertext = _rich(note.hovertext)
+    object.__setattr__(fig, _PLAIN, True)
+    return fig
 
 
 def polish(fig: go.Figure, title: str) -> go.Figure:
     """The house style every page's figure gets (in place; returned for chaining).
 
     The title sits left, on its own line below plotly's mode bar (which covered the titles
-    of half-width charts); a long one gets a smaller font. Its text is left as given (tests
-    and the report find figures by it). An axis whose title names ranks gets integer ticks.
+    of half-width charts); a long one gets a smaller font. Its text is the title given, as
+    plain text (HTML-escaped, one line, at most 120 characters; tests and the report find
+    figures by it). Every other text of the figure is made plain too
+    (:func:`plain_fig_text`). An axis whose title names ranks gets integer ticks.
     """
+    plain_fig_text(fig)
     top = fig.layout.margin.t if fig.layout.margin.t is not None else 0
     fig.update_layout(
         title=dict(
-            text=title,
+            text=fig_text(title, _TITLE_LIMIT),
             x=0,
             xanchor="left",
             xref="container",
@@ -180,7 +364,7 @@ def _few_integers(fig: go.Figure, letter: str) -> bool:
 def plot_config(title: str) -> dict:
     """The plotly config of every chart: PNG download named after the title, no logo."""
     return {
-        "toImageButtonOptions": {"format": "png", "filename": slug(title), "scale": 2},
+        "toImageButtonOptions": {"format": "png", "filename": file_stem(title), "scale": 2},
         "displaylogo": False,
     }
 
@@ -249,14 +433,16 @@ def heatmap(
 
 
 def table(df: pd.DataFrame, title: str, *, page: str, show: bool = True, **kwargs) -> None:
-    """Show a table with a CSV download button (formulas neutralised); keep it for the report."""
+    """Show a table with a CSV download button (formulas neutralised); keep it for the report.
+
+    ``title`` is plain text (the names in it are escaped on the button)."""
     if show:
         st.dataframe(df, **kwargs)
         remember(page, title, data=df)
     st.download_button(
-        f"⬇ CSV: {title}",
+        f"⬇ CSV: {safe(title, 100)}",
         spreadsheet_csv(df).encode("utf-8"),
-        file_name=f"{slug(title)}.csv",
+        file_name=f"{file_stem(title)}.csv",
         mime="text/csv",
         key=f"{page}.csv.{slug(title)}",
         on_click="ignore",
@@ -340,15 +526,16 @@ def report_views(dataset: str | None = None) -> dict:
 
 
 def show_error(err: Exception, *, what: str = "") -> None:
-    """A readable message, never a stack trace."""
+    """A readable message, never a stack trace. ``what`` (which may name a file) and the
+    error's text (which may quote ids and cells) are shown escaped, one line each."""
+    head = f"{safe(what, 200)}: " if what else ""
     if isinstance(err, DataError):
-        head = f"{what}: " if what else ""
         st.error(
             head + f"{len(err.problems)} problem(s) found. Nothing already loaded was changed."
         )
-        st.markdown("\n".join(f"- {p}" for p in err.problems[:50]))
+        st.markdown("\n".join(f"- {safe(p, 500)}" for p in err.problems[:50]))
     else:
-        st.error(f"{what + ': ' if what else ''}{err}")
+        st.error(f"{head}{safe(err, 1000)}")
 
 
 @contextlib.contextmanager
@@ -374,6 +561,7 @@ def select(label: str, options, *, key: str, index: int = 0, **kwargs):
         # not the old dataset's choice the browser still holds
         st.session_state[key] = options[min(index, len(options) - 1)] if options else None
         index = 0  # the value set above shows; a second default would make Streamlit warn
+    kwargs.setdefault("format_func", short)  # options are ids: one line, long ones cut
     return st.selectbox(
         label, options, index=min(index, max(len(options) - 1, 0)), key=key, **kwargs
     )

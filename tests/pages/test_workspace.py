@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import data
 from data.io.workspace import BenchmarkRef, load_workspace, save_workspace
+from pages.shell.text import unsafe
 from tests.pages.test_state import APP, TIMEOUT, _ok, _param
 
 SECRET = "sk-workspace-page-test-2b7e151628aed2a6"
@@ -95,8 +96,8 @@ def test_a_broken_workspace_changes_nothing(cache):
     at = _ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
     before = dict(at.session_state["app.datasets"])
     at = _open(at, "broken.zip", b"PK-not-really")
-    messages = " ".join(e.value for e in at.sidebar.error)
-    details = " ".join(m.value for m in at.sidebar.markdown)
+    messages = " ".join(unsafe(e.value) for e in at.sidebar.error)  # shown text, unescaped
+    details = " ".join(unsafe(m.value) for m in at.sidebar.markdown)
     assert "Could not open broken.zip" in messages and "Nothing already loaded" in messages
     assert "broken.zip: not a JudgeScope workspace (not a zip archive)" in details
     assert at.session_state["app.datasets"] == before
@@ -107,6 +108,6 @@ def test_an_unknown_workspace_link_says_so(cache):
     at.query_params["ws"] = "0123456789ab"
     at.query_params["dataset"] = "mine.csv"
     _ok(at.run())
-    notes = " ".join(i.value for i in at.sidebar.info)
+    notes = " ".join(unsafe(i.value) for i in at.sidebar.info)  # shown text, unescaped
     assert "not saved on this machine" in notes and "mine.csv" in notes
     assert at.session_state["app.active"] == "demo"
