@@ -24,6 +24,7 @@ from data.scope.readings import READINGS, has_readings, reading_note
 from data.scope.systems import default_excluded, systems_of
 from pages.shell import session
 from pages.shell.session import parse_exclude
+from pages.shell.text import listed, safe, short
 from pages.shell.tokens import token
 
 EXCLUDE = "app.exclude"
@@ -97,10 +98,8 @@ def check_link(ds: Dataset, name: str, seed: dict) -> None:
     unknown = [s for s in wanted if s not in systems]
     if unknown:
         seed["exclude"] = ",".join(s for s in wanted if s in systems)
-        session.note(
-            f"Link: system(s) {', '.join(map(repr, unknown))} to leave out are not in "
-            f"**{name}**; ignored."
-        )
+        names = listed(unknown, quote="'")
+        session.note(f"Link: system(s) {names} to leave out are not in **{safe(name)}**; ignored.")
 
 
 # ------------------------------------------------------------------ the sidebar
@@ -153,6 +152,7 @@ def sidebar_section(ds: Dataset, name: str) -> None:
             systems,
             default=session.initial(key_x, exclude),
             key=key_x,
+            format_func=short,  # system names: one line, long ones cut
             help=EXCLUDE_HELP,
             placeholder="none: every system analysed",
         )
@@ -194,12 +194,13 @@ def analysed() -> Dataset:
 
 
 def scope_text(ds: Dataset | None = None) -> str:
-    """One line: what is left out and which reading is in use ("" when neither applies)."""
+    """One line of Markdown: what is left out (names escaped, a long list cut) and which
+    reading is in use ("" when neither applies)."""
     ds = session.active() if ds is None else ds
     exclude, reading = current(ds)
     parts = []
     if systems_of(ds):
-        parts.append(f"Left out: {', '.join(exclude)}" if exclude else "No system left out")
+        parts.append(f"Left out: {listed(exclude, 10)}" if exclude else "No system left out")
     if reading is not None:
         parts.append(f"judge ratings {READING_LABELS[reading]}")
     return " · ".join(parts)

@@ -25,6 +25,7 @@ from data.schema import Dataset
 from data.scope.readings import READINGS
 from pages.services.calibration import DEBIAS_MODES
 from pages.shell import tokens
+from pages.shell.text import safe
 
 DATASETS = "app.datasets"
 ACTIVE = "app.active"
@@ -179,7 +180,7 @@ def seed_key(key: str, kept_values: dict) -> None:
     try:
         kept_values[key] = parse(text)
     except (TypeError, ValueError) as err:
-        note(f"Link: {name}={text!r} ignored ({err}).")
+        note(f"Link: {name}='{safe(text)}' ignored ({safe(err, 120)}).")
 
 
 # ------------------------------------------------------------------ kept settings

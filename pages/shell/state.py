@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from data.schema import Dataset
-from pages.shell import scope, session, tokens, url, workspace
+from pages.shell import scope, session, tokens, ui, url, workspace
 from pages.shell.session import (  # noqa: F401  (public names re-exported)
     ACTIVE,
     DEMO,
@@ -101,6 +101,7 @@ def sidebar() -> None:
             names,
             index=names.index(current),
             key=f"app.switch.{current}",
+            format_func=ui.short,  # a name from a file or a link: one line, cut
             help="Every page analyses this dataset. Load more on the Data page.",
         )
         if choice != current:

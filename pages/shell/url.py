@@ -15,7 +15,7 @@ import logging
 import streamlit as st
 
 import data
-from pages.shell import scope, session, workspace
+from pages.shell import scope, session, ui, workspace
 
 
 def first_run() -> None:
@@ -33,7 +33,10 @@ def first_run() -> None:
         text = seed.get(param)
         if text is not None and text not in valid:
             seed.pop(param)
-            session.note(f"Link: {param} {text!r} is not in **{session.active_name()}**; ignored.")
+            session.note(
+                f"Link: {param} '{ui.safe(text)}' is not in "
+                f"**{ui.safe(session.active_name())}**; ignored."
+            )
     scope.check_link(ds, session.active_name(), seed)
     kept_values = st.session_state.setdefault(session._KEPT, {})
     for key in session.SHARED_URL:
@@ -54,12 +57,13 @@ def _open_from_url(name: str) -> None:
             session.register(name, session.load_benchmark(name))
         except Exception as err:  # missing files offline: say so, keep the demo
             session.note(
-                f"Link: benchmark **{name}** could not be loaded ({err}); showing the demo."
+                f"Link: benchmark **{ui.safe(name)}** could not be loaded "
+                f"({ui.safe(err, 200)}); showing the demo."
             )
         return
     session.note(
-        f"Link: dataset **{name}** was an upload of another session and cannot come back "
-        "from the link alone; open its workspace file (sidebar, Workspace)."
+        f"Link: dataset **{ui.safe(name)}** was an upload of another session and cannot come "
+        "back from the link alone; open its workspace file (sidebar, Workspace)."
     )
 
 

@@ -28,7 +28,12 @@ WS = "app.ws"  # this session's workspace id (only once it has something to auto
 _SAVED = "app.ws.saved"  # what the last autosave held (names and revisions)
 _OPENED = "app.ws.opened"  # note of the last file opened
 _SETTINGS = "app.ws.settings"  # the settings last autosaved
-_ID = re.compile(r"^[0-9a-f]{12}$")
+_ID = re.compile(r"[0-9a-f]{12}")  # the whole text (fullmatch): no trailing newline
+
+
+def valid_id(ws) -> bool:
+    """Whether ``ws`` is a workspace id as :func:`autosave` makes them (12 hex digits)."""
+    return isinstance(ws, str) and _ID.fullmatch(ws) is not None
 
 
 def folder() -> Path:
@@ -75,7 +80,9 @@ def autosave() -> None:
         ss[_SAVED] = marks
     except (OSError, ValueError) as err:  # a full or read-only disk: the session goes on
         logging.getLogger("judgescope").warning("workspace autosave failed: %s", err)
-        session.note(f"Autosave failed ({err}); save the workspace file from the sidebar.")
+        session.note(
+            f"Autosave failed ({ui.safe(err, 200)}); save the workspace file from the sidebar."
+        )
 
 
 def autosave_settings() -> None:
@@ -153,22 +160,24 @@ def restore_from_url(seed: dict) -> None:
     ws = seed.pop("ws", None)
     if not ws:
         return
-    path = folder() / f"{ws}.zip"
-    if not _ID.match(ws) or not path.is_file():
+    path = folder() / f"{ws}.zip" if valid_id(ws) else None
+    if path is None or not path.is_file():
         session.note(
-            f"Link: workspace {ws!r} is not saved on this machine; uploads of that session "
-            "cannot come back. Open its workspace file (sidebar, Workspace)."
+            f"Link: workspace '{ui.safe(ws, 40)}' is not saved on this machine; uploads of "
+            "that session cannot come back. Open its workspace file (sidebar, Workspace)."
         )
         return
     try:
         loaded, settings = load_workspace(path.read_bytes(), path.name)
     except DataError as err:
-        session.note(f"Link: the autosaved workspace {path.name} cannot be read: {err}")
+        session.note(
+            f"Link: the autosaved workspace {path.name} cannot be read: {ui.safe(err, 200)}"
+        )
         return
     st.session_state[WS] = ws
     settings.update(_saved_settings(ws))  # the settings saved after the datasets
     for problem in apply(loaded, settings, "saved"):
-        session.note(f"Link: {problem}")
+        session.note(f"Link: {ui.safe(problem, 200)}")
 
 
 def sidebar_section() -> None:
@@ -182,7 +191,7 @@ def sidebar_section() -> None:
         )
         if uploads and workspace_id():
             st.caption(
-                f"Uploads and judge runs ({', '.join(uploads)}) are also autosaved on this "
+                f"Uploads and judge runs ({ui.listed(uploads, 10)}) are also autosaved on this "
                 "machine: a refresh of this page brings them back."
             )
         snapshot = (entries, session.active_name(), session.kept())
@@ -204,8 +213,8 @@ def sidebar_section() -> None:
             else:
                 problems = apply(loaded, settings, Path(file.name).stem)
                 st.session_state[_OPENED] = (
-                    f"Opened {file.name}: {len(loaded)} dataset(s)."
-                    + "".join(f" {p}." for p in problems)
+                    f"Opened {ui.safe(file.name)}: {len(loaded)} dataset(s)."
+                    + "".join(f" {ui.safe(p, 200)}." for p in problems)
                 )
                 st.rerun()
         opened = st.session_state.get(_OPENED)

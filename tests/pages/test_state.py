@@ -10,6 +10,8 @@ import pytest
 from streamlit.elements.lib import policies
 from streamlit.testing.v1 import AppTest
 
+from pages.shell.text import unsafe
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300
 
@@ -101,7 +103,7 @@ def test_a_link_opens_a_calibration_mode(warnings, mode):
 
 def test_bad_query_params_are_ignored_with_a_note(warnings):
     at = _app(dataset="no-such-set", attribute="colour", tau="abc", debias="sideways")
-    notes = " ".join(i.value for i in at.sidebar.info)
+    notes = " ".join(unsafe(i.value) for i in at.sidebar.info)  # the text shown (escaped)
     assert "no-such-set" in notes and "colour" in notes
     assert "tau='abc' ignored" in notes and "debias='sideways' ignored" in notes
     _ok(at.switch_page("pages/position_bias/page.py").run())
