@@ -11,6 +11,7 @@ import pytest
 from data.io import PairwiseMapping, pairwise_to_dataset, read_upload, read_upload_result
 from data.io.pairwise_tables import text_id
 from data.schema import DataError
+from tests.data._benchmark_files import DATA
 
 INPUTS = [
     "Write a haiku about autumn leaves falling.",
@@ -237,3 +238,19 @@ def test_the_long_table_read_that_fails_offers_pairwise():
     with pytest.raises(DataError, match=r"could also be pairwise verdicts"):
         read_upload("c.csv", data)
     assert read_upload("c.csv", data, kind="pairwise").comparisons["p_first"].tolist() == [1.0]
+
+
+LLMBAR = DATA / "llmbar" / "Dataset" / "LLMBar" / "Natural" / "dataset.json"
+
+
+@pytest.mark.skipif(not LLMBAR.is_file(), reason=f"{LLMBAR} not there")
+def test_real_llmbar_file_as_uploaded():
+    """LLMBar's Natural set as published (input, output_1, output_2, label; PROVENANCE.md:
+    100 pairs, label 1 / 2 = 42 / 58) read by the Data page's reader."""
+    result = read_upload_result("dataset.json", LLMBAR.read_bytes())
+    ds = result.dataset
+    c = ds.comparisons
+    assert set(c["judge"]) == {"human:gold"} and len(c) == 100
+    assert ((c["p_first"] == 1).sum(), (c["p_first"] == 0).sum()) == (42, 58)
+    assert len(ds.contexts) == 100 and len(ds.candidates) == 200
+    assert (ds.candidates["text"] != "").all() and (ds.contexts["text"] != "").all()
