@@ -147,8 +147,15 @@ def read_upload_result(
     max_bytes: float | None = None,
     strict_layout: bool = True,
     frame: pd.DataFrame | None = None,
+    companions: Mapping[str, bytes] | None = None,
+    options=None,
 ) -> ReadResult:
     """Read an uploaded file into a validated Dataset, with notes (what the app calls).
+
+    A judgment file in a published format (Arena-Hard, AlpacaEval, MT-Bench: see
+    ``data.importers``) is recognised when ``kind`` is omitted and read by its importer,
+    as published: ``kind`` ``"published"``, ``format`` the format's key, the first note
+    naming it, ``baseline`` the baseline system.
 
     Parameters
     ----------
@@ -171,6 +178,12 @@ def read_upload_result(
         file naming them; False reads the first and lists the others in ``alternatives``.
     frame : pandas.DataFrame, optional
         The file as already read by :func:`data.io.read_frame` (not read again).
+    companions : mapping of str to bytes, optional
+        For a published format: the files that give the texts (its question file and model
+        answer files).
+    options : data.importers.ImportOptions, optional
+        For a published format: strength policy, verdict map, baseline and judge where the
+        file does not name them.
 
     Returns
     -------
@@ -193,6 +206,10 @@ def read_upload_result(
     source = Path(name).name
     if kind is not None and kind not in UPLOAD_KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(UPLOAD_KINDS)}")
+    if kind in (None, "published") and mapping is None and frame is None:
+        published = _read_published(name, data, companions, options, max_bytes, kind)
+        if published is not None:
+            return published
     if frame is None:
         frame = read_frame(name, data, max_bytes=max_bytes)
     if len(frame) == 0:
@@ -219,6 +236,36 @@ def read_upload_result(
     result.guessed, result.alternatives = bool(guessed), alternatives
     result.dataset.sources = {t: [source] for t in TABLE_NAMES if len(result.dataset.table(t))}
     return result
+
+
+def _read_published(name, data, companions, options, max_bytes, kind) -> ReadResult | None:
+    """The file read by the importer of its published format; None when it is in none."""
+    from data.importers import FORMATS, detect_format, read_published
+
+    fmt = detect_format(name, data)
+    if fmt is None:
+        if kind == "published":
+            raise DataError(
+                f"{Path(name).name}: not a published judgment format ("
+                + "; ".join(f.title for f in FORMATS.values())
+                + "); choose another format"
+            )
+        return None
+    imported = read_published(
+        {name: data}, companions, options, format=fmt, name=Path(name).stem, max_bytes=max_bytes
+    )
+    ds = imported.dataset
+    source = Path(name).name
+    ds.sources = {t: [source] for t in TABLE_NAMES if len(ds.table(t))}
+    return ReadResult(
+        ds,
+        "published",
+        None,
+        imported.notes,
+        verdicts=imported.verdicts,
+        format=imported.format,
+        baseline=imported.baseline,
+    )
 
 
 def _read(frame, source, kind, mapping, scales) -> ReadResult:
@@ -379,14 +426,17 @@ def preview_upload(
     *,
     scales: Mapping[str, tuple[float, float]] | None = None,
     max_bytes: float | None = None,
+    companions: Mapping[str, bytes] | None = None,
+    options=None,
 ) -> UploadPreview:
     """Read a file as :func:`read_upload_result` would, keeping an error instead of raising.
 
     Parameters
     ----------
-    name, data, kind, mapping, scales, max_bytes
+    name, data, kind, mapping, scales, max_bytes, companions, options
         As for :func:`read_upload_result`; ``kind`` may also be ``"auto"`` (the same as
-        None). When the columns fit several layouts, the first is read and the others are
+        None). A file in a published judgment format gives ``kind`` ``"published"`` (no
+        columns; ``n_rows`` the comparisons or ratings read). When the columns fit several layouts, the first is read and the others are
         offered (``result.alternatives``) rather than refused.
 
     Returns
@@ -395,6 +445,25 @@ def preview_upload(
         Never raises a DataError: a file that cannot be read has ``error`` set.
     """
     kind = None if kind == "auto" else kind
+    if kind in (None, "published") and mapping is None:
+        from data.importers import detect_format
+
+        if kind == "published" or detect_format(name, data) is not None:
+            try:
+                result = read_upload_result(
+                    name,
+                    data,
+                    "published",
+                    scales=scales,
+                    max_bytes=max_bytes,
+                    companions=companions,
+                    options=options,
+                )
+            except DataError as err:
+                return UploadPreview([], 0, "published", [], error=err)
+            ds = result.dataset
+            n = len(ds.comparisons) or len(ds.ratings)
+            return UploadPreview([], n, "published", [], result=result)
     try:
         frame = read_frame(name, data, max_bytes=max_bytes)
     except DataError as err:

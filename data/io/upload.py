@@ -23,7 +23,7 @@ from data.schema import TABLE_NAMES, TABLES, DataError
 from data.validate import validate_table
 
 #: Layouts :func:`read_upload` understands besides the canonical table names.
-UPLOAD_KINDS = (*TABLE_NAMES, "long", "wide", "pairwise")
+UPLOAD_KINDS = (*TABLE_NAMES, "long", "wide", "pairwise", "published")
 
 #: How the pairwise layout is offered ("Read as pairwise verdicts (...)").
 PAIRWISE_LAYOUT = "pairwise verdicts (one row per judged pair: candidates, verdicts, texts)"
