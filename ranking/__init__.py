@@ -26,7 +26,8 @@ The code lives in subpackages by concept, each with its own public names re-expo
 * ``bias``: position bias and debiasing, calibration, the position profile, transitivity,
   log-probability probes;
 * ``budget``: which comparisons to ask for, and budget curves (with the Bradley–Terry loop);
-* ``agreement``: rank metrics, correlations, reliability, baselines, significance tests, juries;
+* ``agreement``: rank metrics, correlations, reliability, baselines, significance tests, juries,
+  proportions (accuracy intervals, McNemar);
 * ``ppi``: prediction-powered inference;
 * ``_core``: the shared plumbing (input checks, the decision rule, pooled statistics, numba
   flags).
@@ -42,6 +43,7 @@ from ranking.agreement import (
     DawidSkeneResult,
     HumanBaselineResult,
     ICCResult,
+    McNemarResult,
     PairedShiftResult,
     PermutationResult,
     SelfConsistencyResult,
@@ -59,7 +61,9 @@ from ranking.agreement import (
     kendall_matrix,
     krippendorff_alpha,
     majority_vote,
+    mcnemar,
     order_matrix,
+    paired_difference_interval,
     paired_shift,
     pairwise_accuracy,
     permutation_test,
@@ -69,6 +73,7 @@ from ranking.agreement import (
     welch_t,
     williams_matrix,
     williams_test,
+    wilson_interval,
 )
 from ranking.bias import (
     AUCResult,
@@ -224,6 +229,11 @@ __all__ = [
     "PermutationResult",
     "paired_shift",
     "PairedShiftResult",
+    # how often a judge is right, and two judges on the same items (ranking.agreement.proportions)
+    "wilson_interval",
+    "mcnemar",
+    "McNemarResult",
+    "paired_difference_interval",
     # transitivity of a judge's preferences (ranking.bias.transitivity)
     "transitivity",
     "TransitivityResult",

@@ -10,7 +10,10 @@ two judges differ.
   ``baseline``: the human baseline and a judge's self-consistency;
 - ``significance``: Welch, the permutation test, the paired shift; ``williams``: Williams' test
   of dependent correlations with Benjamini–Hochberg;
-- ``jury``: majority vote and Dawid–Skene over several judges' labels.
+- ``jury``: majority vote and Dawid–Skene over several judges' labels;
+- ``proportions``: how often a judge is right (Wilson interval) and whether one judge is
+  right more often than another on the same items (McNemar's exact test, Newcombe's interval
+  of the paired difference).
 """
 
 from .baseline import (
@@ -23,6 +26,7 @@ from .baseline import (
 from .correlations import KENDALL_VARIANTS, METHODS, UNITS, CorrelationResult, correlation
 from .jury import DawidSkeneResult, dawid_skene, majority_vote
 from .metrics import kendall, kendall_matrix, order_matrix, pairwise_accuracy, spearman
+from .proportions import McNemarResult, mcnemar, paired_difference_interval, wilson_interval
 from .reliability import (
     ALPHA_SCALES,
     ICC_KINDS,
@@ -66,6 +70,7 @@ __all__ = [
     "DawidSkeneResult",
     "HumanBaselineResult",
     "ICCResult",
+    "McNemarResult",
     "PairedShiftResult",
     "PermutationResult",
     "SelfConsistencyResult",
@@ -83,7 +88,9 @@ __all__ = [
     "kendall_matrix",
     "krippendorff_alpha",
     "majority_vote",
+    "mcnemar",
     "order_matrix",
+    "paired_difference_interval",
     "paired_shift",
     "pairwise_accuracy",
     "permutation_test",
@@ -93,4 +100,5 @@ __all__ = [
     "welch_t",
     "williams_matrix",
     "williams_test",
+    "wilson_interval",
 ]
