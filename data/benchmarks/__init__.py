@@ -26,7 +26,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from data.benchmarks import hanna, llmfao, newsroom, pandalm, summeval, topicalchat, webnlg
+from data.benchmarks import (
+    hanna,
+    llmbar,
+    llmfao,
+    newsroom,
+    pandalm,
+    summeval,
+    topicalchat,
+    webnlg,
+)
 from data.benchmarks._sources import remote_file
 from data.benchmarks.download import resolve_files
 from data.schema import DataError, Dataset
@@ -192,6 +201,23 @@ _INFOS = (
         files=llmfao.files(),
         source="dustalov/evalica",
         loader=llmfao.load,
+    ),
+    BenchmarkInfo(
+        name="llmbar",
+        title="LLMBar (885 pairs with a known answer, 22 judges)",
+        description=(
+            "Instruction following: 885 pairs of outputs whose better one is known (judge "
+            "'human:gold'), in 8 subsets (LLMBar Natural and Adversarial, processed MT-Bench, "
+            "FairEval, LLMEval²); a pair benchmark for the Judge report card."
+        ),
+        judge_outputs=(
+            "<model>/<strategy> for GPT-4, ChatGPT, ChatGPT-0301, LLaMA2, PaLM2, Falcon under "
+            "Vanilla, Vanilla_NoRules, CoT (and Rating, Rating_NoRules for GPT-4 and ChatGPT): "
+            "the authors' verdicts in both orders (22,164 verdicts, 130 unparsed)",
+        ),
+        files=llmbar.files(),
+        source="princeton-nlp/LLMBar",
+        loader=llmbar.load,
     ),
 )
 

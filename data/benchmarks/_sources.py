@@ -24,6 +24,7 @@ SOURCES: tuple[tuple[str, str, str, str], ...] = (
         "282f27536a5d05ad4ce14298abcd70c45668fed2",
     ),
     ("hanna", "data/hanna.jsonl", "maiush/PPairS", "cc4ba407ba0ece35214d286345371a60ee028230"),
+    ("llmbar", "", "princeton-nlp/LLMBar", "900616bff90b6c6c8e1681f7d079250637c55992"),
     ("llmfao_evalica", "", "dustalov/evalica", "2ebe79e3a191875aa0c4cc295c7f1c192e24214b"),
     ("newsroom_judgebench", "", "dmg-illc/JUDGE-BENCH", "5a0bf500325029efb5dc8adff2c1e991996f0e78"),
     ("pandalm_testset", "", "WeOpenML/PandaLM", "3871806e72b4832f815ecafd24d3503c73403f48"),

@@ -39,6 +39,7 @@ NAMES = (
     "webnlg2020",
     "pandalm",
     "llmfao",
+    "llmbar",
 )
 
 
