@@ -23,13 +23,11 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._core.decisions import _decide
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
-from ranking.agreement.metrics import _kendall_row, _spearman_preranked, _spearman_row
 
 from .bt_linalg import SNAP, fill_scores
 from .bt_newton import add_comparison, fit_warm, make_work
-from .grid import _context_reference
+from .grid import _context_reference, _decide, _kendall_row, _spearman_preranked, _spearman_row
 
 __all__ = ["SNAP", "_bt_grid_fast", "_snap_rows"]
 
@@ -114,6 +112,8 @@ def _bt_context(
     theta = np.zeros(n)
     scores = np.empty(n)
     buf = np.empty(n, np.int64)
+    xa = np.empty(n)
+    xb = np.empty(n)
     work = make_work(n)
     pos = 0
     last_target = -1
@@ -192,9 +192,9 @@ def _bt_context(
                 compact[a] = scores[idx[a]]
             rho = _spearman_preranked(compact, n_valid, ref_rc, ref_ss) if n_valid >= 2 else np.nan
         elif corr_code == 0:
-            rho = _spearman_row(scores, ref_c)
+            rho = _spearman_row(scores, ref_c, xa, xb)
         else:
-            rho = _kendall_row(scores, ref_c, False)
+            rho = _kendall_row(scores, ref_c, xa, xb)
         last_rho = rho
         if math.isfinite(rho):
             out_sum[k] += rho

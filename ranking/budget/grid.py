@@ -22,24 +22,165 @@ import math
 import numpy as np
 from numba import prange
 
-from ranking._core.decisions import _decide
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
-from ranking.agreement.metrics import (
-    _doubled_centred_ranks,
-    _kendall_row,
-    _spearman_preranked,
-    _spearman_row,
-)
-from ranking.bias.position import _closest_to_balanced
 
 from .selection import _poe_init, _poe_update
+
+#: The grid's helpers are inlined into its kernels (numba IR inlining): a page's first visit
+#: compiles the kernels, not one function per helper (issue 26).
+inline = njit(inline="always")
+
+
+# ---------------------------------------------------------------------------------------
+# Compiled twins of the row statistics the grid needs per budget (the public, vectorised
+# versions live in ranking._core.decisions, ranking.bias.position, ranking.agreement.metrics;
+# the tests check the grid against them). No sorting, no allocation in the hot ones.
+# ---------------------------------------------------------------------------------------
+
+
+@inline
+def _decide(p, tau):
+    """Hard decision for the first candidate: 1 if p > tau, 0 if p < tau, 0.5 on a tie."""
+    if p > tau:
+        return 1.0
+    if p < tau:
+        return 0.0
+    return 0.5
+
+
+@inline
+def _closest_to_balanced(n, n_below, n_above, t, up, down):
+    """``ranking.bias.position._closest_to_balanced`` for one threshold."""
+    n_equal = n - n_above - n_below
+    best = t
+    err = abs(2 * n_above + n_equal - n)
+    if n_above > 0:
+        e_up = abs(2 * n_above - n)
+        if e_up < err:
+            best = 0.5 * (t + up)
+            err = e_up
+    if n_below > 0:
+        e_dn = abs(2 * (n_above + n_equal) - n)
+        if e_dn < err:
+            best = 0.5 * (down + t)
+            err = e_dn
+    return best
+
+
+@inline
+def _doubled_centred_rank(x, n, a):
+    """2 * (average rank of x[a] - mean rank) among x[:n], as an integer (a count, no sort)."""
+    xa = x[a]
+    acc = 0
+    for b in range(n):
+        xb = x[b]
+        acc += 2 * (xb < xa) + (xb == xa)
+    # 2 * rank = 2 * (number below) + (number equal, self included) + 1; mean rank (n+1)/2
+    return acc - n
+
+
+@inline
+def _rho(num, ss, ref_ss):
+    if ss == 0 or ref_ss == 0:
+        return np.nan
+    rho = num / math.sqrt(float(ss) * float(ref_ss))
+    if rho > 1.0:
+        return 1.0
+    if rho < -1.0:
+        return -1.0
+    return rho
+
+
+@inline
+def _spearman_preranked(x, n, ref_rc, ref_ss):
+    """Spearman rho of x[:n] against reference ranks given as doubled centred ranks
+    (``ranking.agreement.metrics._doubled_centred_ranks``) with sum of squares ``ref_ss``."""
+    num = 0
+    ss = 0
+    for a in range(n):
+        r = _doubled_centred_rank(x, n, a)
+        num += r * ref_rc[a]
+        ss += r * r
+    return _rho(num, ss, ref_ss)
+
+
+@inline
+def _finite_pairs(a, b, xa, xb):
+    """The positions finite in both a and b, packed into xa, xb; returns their number."""
+    n = 0
+    for k in range(a.shape[0]):
+        if math.isfinite(a[k]) and math.isfinite(b[k]):
+            xa[n] = a[k]
+            xb[n] = b[k]
+            n += 1
+    return n
+
+
+@inline
+def _spearman_row(a, b, xa, xb):
+    """``ranking.spearman`` of two rows (equal to it bit for bit: exact integer ranks);
+    xa, xb are scratch of the rows' length."""
+    n = _finite_pairs(a, b, xa, xb)
+    if n < 2:
+        return np.nan
+    num = 0
+    ssa = 0
+    ssb = 0
+    for k in range(n):
+        ra = _doubled_centred_rank(xa, n, k)
+        rb = _doubled_centred_rank(xb, n, k)
+        num += ra * rb
+        ssa += ra * ra
+        ssb += rb * rb
+    return _rho(num, ssa, ssb)
+
+
+@inline
+def _kendall_row(a, b, xa, xb):
+    """``ranking.kendall`` (tau-b) of two rows; xa, xb are scratch of the rows' length."""
+    n = _finite_pairs(a, b, xa, xb)
+    if n < 2:
+        return np.nan
+    c = 0
+    n_tx = 0
+    n_ty = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = xa[i] - xa[j]
+            dy = xb[i] - xb[j]
+            if dx == 0.0:
+                n_tx += 1
+            if dy == 0.0:
+                n_ty += 1
+            if dx != 0.0 and dy != 0.0:
+                if (dx > 0.0) == (dy > 0.0):
+                    c += 1
+                else:
+                    c -= 1
+    # counts as floats: exact, and (tot - tx) * (tot - ty) cannot overflow
+    s = float(c)
+    tx = float(n_tx)
+    ty = float(n_ty)
+    tot = 0.5 * n * (n - 1.0)
+    if tx == tot or ty == tot:
+        return np.nan
+    return s / math.sqrt((tot - tx) * (tot - ty))
+
+
+@inline
+def _correlate(scores, ref_c, corr_code, xa, xb):
+    """Spearman (corr_code 0) or Kendall tau-b of two rows, over the positions finite in both."""
+    if corr_code == 0:
+        return _spearman_row(scores, ref_c, xa, xb)
+    return _kendall_row(scores, ref_c, xa, xb)
+
 
 # ---------------------------------------------------------------------------------------
 # Pooled balanced threshold along the budget (Fenwick tree over global value ranks)
 # ---------------------------------------------------------------------------------------
 
 
-@njit
+@inline
 def _bit_add(tree, pos):
     k = pos + 1
     m = tree.shape[0]
@@ -48,7 +189,7 @@ def _bit_add(tree, pos):
         k += k & (-k)
 
 
-@njit
+@inline
 def _bit_prefix(tree, pos):
     """Number of inserted ranks < pos."""
     s = 0
@@ -59,7 +200,7 @@ def _bit_prefix(tree, pos):
     return s
 
 
-@njit
+@inline
 def _bit_kth(tree, kth, log2):
     """Rank of the kth (1-based) smallest inserted element."""
     pos = 0
@@ -74,7 +215,7 @@ def _bit_kth(tree, kth, log2):
     return pos
 
 
-@njit
+@inline
 def _tau_from_tree(tree, log2, n, gvals, grp_lo, grp_hi):
     """``ranking.bias.position._balanced_from_sorted`` on the tree's multiset (same rule)."""
     if n % 2 == 0:
@@ -93,7 +234,7 @@ def _tau_from_tree(tree, log2, n, gvals, grp_lo, grp_hi):
     return _closest_to_balanced(n, n_below, n_above, t, up, down)
 
 
-@njit
+@inline
 def _pooled_taus_draw(orders_d, n_avail, eval_r, grank, gvals, grp_lo, grp_hi, out):
     """Balanced threshold over all comparisons seen in one draw, at every budget."""
     n_contexts = orders_d.shape[0]
@@ -161,14 +302,7 @@ def _value_tables(P):
 # ---------------------------------------------------------------------------------------
 
 
-@njit
-def _correlate(scores, ref_c, corr_code):
-    if corr_code == 0:
-        return _spearman_row(scores, ref_c)
-    return _kendall_row(scores, ref_c, False)
-
-
-@njit
+@inline
 def _soft_value(p, t, use_alpha, alpha):
     """Debiased soft win of the first candidate: alpha p / (alpha p + 1 - p)."""
     if not use_alpha:
@@ -177,26 +311,28 @@ def _soft_value(p, t, use_alpha, alpha):
     return num / (num + 1.0 - p)
 
 
-@njit
+@inline
 def _context_reference(ref_c, ok_c, idx, ref_rc):
     """Valid items of a context into ``idx``; their doubled centred reference ranks into
     ``ref_rc``. Returns (n_valid, sum of squares of ref_rc)."""
-    n = np.int64(0)  # not a literal 0: the callees compile once (see _pooled_taus_draw)
+    n = np.int64(0)  # not a literal 0 (see _pooled_taus_draw)
     for u in range(ref_c.shape[0]):
         if ok_c[u]:
             idx[n] = u
             n += 1
-    x = np.empty(n)
-    for a in range(n):
-        x[a] = ref_c[idx[a]]
-    _doubled_centred_ranks(x, n, ref_rc)
     ss = 0
     for a in range(n):
+        xa = ref_c[idx[a]]
+        acc = 0
+        for b in range(n):
+            xb = ref_c[idx[b]]
+            acc += 2 * (xb < xa) + (xb == xa)
+        ref_rc[a] = acc - n  # _doubled_centred_rank of the valid reference values
         ss += ref_rc[a] * ref_rc[a]
     return n, ss
 
 
-@njit
+@inline
 def _winratio_context(
     P_c,
     ref_c,
@@ -228,6 +364,8 @@ def _winratio_context(
     seen = np.zeros(n_items * n_items, dtype=np.bool_)
     scores = np.empty(n_items)
     compact = np.empty(n_items)
+    xa = np.empty(n_items)
+    xb = np.empty(n_items)
     pos = 0
     tau_used = tau0
     for k in range(eval_r.shape[0]):
@@ -300,7 +438,7 @@ def _winratio_context(
                     scores[u] = 0.5
                 else:
                     scores[u] = np.nan
-            rho = _correlate(scores, ref_c, corr_code)
+            rho = _correlate(scores, ref_c, corr_code, xa, xb)
         if math.isfinite(rho):
             out_sum[k] += rho
             out_n[k] += 1.0
@@ -373,6 +511,8 @@ def _poe_grid(P, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, cor
     for d in prange(n_draws):
         scores = np.empty(n_items)
         cnt = np.zeros(n_items)
+        xa = np.empty(n_items)
+        xb = np.empty(n_items)
         for c in range(n_contexts):
             sigma, mu = _poe_init(n_items, prior_weight, model_bias)
             cnt[:] = 0.0
@@ -395,7 +535,7 @@ def _poe_grid(P, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, cor
                         scores[u] = np.nan
                     else:
                         scores[u] = mu[u]
-                rho = _correlate(scores, ref[c], corr_code)
+                rho = _correlate(scores, ref[c], corr_code, xa, xb)
                 if math.isfinite(rho):
                     out_sum[d, k] += rho
                     out_n[d, k] += 1.0
