@@ -86,23 +86,35 @@ def _percentile_interval(reps, confidence):
 
 
 @njit
-def _kendall_blocks(x, y, codes, n_units):  # pragma: no cover - compiled
-    """Sign-product sums between resampling units.
-
-    S[u, v] = sum over ordered pairs (i in u, j in v) of sign(x_i - x_j) sign(y_i - y_j);
-    symmetric, (n_units, n_units).
-    """
+def _kendall_block_sums(x, y, codes, S):  # pragma: no cover - compiled
+    """Adds sign(x_i - x_j) sign(y_i - y_j) of every pair j > i into S[codes[i], codes[j]]."""
     n = x.shape[0]
-    S = np.zeros((n_units, n_units))
     for i in range(n):
         ci = codes[i]
         xi = x[i]
         yi = y[i]
-        # Branch-free accumulation of the pairs j > i into row ci; symmetrised below.
+        # Branch-free accumulation of the pairs j > i into row ci.
         for j in range(i + 1, n):
             dx = xi - x[j]
             dy = yi - y[j]
             S[ci, codes[j]] += ((dx > 0.0) - (dx < 0.0)) * ((dy > 0.0) - (dy < 0.0))
+
+
+def _kendall_blocks(x, y, codes, n_units):
+    """Sign-product sums between resampling units.
+
+    S[u, v] = sum over ordered pairs (i in u, j in v) of sign(x_i - x_j) sign(y_i - y_j);
+    symmetric, (n_units, n_units). The one compiled kernel of the agreement statistics
+    (issue 26): an O(n^2) pair loop over the pooled items, 10x and more faster than numpy
+    on a benchmark's thousand items (one call per bootstrapped cell).
+    """
+    S = np.zeros((n_units, n_units))
+    _kendall_block_sums(
+        np.ascontiguousarray(x, dtype=np.float64),
+        np.ascontiguousarray(y, dtype=np.float64),
+        np.ascontiguousarray(codes, dtype=np.int64),
+        S,
+    )
     return S + S.T
 
 

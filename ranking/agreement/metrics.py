@@ -1,8 +1,9 @@
 """Rank correlations and pairwise accuracy against a reference, row-wise and NaN-aware.
 
-These are the numbers the budget and agreement loops compute millions of times, so the
-row kernels are numba functions that the other kernels call inline; the public wrappers
-check shapes and carry the documentation.
+Vectorised numpy over all rows at once (issue 26: the pages call these for light work, where
+a numba compilation cost more than it saved); the compiled budget grid keeps its own
+per-row copies (``ranking.budget.grid``). Ranks are exact integers (doubled and centred), so
+the values equal the former row-by-row loops bit for bit.
 
 Conventions shared by every function here:
 
@@ -14,231 +15,148 @@ Conventions shared by every function here:
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ranking._core.checks import as_P, check_tau
-from ranking._core.decisions import _decide
-from ranking._core.jit import njit
+from ranking._core.decisions import _decide_rows
 from ranking._core.pooled import per_context as per_context_values
 from ranking._core.pooled import pooled
 
-# Below this many valid positions average ranks are counted pairwise (branch-free, faster
-# than a sort for the N = 16-ish rows of the budget loops); above it we sort.
-_SMALL_N = 48
+
+def _run_bounds(new):
+    """First and last index of the run each position of a 1-D array belongs to, given
+    ``new`` (bool, True where a run starts; ``new[0]`` True)."""
+    idx = np.arange(new.shape[0])
+    first = np.maximum.accumulate(np.where(new, idx, 0))
+    ends = np.ones_like(new)
+    ends[:-1] = new[1:]
+    last = np.minimum.accumulate(np.where(ends, idx, new.shape[0])[::-1])[::-1]
+    return first, last
 
 
-@njit
-def _avg_ranks(x, out):
-    """Average ranks (1-based) of the n values in ``x`` written into ``out[:n]``.
+def _centred_ranks(x, valid):
+    """Doubled centred average ranks of every row of ``x`` among its ``valid`` positions.
 
-    The one rank core of ``ranking``: the agreement statistics rank within contexts with it
-    (``ranking.agreement.segments``).
+    The one rank core of ``ranking``: for a valid value with ``less`` valid values below it
+    and ``same`` equal to it (itself included), 2 * (average rank - mean rank) =
+    2 * less + same - n_valid, an exact integer (ties get average ranks, as
+    ``scipy.stats.rankdata``). Returns (int64 ranks with 0 at invalid positions, n_valid per
+    row). ``x`` and ``valid`` are (n_rows, n).
     """
-    n = x.shape[0]
-    if n <= _SMALL_N:
-        for i in range(n):
-            less = 0.0
-            same = 0.0
-            xi = x[i]
-            for j in range(n):
-                xj = x[j]
-                if xj < xi:
-                    less += 1.0
-                elif xj == xi:
-                    same += 1.0
-            out[i] = less + 0.5 * (same + 1.0)
-        return
-    order = np.argsort(x, kind="mergesort")
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and x[order[j + 1]] == x[order[i]]:
-            j += 1
-        r = 0.5 * (i + j) + 1.0
-        for k in range(i, j + 1):
-            out[order[k]] = r
-        i = j + 1
+    n_rows, n = x.shape
+    nv = valid.sum(axis=1)
+    rc = np.zeros((n_rows, n), dtype=np.int64)
+    if n_rows == 0 or n == 0:
+        return rc, nv
+    key = np.where(valid, x, np.inf)  # invalid positions sort last, in a run of their own
+    order = np.argsort(key, axis=1, kind="stable")
+    s = np.take_along_axis(key, order, axis=1)
+    new = np.ones((n_rows, n), dtype=bool)
+    new[:, 1:] = s[:, 1:] != s[:, :-1]
+    first, last = _run_bounds(new.ravel())
+    row0 = (np.arange(n_rows) * n)[:, None]
+    sorted_rc = first.reshape(n_rows, n) + last.reshape(n_rows, n) + 1 - 2 * row0 - nv[:, None]
+    np.put_along_axis(rc, order, sorted_rc, axis=1)
+    rc[~valid] = 0
+    return rc, nv
 
 
-@njit
-def _pearson(x, y, n):
-    """Pearson correlation of x[:n], y[:n]; NaN when either is constant or n < 2."""
-    if n < 2:
-        return np.nan
-    mx = 0.0
-    my = 0.0
-    for k in range(n):
-        mx += x[k]
-        my += y[k]
-    mx /= n
-    my /= n
-    sxy = 0.0
-    sxx = 0.0
-    syy = 0.0
-    for k in range(n):
-        dx = x[k] - mx
-        dy = y[k] - my
-        sxy += dx * dy
-        sxx += dx * dx
-        syy += dy * dy
-    if sxx <= 0.0 or syy <= 0.0:
-        return np.nan
-    r = sxy / math.sqrt(sxx * syy)
-    # Rounding can push |r| a hair above 1 for identical rankings.
-    if r > 1.0:
-        return 1.0
-    if r < -1.0:
-        return -1.0
-    return r
+def _rho_centred(num, ss_a, ss_b):
+    """Spearman rho from the sums of doubled centred ranks: num / sqrt(ss_a ss_b), NaN where
+    either side is constant (its sum of squares 0), rounded into [-1, 1]."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(ss_a, dtype=np.float64) * np.asarray(ss_b, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = num / np.sqrt(den)
+    return np.where(den > 0.0, np.clip(rho, -1.0, 1.0), np.nan)
 
 
-@njit
-def _finite_pairs(a, b):
-    """(a's values, b's values, n): the n positions finite in both, packed at the front."""
-    n_all = a.shape[0]
-    xa = np.empty(n_all)
-    xb = np.empty(n_all)
-    n = 0
-    for k in range(n_all):
-        if math.isfinite(a[k]) and math.isfinite(b[k]):
-            xa[n] = a[k]
-            xb[n] = b[k]
-            n += 1
-    return xa, xb, n
-
-
-@njit
-def _spearman_row(a, b):
-    """Spearman rho of two 1-D rows over positions finite in both (NaN if undefined)."""
-    xa, xb, n = _finite_pairs(a, b)
-    if n < 2:
-        return np.nan
-    ra = np.empty(n)
-    rb = np.empty(n)
-    _avg_ranks(xa[:n], ra)
-    _avg_ranks(xb[:n], rb)
-    return _pearson(ra, rb, n)
-
-
-@njit
-def _doubled_centred_rank(x, n, a):
-    """2 * (average rank of x[a] - mean rank) among x[:n], as an integer."""
-    xa = x[a]
-    acc = 0
-    for b in range(n):
-        xb = x[b]
-        acc += 2 * (xb < xa) + (xb == xa)
-    # 2 * rank = 2 * (number below) + (number equal, self included) + 1; mean rank (n+1)/2
-    return acc - n
-
-
-@njit
 def _doubled_centred_ranks(x, n, out):
-    """2 * (average rank - mean rank) of x[:n] as integers: exact, no sort, no allocation."""
-    for a in range(n):
-        out[a] = _doubled_centred_rank(x, n, a)
+    """2 * (average rank - mean rank) of x[:n] as integers into ``out[:n]`` (exact)."""
+    out[:n] = _centred_ranks(np.asarray(x[:n], dtype=np.float64)[None], np.ones((1, n), bool))[0][0]
 
 
-@njit
 def _spearman_preranked(x, n, ref_rc, ref_ss):
     """Spearman rho of x[:n] against a reference given as ``_doubled_centred_ranks``.
 
     ``ref_ss`` is the sum of squares of ``ref_rc``; NaN when x is constant or ref_ss is 0.
     """
-    num = 0
-    ss = 0
-    for a in range(n):
-        r = _doubled_centred_rank(x, n, a)
-        num += r * ref_rc[a]
-        ss += r * r
-    if ss == 0 or ref_ss == 0:
-        return np.nan
-    rho = num / math.sqrt(float(ss) * float(ref_ss))
-    if rho > 1.0:
-        return 1.0
-    if rho < -1.0:
-        return -1.0
-    return rho
+    rc = np.zeros(n, dtype=np.int64)
+    _doubled_centred_ranks(x, n, rc)
+    num = int((rc * np.asarray(ref_rc[:n], dtype=np.int64)).sum())
+    return float(_rho_centred(num, int((rc * rc).sum()), ref_ss))
 
 
-@njit
-def _kendall_pairs_loop(x, y, a, b):  # pragma: no cover - compiled
-    """(concordant - discordant, pairs tied in x, pairs tied in y) of x[a:b], y[a:b].
+def _spearman_rows(a, b):
+    """Spearman rho of every row pair of (n_rows, n) arrays over the positions finite in both."""
+    valid = np.isfinite(a) & np.isfinite(b)
+    rca, nv = _centred_ranks(a, valid)
+    rcb, _ = _centred_ranks(b, valid)
+    rho = _rho_centred((rca * rcb).sum(axis=1), (rca * rca).sum(axis=1), (rcb * rcb).sum(axis=1))
+    return np.where(nv >= 2, rho, np.nan)
 
-    The direct O(n^2) pair loop; also the short-segment kernel of ``ranking.agreement.segments``.
+
+#: Most pairs compared in one vectorised block of the Kendall count (about 12 bytes each).
+_PAIR_BLOCK = 1 << 20
+
+
+def _sign(d):
+    return (d > 0.0).astype(np.int8) - (d < 0.0).astype(np.int8)
+
+
+def _kendall_counts(x, y, valid):
+    """(concordant - discordant pairs, pairs tied in x, pairs tied in y) of every row of
+    (n_rows, n) arrays over its ``valid`` positions, as int64 arrays.
+
+    The direct O(n^2) pair count, vectorised over blocks of rows (or of one long row's
+    pairs); ``ranking.agreement.segments`` counts long segments in O(n log n) instead.
     """
-    c = 0
-    tx = 0
-    ty = 0
-    for i in range(a, b):
-        xi = x[i]
-        yi = y[i]
-        for j in range(i + 1, b):
-            dx = xi - x[j]
-            dy = yi - y[j]
-            if dx == 0.0:
-                tx += 1
-            if dy == 0.0:
-                ty += 1
-            if dx != 0.0 and dy != 0.0:
-                if (dx > 0.0) == (dy > 0.0):
-                    c += 1
-                else:
-                    c -= 1
+    n_rows, n = x.shape
+    c = np.zeros(n_rows, dtype=np.int64)
+    tx = np.zeros(n_rows, dtype=np.int64)
+    ty = np.zeros(n_rows, dtype=np.int64)
+    iu, ju = np.triu_indices(n, k=1)
+    step_rows = max(1, _PAIR_BLOCK // max(1, iu.shape[0]))
+    for r0 in range(0, n_rows, step_rows):
+        rows = slice(r0, r0 + step_rows)
+        xs, ys, vs = x[rows], y[rows], valid[rows]
+        for p0 in range(0, iu.shape[0], _PAIR_BLOCK):
+            i, j = iu[p0 : p0 + _PAIR_BLOCK], ju[p0 : p0 + _PAIR_BLOCK]
+            with np.errstate(invalid="ignore"):  # inf - inf at invalid positions
+                dx = xs[:, i] - xs[:, j]
+                dy = ys[:, i] - ys[:, j]
+            both = vs[:, i] & vs[:, j]
+            c[rows] += np.where(both, _sign(dx) * _sign(dy), 0).sum(axis=1, dtype=np.int64)
+            tx[rows] += (both & (dx == 0.0)).sum(axis=1)
+            ty[rows] += (both & (dy == 0.0)).sum(axis=1)
     return c, tx, ty
 
 
-@njit
-def _n_distinct(x, n):
-    v = np.sort(x[:n])
-    m = 1
-    for k in range(1, n):
-        if v[k] != v[k - 1]:
-            m += 1
-    return m
+def _n_distinct(x, valid):
+    """Number of distinct values of every row of ``x`` over its ``valid`` positions."""
+    key = np.sort(np.where(valid, x, np.inf), axis=1)
+    new = np.ones(key.shape, dtype=bool)
+    new[:, 1:] = key[:, 1:] != key[:, :-1]
+    return (new & np.isfinite(key)).sum(axis=1)
 
 
-@njit
-def _kendall_compact(x, y, n, variant_c):
-    if n < 2:
-        return np.nan
-    c, n_tx, n_ty = _kendall_pairs_loop(x, y, 0, n)
-    # counts as floats: exact, and (tot - tx) * (tot - ty) cannot overflow
-    s = float(c)
-    tx = float(n_tx)
-    ty = float(n_ty)
-    tot = 0.5 * n * (n - 1.0)
-    if tx == tot or ty == tot:
-        return np.nan
-    if variant_c:
-        m = min(_n_distinct(x, n), _n_distinct(y, n))
-        return 2.0 * s / (n * n * (m - 1.0) / m)
-    return s / math.sqrt((tot - tx) * (tot - ty))
-
-
-@njit
-def _kendall_row(a, b, variant_c):
-    """Kendall tau-b (or tau-c) of two rows over positions finite in both (NaN if undefined)."""
-    xa, xb, n = _finite_pairs(a, b)
-    return _kendall_compact(xa, xb, n, variant_c)
-
-
-@njit
-def _spearman_rows(a, b):
-    out = np.empty(a.shape[0])
-    for r in range(a.shape[0]):
-        out[r] = _spearman_row(a[r], b[r])
-    return out
-
-
-@njit
 def _kendall_rows(a, b, variant_c):
-    out = np.empty(a.shape[0])
-    for r in range(a.shape[0]):
-        out[r] = _kendall_row(a[r], b[r], variant_c)
-    return out
+    """Kendall tau-b (or tau-c) of every row pair over the positions finite in both."""
+    valid = np.isfinite(a) & np.isfinite(b)
+    c, n_tx, n_ty = _kendall_counts(a, b, valid)
+    n = valid.sum(axis=1)
+    # counts as floats: exact, and (tot - tx) * (tot - ty) cannot overflow
+    s = c.astype(np.float64)
+    tx = n_tx.astype(np.float64)
+    ty = n_ty.astype(np.float64)
+    tot = 0.5 * n * (n - 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant_c:
+            m = np.minimum(_n_distinct(a, valid), _n_distinct(b, valid))
+            tau = 2.0 * s / (n * n * (m - 1.0) / m)
+        else:
+            tau = s / np.sqrt((tot - tx) * (tot - ty))
+    return np.where((n >= 2) & (tx != tot) & (ty != tot), tau, np.nan)
 
 
 def _rows(a, b, axis):
@@ -258,16 +176,7 @@ def _rows(a, b, axis):
         raise ValueError(f"axis={axis} is out of range for arrays of shape {a.shape}") from err
     lead = a.shape[:-1]
     n = a.shape[-1]
-    return _readonly(a.reshape(-1, n)), _readonly(b.reshape(-1, n)), lead
-
-
-def _readonly(x):
-    """A C-contiguous read-only view (a copy only when not contiguous): the kernels get
-    one array type whether the caller's array was writeable or not (a cached one is
-    not), so each compiles once."""
-    x = np.ascontiguousarray(x).view()
-    x.flags.writeable = False
-    return x
+    return np.ascontiguousarray(a.reshape(-1, n)), np.ascontiguousarray(b.reshape(-1, n)), lead
 
 
 def _shape_out(values, lead):
@@ -329,27 +238,15 @@ def kendall(a, b, variant="b", axis=-1):
 # ---------------------------------------------------------------------------------------
 
 
-@njit
-def _pairwise_accuracy_kernel(P, ref, taus):
+def _pairwise_accuracy_counts(P, ref, taus):
     """Per context: (sum of agreement, number of pairs) over present pairs with differing refs."""
-    n_contexts, n_items, _ = P.shape
-    hits = np.zeros(n_contexts)
-    counts = np.zeros(n_contexts)
-    for c in range(n_contexts):
-        tau = taus[c]
-        for i in range(n_items):
-            ri = ref[c, i]
-            if not math.isfinite(ri):
-                continue
-            for j in range(n_items):
-                p = P[c, i, j]
-                rj = ref[c, j]
-                if i == j or not math.isfinite(p) or not math.isfinite(rj) or ri == rj:
-                    continue
-                d = _decide(p, tau)
-                hits[c] += d if ri > rj else 1.0 - d
-                counts[c] += 1.0
-    return hits, counts
+    n_contexts = P.shape[0]
+    d = _decide_rows(P.reshape(n_contexts, -1), taus).reshape(P.shape)
+    ri = ref[:, :, None]
+    rj = ref[:, None, :]
+    use = np.isfinite(P) & np.isfinite(ri) & np.isfinite(rj) & (ri != rj)
+    hit = np.where(use, np.where(ri > rj, d, 1.0 - d), 0.0)
+    return hit.sum(axis=(1, 2)), use.sum(axis=(1, 2)).astype(np.float64)
 
 
 def as_reference(reference, n_contexts, n_items, *, name="reference"):
@@ -403,7 +300,7 @@ def pairwise_accuracy(P, reference, tau=0.5, per_context=False):
     P = as_P(P, allow_empty=True)
     ref = as_reference(reference, P.shape[0], P.shape[1])
     taus = check_tau(tau, P=P, broadcast=True)
-    hits, counts = _pairwise_accuracy_kernel(P, ref, taus)
+    hits, counts = _pairwise_accuracy_counts(P, ref, taus)
     if per_context:
         return per_context_values(hits, counts)
     return pooled(

@@ -3,9 +3,10 @@
 Item level correlates within every context (96 contexts x 120 HANNA cells), the permutation
 test and the system-level bootstrap correlate thousands of rows, Williams' matrix every pair
 of judges: a scipy call costs ~200 us, so these kernels compute all of them at once from the
-same formulas (checked against scipy in the tests). Ranks come from the one rank core,
-``ranking.agreement.metrics._avg_ranks``; Kendall's pair counts from ``_kendall_pairs_loop`` for
-short segments and Knight's O(n log n) count for long ones.
+same formulas (checked against scipy in the tests), vectorised in numpy. Ranks come from
+runs of the values sorted within segments (midranks, exact); Kendall's pair counts are
+compared directly in numpy, except for long segments in big calls: one compiled kernel,
+Knight's O(n log n) count (issue 26: numba only where it pays).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import numpy as np
 
 from ranking._core.jit import njit
 
-from .metrics import _avg_ranks, _kendall_pairs_loop, _n_distinct
+from .metrics import _run_bounds
+
+inline = njit(inline="always")
 
 # Fewest valid items a pooled (overall / system) correlation is reported for: with two
 # points every correlation is +-1, which says nothing.
@@ -30,120 +33,207 @@ _STATUS_TEXT = {
     _CONST_HUMAN: "constant human scores",
 }
 
-# Segments longer than this use the O(n log n) count (Knight 1966, as scipy does); shorter
-# ones the direct pair loop, which is faster for the 5-20 candidates of a context.
+# Kendall's pair counts: numpy compares the pairs directly while a call has at most
+# _PAIRS_NUMPY of them; beyond that, segments longer than _KENDALL_LOOP_MAX go to the
+# compiled O(n log n) count (Knight 1966, as scipy does). _PAIRS_BLOCK pairs per numpy block.
 _KENDALL_LOOP_MAX = 48
+_PAIRS_NUMPY = 1 << 20
+_PAIRS_BLOCK = 1 << 20
 
 
-# ----------------------------------------------------------------------------- numba kernels
+# ----------------------------------------------------------------------------- counts
+
+
+def _packed(starts, ends):
+    """Positions of the segments [starts[s], ends[s]) one after the other, their segment
+    codes, and where each segment starts in that packing."""
+    lengths = np.asarray(ends, dtype=np.int64) - np.asarray(starts, dtype=np.int64)
+    first = np.cumsum(lengths) - lengths
+    seg = np.repeat(np.arange(lengths.shape[0]), lengths)
+    idx = np.arange(seg.shape[0]) + np.repeat(np.asarray(starts) - first, lengths)
+    return idx, seg, first, lengths
+
+
+def _runs(seg, *cols):
+    """Run starts of equal (seg, *cols) in arrays sorted by them."""
+    new = np.ones(seg.shape[0], dtype=bool)
+    new[1:] = seg[1:] != seg[:-1]
+    for c in cols:
+        new[1:] |= c[1:] != c[:-1]
+    return new
+
+
+def _sign(d):
+    return (d > 0.0).astype(np.int8) - (d < 0.0).astype(np.int8)
+
+
+def _kendall_pairs_numpy(x, y, starts, lengths, which, out):
+    """The direct pair count of the segments ``which``, vectorised per segment length:
+    (concordant - discordant, pairs tied in x, pairs tied in y) into out[:, s]."""
+    sizes = lengths[which]
+    for n in np.unique(sizes):
+        if n < 2:
+            continue
+        group = which[sizes == n]
+        iu, ju = np.triu_indices(int(n), k=1)
+        step = max(1, _PAIRS_BLOCK // iu.shape[0])
+        for g0 in range(0, group.shape[0], step):
+            segs = group[g0 : g0 + step]
+            base = starts[segs][:, None]
+            dx = x[base + iu] - x[base + ju]
+            dy = y[base + iu] - y[base + ju]
+            out[0, segs] = (_sign(dx) * _sign(dy)).sum(axis=1, dtype=np.int64)
+            out[1, segs] = (dx == 0.0).sum(axis=1)
+            out[2, segs] = (dy == 0.0).sum(axis=1)
+
+
+@inline
+def _merge_pass(key1, key2, src, dst, n, width):
+    """One bottom-up merge pass over src[:n] (indices into key1, key2) into dst: runs of
+    ``width`` merged in (key1, key2) order, stable."""
+    for lo in range(0, n, 2 * width):
+        mid = min(lo + width, n)
+        hi = min(lo + 2 * width, n)
+        i = lo
+        j = mid
+        k = lo
+        while i < mid and j < hi:
+            a = src[i]
+            b = src[j]
+            if key1[b] < key1[a] or (key1[b] == key1[a] and key2[b] < key2[a]):
+                dst[k] = b
+                j += 1
+            else:
+                dst[k] = a
+                i += 1
+            k += 1
+        while i < mid:
+            dst[k] = src[i]
+            i += 1
+            k += 1
+        while j < hi:
+            dst[k] = src[j]
+            j += 1
+            k += 1
 
 
 @njit
-def _tied_pairs_sorted(v):  # pragma: no cover - compiled
-    """Pairs of equal values in a sorted array."""
-    total = 0
-    run = 1
-    for i in range(1, v.shape[0]):
-        if v[i] == v[i - 1]:
-            run += 1
-        else:
-            total += run * (run - 1) // 2
-            run = 1
-    return total + run * (run - 1) // 2
-
-
-@njit
-def _kendall_pairs_sorted(x, y):  # pragma: no cover - compiled
-    """Knight's O(n log n) count: concordant minus discordant pairs and ties in x and y."""
-    n = x.shape[0]
-    oy = np.argsort(y, kind="mergesort")
-    ox = np.argsort(x[oy], kind="mergesort")
-    order = oy[ox]  # sorted by x, ties in x by y
-    xs = x[order]
-    src = y[order].copy()
-    tx = _tied_pairs_sorted(xs)
-    txy = 0
-    run = 1
-    for i in range(1, n):
-        if xs[i] == xs[i - 1] and src[i] == src[i - 1]:
-            run += 1
-        else:
-            txy += run * (run - 1) // 2
-            run = 1
-    txy += run * (run - 1) // 2
-    # Discordant pairs = strict inversions of y in this order, counted by a bottom-up merge
-    # sort (pairs tied in x are in ascending y, pairs tied in y are not inversions).
-    dst = np.empty_like(src)
-    swaps = 0
-    width = 1
-    while width < n:
-        for lo in range(0, n, 2 * width):
-            mid = min(lo + width, n)
-            hi = min(lo + 2 * width, n)
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                if src[j] < src[i]:
-                    dst[k] = src[j]
-                    swaps += mid - i
-                    j += 1
-                else:
+def _kendall_long(x, y, starts, ends, which, out, idx, tmp, src, dst):  # pragma: no cover
+    """Knight's O(n log n) count (1966, as scipy's) of the segments ``which``: (concordant -
+    discordant, pairs tied in x, pairs tied in y) into out[:, s]. ``idx``, ``tmp`` (int64)
+    and ``src``, ``dst`` (float64) are scratch of the longest segment's length; the sorts are
+    hand-written merges, so nothing is allocated (or compiled) beyond this function."""
+    for w in range(which.shape[0]):
+        s = which[w]
+        a = starts[s]
+        n = ends[s] - a
+        xs = x[a : a + n]
+        ys = y[a : a + n]
+        for k in range(n):
+            idx[k] = k
+        width = 1
+        while width < n:  # sort by x, ties by y
+            _merge_pass(xs, ys, idx, tmp, n, width)
+            for k in range(n):
+                idx[k] = tmp[k]
+            width *= 2
+        tx = 0
+        txy = 0
+        run_x = 1
+        run_xy = 1
+        for k in range(1, n + 1):
+            same_x = k < n and xs[idx[k]] == xs[idx[k - 1]]
+            if same_x:
+                run_x += 1
+            else:
+                tx += run_x * (run_x - 1) // 2
+                run_x = 1
+            if same_x and ys[idx[k]] == ys[idx[k - 1]]:
+                run_xy += 1
+            else:
+                txy += run_xy * (run_xy - 1) // 2
+                run_xy = 1
+        # discordant pairs = strict inversions of y in this order, counted by a bottom-up
+        # merge sort (pairs tied in x are in ascending y, pairs tied in y are no inversions)
+        for k in range(n):
+            src[k] = ys[idx[k]]
+        swaps = 0
+        width = 1
+        while width < n:
+            for lo in range(0, n, 2 * width):
+                mid = min(lo + width, n)
+                hi = min(lo + 2 * width, n)
+                i = lo
+                j = mid
+                k = lo
+                while i < mid and j < hi:
+                    if src[j] < src[i]:
+                        dst[k] = src[j]
+                        swaps += mid - i
+                        j += 1
+                    else:
+                        dst[k] = src[i]
+                        i += 1
+                    k += 1
+                while i < mid:
                     dst[k] = src[i]
                     i += 1
-                k += 1
-            while i < mid:
-                dst[k] = src[i]
-                i += 1
-                k += 1
-            while j < hi:
-                dst[k] = src[j]
-                j += 1
-                k += 1
-        src, dst = dst, src
-        width *= 2
-    ty = _tied_pairs_sorted(src)
-    n0 = n * (n - 1) // 2
-    return n0 - tx - ty + txy - 2 * swaps, tx, ty
+                    k += 1
+                while j < hi:
+                    dst[k] = src[j]
+                    j += 1
+                    k += 1
+            for k in range(n):
+                src[k] = dst[k]
+            width *= 2
+        ty = 0
+        run = 1
+        for k in range(1, n + 1):
+            if k < n and src[k] == src[k - 1]:
+                run += 1
+            else:
+                ty += run * (run - 1) // 2
+                run = 1
+        out[0, s] = n * (n - 1) // 2 - tx - ty + txy - 2 * swaps
+        out[1, s] = tx
+        out[2, s] = ty
 
 
-@njit
-def _kendall_segments(x, y, starts, ends):  # pragma: no cover - compiled
-    """Per segment [starts[s], ends[s]): concordant minus discordant pairs and ties in x, y."""
-    n_seg = starts.shape[0]
-    cmd = np.zeros(n_seg, dtype=np.int64)
-    tx = np.zeros(n_seg, dtype=np.int64)
-    ty = np.zeros(n_seg, dtype=np.int64)
-    for s in range(n_seg):
-        a = starts[s]
-        b = ends[s]
-        if b - a <= _KENDALL_LOOP_MAX:
-            c, u, v = _kendall_pairs_loop(x, y, a, b)
-        else:
-            c, u, v = _kendall_pairs_sorted(x[a:b], y[a:b])
-        cmd[s] = c
-        tx[s] = u
-        ty[s] = v
-    return cmd, tx, ty
+def _kendall_segments(x, y, starts, ends):
+    """Per segment [starts[s], ends[s]): concordant minus discordant pairs and ties in x, y.
+
+    Numpy counts the pairs directly while that is little work (the contexts of the item
+    level, a page's first visit); segments longer than ``_KENDALL_LOOP_MAX`` in a call with
+    more than ``_PAIRS_NUMPY`` pairs (thousands of pooled items, e.g. Williams' matrices of
+    a big benchmark) go to the one compiled kernel, Knight's O(n log n) count, which is
+    10x and more faster there.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(ends, dtype=np.int64) - starts
+    out = np.zeros((3, starts.shape[0]), dtype=np.int64)
+    every = np.arange(starts.shape[0])
+    long = lengths > _KENDALL_LOOP_MAX
+    if (lengths * (lengths - 1) // 2).sum() <= _PAIRS_NUMPY or not long.any():
+        _kendall_pairs_numpy(x, y, starts, lengths, every, out)
+        return out[0], out[1], out[2]
+    _kendall_pairs_numpy(x, y, starts, lengths, every[~long], out)
+    m = int(lengths.max())
+    idx, tmp = np.empty(m, np.int64), np.empty(m, np.int64)
+    _kendall_long(
+        x, y, starts, starts + lengths, every[long], out, idx, tmp, np.empty(m), np.empty(m)
+    )
+    return out[0], out[1], out[2]
 
 
-@njit
-def _ranks_by_segment(v, starts, ends):  # pragma: no cover - compiled
-    """Average ranks (1-based) of ``v`` within each segment [starts[s], ends[s])."""
-    out = np.empty(v.shape[0])
-    for s in range(starts.shape[0]):
-        _avg_ranks(v[starts[s] : ends[s]], out[starts[s] : ends[s]])
-    return out
-
-
-@njit
-def _distinct_by_segment(v, starts, ends):  # pragma: no cover - compiled
-    """Number of distinct values of ``v`` in each non-empty segment (0 for an empty one)."""
-    out = np.zeros(starts.shape[0], dtype=np.int64)
-    for s in range(starts.shape[0]):
-        if ends[s] > starts[s]:
-            out[s] = _n_distinct(v[starts[s] : ends[s]], ends[s] - starts[s])
-    return out
+def _distinct_by_segment(v, starts, ends):
+    """Number of distinct values of ``v`` in each segment (0 for an empty one)."""
+    idx, seg, _, lengths = _packed(starts, ends)
+    vs = v[idx]
+    o = np.lexsort((vs, seg))
+    new = _runs(seg, vs[o])
+    return np.bincount(seg[new], minlength=lengths.shape[0]).astype(np.int64)
 
 
 # ----------------------------------------------------------------------------- segment statistics
@@ -151,12 +241,13 @@ def _distinct_by_segment(v, starts, ends):  # pragma: no cover - compiled
 
 def _segment_ranks(v, seg, n_seg):
     """Midranks of ``v`` within each segment code of ``seg`` (as scipy's "average")."""
-    order = np.argsort(seg, kind="stable")
+    order = np.lexsort((v, seg))
+    ss = seg[order]
+    first, last = _run_bounds(_runs(ss, v[order]))
     counts = np.bincount(seg, minlength=n_seg)
-    ends = np.cumsum(counts)
-    starts = ends - counts
+    start = (np.cumsum(counts) - counts)[ss]
     ranks = np.empty(v.shape[0])
-    ranks[order] = _ranks_by_segment(np.ascontiguousarray(v[order]), starts, ends)
+    ranks[order] = 0.5 * (first + last) - start + 1.0
     return ranks
 
 
