@@ -11,8 +11,6 @@ import numbers
 
 import numpy as np
 
-from .jit import njit
-
 __all__ = ["as_P", "check_flat", "check_random_state", "check_tau"]
 
 
@@ -150,34 +148,29 @@ def check_random_state(random_state):
     )
 
 
-@njit
 def _scan_flat(first, second, outcome, weights, n_items):
     """One pass over flat comparisons: (problem code, first offending position) or (0, -1).
 
     Codes: 1 first out of range, 2 second out of range, 3 self-comparison, 4 outcome not in
-    [0, 1], 5 weight negative or not finite, 6 all weights zero.
+    [0, 1], 5 weight negative or not finite, 6 all weights zero. At the first position with
+    a problem the lowest code wins.
     """
     has_w = weights.shape[0] > 0
-    any_positive = not has_w
-    for k in range(first.shape[0]):
-        a = first[k]
-        b = second[k]
-        if a < 0 or a >= n_items:
-            return 1, k
-        if b < 0 or b >= n_items:
-            return 2, k
-        if a == b:
-            return 3, k
-        y = outcome[k]
-        if not (y >= 0.0 and y <= 1.0):
-            return 4, k
+    with np.errstate(invalid="ignore"):
+        bad = [
+            (first < 0) | (first >= n_items),
+            (second < 0) | (second >= n_items),
+            first == second,
+            ~((outcome >= 0.0) & (outcome <= 1.0)),
+        ]
         if has_w:
-            wk = weights[k]
-            if not (wk >= 0.0 and wk < np.inf):
-                return 5, k
-            if wk > 0.0:
-                any_positive = True
-    if not any_positive:
+            bad.append(~((weights >= 0.0) & (weights < np.inf)))
+    anywhere = np.logical_or.reduce(bad)
+    if anywhere.any():
+        k = int(np.argmax(anywhere))
+        code = next(c for c, mask in enumerate(bad, start=1) if mask[k])
+        return code, k
+    if has_w and not (weights > 0.0).any():
         return 6, -1
     return 0, -1
 

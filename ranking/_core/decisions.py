@@ -2,8 +2,9 @@
 
 For a comparison with p = P(first beats second) and threshold tau the first candidate wins
 (1) when p > tau, loses (0) when p < tau, and a tie (p == tau) is half a win each (0.5).
-Every function of ``ranking`` that decides uses this rule: the numba kernels call the scalar
-:func:`_decide`, the array code calls :func:`decide`. A tau per context (shape
+Every function of ``ranking`` that decides uses this rule: the array code calls
+:func:`decide` (or :func:`_decide_rows` on checked arrays), the compiled budget grid its own
+scalar copy (``ranking.budget.grid._decide``). A tau per context (shape
 (n_contexts,)) applies one threshold to each context of P, e.g. a balanced threshold per
 context against position bias.
 
@@ -13,34 +14,18 @@ Functions that turn P into scores (``win_ratio``, ``bradley_terry``, ``ml_rankin
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .checks import check_tau
-from .jit import njit
 
 __all__ = ["decide"]
 
 
-@njit
-def _decide(p, tau):
-    """Hard decision for the first candidate: 1 if p > tau, 0 if p < tau, 0.5 on a tie."""
-    if p > tau:
-        return 1.0
-    if p < tau:
-        return 0.0
-    return 0.5
-
-
-@njit
 def _decide_rows(p, taus):
-    """decide on (n_rows, m) with one tau per row; NaN stays NaN."""
-    out = np.empty_like(p)
-    for r in range(p.shape[0]):
-        for k in range(p.shape[1]):
-            v = p[r, k]
-            out[r, k] = _decide(v, taus[r]) if math.isfinite(v) else np.nan
+    """decide on (n_rows, m) with one tau per row; NaN stays NaN (no checks: vectorised)."""
+    t = np.asarray(taus, dtype=np.float64)[:, None]
+    out = np.where(p > t, 1.0, np.where(p < t, 0.0, 0.5))
+    out[~np.isfinite(p)] = np.nan
     return out
 
 

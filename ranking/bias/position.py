@@ -15,126 +15,102 @@ they decide at ``tau`` (0.5 by default, or one per context) with ``ranking.decid
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ranking._core.checks import as_P, check_tau
-from ranking._core.decisions import _decide
-from ranking._core.jit import njit
+from ranking._core.decisions import _decide_rows
 from ranking._core.pooled import PooledStat, pooled
 from ranking._core.pooled import per_context as per_context_values
 
 
-@njit
-def _position_bias_kernel(P, taus):
-    n_contexts, n_items, _ = P.shape
-    firsts = np.zeros(n_contexts)
-    counts = np.zeros(n_contexts)
-    for c in range(n_contexts):
-        tau = taus[c]
-        for i in range(n_items):
-            for j in range(n_items):
-                p = P[c, i, j]
-                if i != j and math.isfinite(p):
-                    firsts[c] += _decide(p, tau)
-                    counts[c] += 1.0
-    return firsts, counts
+def _decisions(P, taus):
+    """Decisions of a checked P (diagonal NaN) at one tau per context; NaN where absent."""
+    return _decide_rows(P.reshape(P.shape[0], -1), taus).reshape(P.shape)
 
 
-@njit
-def _swap_consistency_kernel(P, taus):
-    n_contexts, n_items, _ = P.shape
-    agree = np.zeros(n_contexts)
-    counts = np.zeros(n_contexts)
-    for c in range(n_contexts):
-        tau = taus[c]
-        for i in range(n_items):
-            for j in range(i + 1, n_items):
-                p_ij = P[c, i, j]
-                p_ji = P[c, j, i]
-                if not (math.isfinite(p_ij) and math.isfinite(p_ji)):
-                    continue
-                # Chance that i beats j in each order; a tie is a coin flip (0.5), so the
-                # two decisions agree with probability d1 e + (1 - d1)(1 - e).
-                d1 = _decide(p_ij, tau)
-                e = 1.0 - _decide(p_ji, tau)
-                agree[c] += d1 * e + (1.0 - d1) * (1.0 - e)
-                counts[c] += 1.0
-    return agree, counts
+def _position_bias_counts(P, taus):
+    """Per context: (first-position wins, comparisons)."""
+    d = _decisions(P, taus)
+    present = np.isfinite(d)
+    return np.where(present, d, 0.0).sum(axis=(1, 2)), present.sum(axis=(1, 2)).astype(float)
 
 
-@njit
+def _swap_consistency_counts(P, taus):
+    """Per context: (agreeing pairs, pairs judged in both orders)."""
+    d = _decisions(P, taus)
+    iu, ju = np.triu_indices(P.shape[1], k=1)
+    # Chance that i beats j in each order; a tie is a coin flip (0.5), so the two decisions
+    # agree with probability d1 e + (1 - d1)(1 - e).
+    d1 = d[:, iu, ju]
+    e = 1.0 - d[:, ju, iu]
+    both = np.isfinite(d1) & np.isfinite(e)
+    agree = np.where(both, d1 * e + (1.0 - d1) * (1.0 - e), 0.0)
+    return agree.sum(axis=1), both.sum(axis=1).astype(float)
+
+
 def _balanced_from_sorted(v):
     """Balanced threshold of the sorted present values ``v`` (see ``balanced_threshold``)."""
-    n = v.shape[0]
-    if n % 2 == 0:
-        lo = v[n // 2 - 1]
-        hi = v[n // 2]
-        if lo != hi:
-            return 0.5 * (lo + hi)
-        t = lo
-    else:
-        t = v[n // 2]
+    v = np.asarray(v, dtype=np.float64)
+    return float(_balanced_rows(v[None], np.array([v.shape[0]]))[0])
+
+
+def _balanced_rows(v, n):
+    """Balanced threshold of every row of ``v`` (sorted, its first ``n`` values present,
+    ``n`` >= 1; the rest is ignored)."""
+    rows = np.arange(v.shape[0])
+    half = n // 2
+    even = n % 2 == 0
+    lo = v[rows, np.maximum(half - 1, 0)]
+    hi = v[rows, np.minimum(half, v.shape[1] - 1)]
     # t is a present value: it wins half for each value equal to it.
-    n_above = n - np.searchsorted(v, t, side="right")
-    n_below = np.searchsorted(v, t, side="left")
-    up = v[n - n_above] if n_above > 0 else t
-    down = v[n_below - 1] if n_below > 0 else t
-    return _closest_to_balanced(n, n_below, n_above, t, up, down)
+    t = np.where(even, lo, hi)
+    present = np.arange(v.shape[1])[None, :] < n[:, None]
+    n_below = (present & (v < t[:, None])).sum(axis=1)
+    n_above = (present & (v > t[:, None])).sum(axis=1)
+    up = np.where(n_above > 0, v[rows, np.minimum(n - n_above, v.shape[1] - 1)], t)
+    down = np.where(n_below > 0, v[rows, np.maximum(n_below - 1, 0)], t)
+    best = _closest_to_balanced(n, n_below, n_above, t, up, down)
+    with np.errstate(invalid="ignore"):
+        return np.where(even & (lo != hi), 0.5 * (lo + hi), best)
 
 
-@njit
 def _closest_to_balanced(n, n_below, n_above, t, up, down):
     """The threshold, among ``t`` and its midpoints to the neighbouring values, that splits
-    ``n`` comparisons closest to half and half.
+    ``n`` comparisons closest to half and half (element-wise over arrays).
 
     ``t`` is one of the ``n`` values, ``n_below`` and ``n_above`` count the values strictly
     below and above it, and ``up`` / ``down`` are the next distinct values above and below
     (ignored where that count is 0). A threshold at ``t`` wins half for each value equal to
     it; the balance is measured in half comparisons (2 * first-position wins - n), and ties
-    keep ``t``, then the midpoint above.
+    keep ``t``, then the midpoint above. ``ranking.budget.grid`` has the compiled twin.
     """
     n_equal = n - n_above - n_below
-    best = t
-    err = abs(2 * n_above + n_equal - n)
-    if n_above > 0:
-        e_up = abs(2 * n_above - n)
-        if e_up < err:
-            best = 0.5 * (t + up)
-            err = e_up
-    if n_below > 0:
-        e_dn = abs(2 * (n_above + n_equal) - n)
-        if e_dn < err:
-            best = 0.5 * (down + t)
-            err = e_dn
-    return best
+    err = np.abs(2 * n_above + n_equal - n)
+    e_up = np.abs(2 * n_above - n)
+    e_dn = np.abs(2 * (n_above + n_equal) - n)
+    take_up = (n_above > 0) & (e_up < err)
+    err = np.where(take_up, e_up, err)
+    take_dn = (n_below > 0) & (e_dn < err)
+    return np.where(take_dn, 0.5 * (down + t), np.where(take_up, 0.5 * (t + up), t))
 
 
-@njit
-def _balanced_threshold_kernel(P, per_context):
+def _balanced_threshold_values(P, per_context):
     """Thresholds per context (NaN for a context without comparisons) or pooled (NaN if
     none at all), and the number of comparisons per context."""
-    n_contexts, n_items, _ = P.shape
-    vals = np.empty(n_contexts * n_items * n_items)
-    out = np.full(n_contexts if per_context else 1, np.nan)
-    counts = np.zeros(n_contexts)
-    m = 0
-    for c in range(n_contexts):
-        start = 0 if per_context else m
-        if per_context:
-            m = 0
-        for i in range(n_items):
-            for j in range(n_items):
-                p = P[c, i, j]
-                if i != j and math.isfinite(p):
-                    vals[m] = p
-                    m += 1
-        counts[c] = m - start
-        if per_context and m > 0:
-            out[c] = _balanced_from_sorted(np.sort(vals[:m]))
-    if not per_context and m > 0:
-        out[0] = _balanced_from_sorted(np.sort(vals[:m]))
+    n_contexts = P.shape[0]
+    flat = P.reshape(n_contexts, -1)
+    present = np.isfinite(flat)
+    counts = present.sum(axis=1).astype(float)
+    if per_context:
+        v = np.sort(np.where(present, flat, np.inf), axis=1)
+        n = present.sum(axis=1)
+    else:
+        v = np.sort(flat[present])[None]
+        n = np.array([v.shape[1]])
+    out = np.full(v.shape[0], np.nan)
+    has = n > 0
+    if has.any():
+        out[has] = _balanced_rows(v[has], n[has])
     return out, counts
 
 
@@ -172,7 +148,7 @@ def position_bias(P, tau=0.5, per_context=False):
         Bad P or tau.
     """
     P = as_P(P, allow_empty=True)
-    firsts, counts = _position_bias_kernel(P, check_tau(tau, P=P, broadcast=True))
+    firsts, counts = _position_bias_counts(P, check_tau(tau, P=P, broadcast=True))
     return _pooled_or_per_context(firsts, counts, per_context, "P has no comparison")
 
 
@@ -207,7 +183,7 @@ def swap_consistency(P, tau=0.5, per_context=False):
         Bad P or tau.
     """
     P = as_P(P, allow_empty=True)
-    agree, counts = _swap_consistency_kernel(P, check_tau(tau, P=P, broadcast=True))
+    agree, counts = _swap_consistency_counts(P, check_tau(tau, P=P, broadcast=True))
     return _pooled_or_per_context(
         agree,
         counts,
@@ -251,7 +227,7 @@ def balanced_threshold(P, per_context=False):
         Bad P.
     """
     P = as_P(P, allow_empty=True)
-    out, counts = _balanced_threshold_kernel(P, bool(per_context))
+    out, counts = _balanced_threshold_values(P, bool(per_context))
     if per_context:
         return out
     n_used = int((counts > 0).sum())

@@ -20,19 +20,18 @@ order (i < j), so a threshold tau != 0.5 cannot make both candidates win.
   theta_i - theta_j (1 / 0.5 on equal scores / 0); the disagreement is |decision - sign|, so a
   tie counts 1/2. A transitive judge consistent with its scores disagrees on nothing.
 
-Counting is a numba kernel over contexts, O(n_contexts N^3 / 6).
+Counting is vectorised numpy over contexts: matrix products for the triads (O(n_contexts N^3)),
+blocks of triples for listing the cycles.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from ranking._core.checks import as_P, check_tau
-from ranking._core.decisions import _decide
-from ranking._core.jit import njit
+from ranking._core.decisions import _decide_rows
 from ranking._core.pooled import PooledStat
 from ranking.bradley_terry.fit import bradley_terry
 
@@ -96,135 +95,79 @@ class TransitivityResult:
     reasons: dict
 
 
-@njit
-def _edges(P, c, tau, E, S):
-    """Majority edges of context c into E (1: i beats j, -1: j beats i, 0: tie, 2: not
-    compared; antisymmetric) and strengths |m - 0.5| into S; returns the candidate count."""
-    n = P.shape[1]
-    present = np.zeros(n, np.bool_)
-    for i in range(n):
-        E[i, i] = 2
-        for j in range(i + 1, n):
-            a = P[c, i, j]
-            b = P[c, j, i]
-            s = 0.0
-            k = 0
-            if math.isfinite(a):
-                s += a
-                k += 1
-            if math.isfinite(b):
-                s += 1.0 - b
-                k += 1
-            if k == 0:
-                E[i, j] = 2
-                E[j, i] = 2
-                continue
-            present[i] = True
-            present[j] = True
-            m = s / k
-            d = _decide(m, tau)
-            e = 1 if d == 1.0 else (-1 if d == 0.0 else 0)
-            E[i, j] = e
-            E[j, i] = -e
-            S[i, j] = abs(m - 0.5)
-            S[j, i] = S[i, j]
-    return present
+#: Most (context, i, j, k) triples looked at in one vectorised block of the cycle listing.
+_TRIPLE_BLOCK = 1 << 22
 
 
-@njit
-def _context_counts(E, present):
-    """(circular, checked, complete-and-tie-free) for one context's edges."""
-    n = E.shape[0]
-    circ = 0
-    checked = 0
-    complete = True
-    for i in range(n):
-        if not present[i]:
-            continue
-        for j in range(i + 1, n):
-            if not present[j]:
-                continue
-            e_ij = E[i, j]
-            if e_ij == 2 or e_ij == 0:
-                complete = False
-                continue
-            for k in range(j + 1, n):
-                e_jk = E[j, k]
-                e_ki = E[k, i]
-                if e_jk == 2 or e_jk == 0 or e_ki == 2 or e_ki == 0:
-                    continue
-                checked += 1
-                if e_ij == e_jk and e_jk == e_ki:
-                    circ += 1
-    return circ, checked, complete
+def _edges(P, taus):
+    """Majority edges of every context: E (1: i beats j, -1: j beats i, 0: tie, 2: not
+    compared; antisymmetric, int8), strengths S = |m - 0.5| and the candidates compared.
 
-
-@njit
-def _count_kernel(P, taus):
+    Each pair is decided once, in candidate order (i < j), and mirrored."""
     n_ctx, n, _ = P.shape
-    circ = np.zeros(n_ctx, np.int64)
-    checked = np.zeros(n_ctx, np.int64)
-    n_cand = np.zeros(n_ctx, np.int64)
-    complete = np.zeros(n_ctx, np.bool_)
-    E = np.empty((n, n), np.int8)
-    S = np.zeros((n, n))
-    for c in range(n_ctx):
-        present = _edges(P, c, taus[c], E, S)
-        circ[c], checked[c], complete[c] = _context_counts(E, present)
-        n_cand[c] = present.sum()
-    return circ, checked, n_cand, complete
+    b = P.transpose(0, 2, 1)
+    fa = np.isfinite(P)
+    fb = np.isfinite(b)
+    k = fa.astype(np.int64) + fb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = (np.where(fa, P, 0.0) + np.where(fb, 1.0 - b, 0.0)) / k
+    d = _decide_rows(m.reshape(n_ctx, -1), taus).reshape(m.shape)
+    upper = np.triu(np.ones((n, n), dtype=bool), k=1)
+    e = np.where(upper, np.where(d == 1.0, 1, np.where(d == 0.0, -1, 0)), 0)
+    E = (e - e.transpose(0, 2, 1)).astype(np.int8)
+    compared = k > 0
+    E[~compared] = 2
+    s = np.where(upper & compared, np.abs(m - 0.5), 0.0)
+    return E, s + s.transpose(0, 2, 1), compared.any(axis=2)
 
 
-@njit
-def _cycles_kernel(P, taus, offsets, total):
-    """Every circular triad: (context, i, j, k) with i > j > k > i, i the smallest index."""
-    n_ctx, n, _ = P.shape
-    ctx = np.empty(total, np.int64)
-    ii = np.empty(total, np.int64)
-    jj = np.empty(total, np.int64)
-    kk = np.empty(total, np.int64)
-    st = np.empty(total)
-    E = np.empty((n, n), np.int8)
-    S = np.zeros((n, n))
-    for c in range(n_ctx):
-        if offsets[c + 1] == offsets[c]:
-            continue
-        _edges(P, c, taus[c], E, S)
-        r = offsets[c]
-        for i in range(n):
-            for j in range(i + 1, n):
-                e_ij = E[i, j]
-                if e_ij == 2 or e_ij == 0:
-                    continue
-                for k in range(j + 1, n):
-                    if E[j, k] != e_ij or E[k, i] != e_ij:
-                        continue
-                    ctx[r] = c
-                    ii[r] = i
-                    # i > j > k > i when i beats j, else i > k > j > i
-                    jj[r] = j if e_ij == 1 else k
-                    kk[r] = k if e_ij == 1 else j
-                    st[r] = min(S[i, j], min(S[j, k], S[k, i]))
-                    r += 1
-    return ctx, ii, jj, kk, st
+def _counts(E, present):
+    """(circular, checked, complete-and-tie-free) per context from the edges."""
+    won = (E == 1).astype(np.float64)
+    definite = won + won.transpose(0, 2, 1)  # a compared pair that is not a tie
+    # a directed 3-cycle appears 3 times on the diagonal of won^3, a triangle of definite
+    # edges 6 times on that of definite^3 (exact: small integers in float64)
+    circ = np.trace(won @ won @ won, axis1=1, axis2=2) / 3.0
+    checked = np.trace(definite @ definite @ definite, axis1=1, axis2=2) / 6.0
+    n_cand = present.sum(axis=1)
+    complete = definite.sum(axis=(1, 2)) / 2.0 == n_cand * (n_cand - 1) / 2
+    return circ.round().astype(np.int64), checked.round().astype(np.int64), n_cand, complete
 
 
-@njit
-def _disagreement_kernel(P, taus, theta):
-    n_ctx, n, _ = P.shape
-    dis = np.zeros(n_ctx)
-    cnt = np.zeros(n_ctx, np.int64)
-    for c in range(n_ctx):
-        for i in range(n):
-            for j in range(n):
-                p = P[c, i, j]
-                if i == j or not math.isfinite(p):
-                    continue
-                diff = theta[c, i] - theta[c, j]
-                h = 1.0 if diff > SCORE_TIE else (0.0 if diff < -SCORE_TIE else 0.5)
-                dis[c] += abs(_decide(p, taus[c]) - h)
-                cnt[c] += 1
-    return dis, cnt
+def _cycles(E, S, circ):
+    """Every circular triad: (context, i, j, k) with i > j > k > i, i the smallest index, in
+    the order of context, i, then the smaller and the larger of j and k; and its strength."""
+    n = E.shape[1]
+    i, j, k = (a.ravel() for a in np.meshgrid(*(np.arange(n),) * 3, indexing="ij"))
+    keep = (i < j) & (j < k)
+    i, j, k = i[keep], j[keep], k[keep]
+    parts = []
+    todo = np.flatnonzero(circ > 0)
+    step = max(1, _TRIPLE_BLOCK // max(1, i.shape[0]))
+    for c0 in range(0, todo.shape[0], step):
+        ctx = todo[c0 : c0 + step]
+        e_ij = E[ctx][:, i, j]
+        cyc = ((e_ij == 1) | (e_ij == -1)) & (E[ctx][:, j, k] == e_ij) & (E[ctx][:, k, i] == e_ij)
+        cc, t = np.nonzero(cyc)
+        fwd = e_ij[cc, t] == 1  # i > j > k > i, else i > k > j > i
+        c = ctx[cc]
+        ti, tj, tk = i[t], j[t], k[t]
+        st = np.minimum(S[c, ti, tj], np.minimum(S[c, tj, tk], S[c, tk, ti]))
+        parts.append((c, ti, np.where(fwd, tj, tk), np.where(fwd, tk, tj), st))
+    if not parts:
+        parts.append(tuple(np.zeros(0, np.int64) for _ in range(4)) + (np.zeros(0),))
+    cols = [np.concatenate([p[q] for p in parts]) for q in range(5)]
+    return tuple(col.astype(np.int64) for col in cols[:4]) + (cols[4],)
+
+
+def _disagreement(P, taus, theta):
+    """Per context: (summed |decision - sign of the score difference|, judged comparisons)."""
+    d = _decide_rows(P.reshape(P.shape[0], -1), taus).reshape(P.shape)
+    diff = theta[:, :, None] - theta[:, None, :]
+    h = np.where(diff > SCORE_TIE, 1.0, np.where(diff < -SCORE_TIE, 0.0, 0.5))
+    judged = np.isfinite(d)
+    dis = np.where(judged, np.abs(d - h), 0.0).sum(axis=(1, 2))
+    return dis, judged.sum(axis=(1, 2)).astype(np.int64)
 
 
 def _strongest(strength, n):
@@ -333,18 +276,18 @@ def transitivity(P, *, tau=0.5, max_cycles=50, scores=None) -> TransitivityResul
     arr = as_P(P, allow_empty=True)
     n_ctx = arr.shape[0]
     taus = check_tau(tau, P=arr, broadcast=True)
-    circ, checked, n_cand, complete = _count_kernel(arr, taus)
+    E, S, present = _edges(arr, taus)
+    circ, checked, n_cand, complete = _counts(E, present)
     zeta, zeta_reason = _zeta(circ, n_cand, complete)
 
-    offsets = np.concatenate([[0], np.cumsum(circ)])
-    ctx, ii, jj, kk, st = _cycles_kernel(arr, taus, offsets, int(offsets[-1]))
+    ctx, ii, jj, kk, st = _cycles(E, S, circ)
     order = _strongest(st, max_cycles)
     cycles = {"context": ctx[order], "i": ii[order], "j": jj[order], "k": kk[order]}
     cycles["strength"] = st[order]
 
     has = np.isfinite(arr).reshape(n_ctx, -1).any(axis=1)
     theta = _scores(arr, has, scores)
-    dis, n_judged = _disagreement_kernel(arr, taus, theta)
+    dis, n_judged = _disagreement(arr, taus, theta)
     bt_dis = np.full(n_ctx, np.nan)
     bt_dis[has] = dis[has] / n_judged[has]
 

@@ -9,37 +9,36 @@ outcome p itself (``tau=None``) or the hard decision at a threshold tau
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ranking._core.checks import as_P, check_tau
-from ranking._core.decisions import _decide
-from ranking._core.jit import njit
+from ranking._core.decisions import _decide_rows
 
 
-@njit
-def _win_ratio_kernel(P, taus, soft):
+def _win_ratio(P, taus):
+    """Win-ratio of a checked P (diagonal NaN); ``taus`` None for soft outcomes."""
     n_contexts, n_items, _ = P.shape
-    out = np.empty((n_contexts, n_items))
-    wins = np.empty(n_items)
-    counts = np.empty(n_items)
-    for c in range(n_contexts):
-        wins[:] = 0.0
-        counts[:] = 0.0
-        for i in range(n_items):
-            for j in range(n_items):
-                p = P[c, i, j]
-                if i == j or not math.isfinite(p):
-                    continue
-                d = p if soft else _decide(p, taus[c])
-                wins[i] += d
-                wins[j] += 1.0 - d
-                counts[i] += 1.0
-                counts[j] += 1.0
-        for i in range(n_items):
-            out[c, i] = wins[i] / counts[i] if counts[i] > 0.0 else np.nan
-    return out
+    present = np.isfinite(P)
+    if taus is None:
+        d = np.where(present, P, 0.0)
+    else:
+        d = _decide_rows(P.reshape(n_contexts, -1), taus).reshape(P.shape)
+        d = np.where(present, d, 0.0)
+    lost = np.where(present, 1.0 - d, 0.0)  # lost[c, i, u]: u's win as the second candidate
+    # Each item's wins are added one comparison after the other in the order of a loop over
+    # the pairs (i, j) row by row: as the second candidate of the rows i < u, its own row,
+    # then as the second of the rows i > u. Soft scores that are equal in exact arithmetic
+    # then stay equal (ties), whatever the pages rank them with.
+    wins = np.zeros((n_contexts, n_items))
+    for i in range(n_items):
+        wins[:, i + 1 :] += lost[:, i, i + 1 :]
+    for j in range(n_items):
+        wins += d[:, :, j]
+    for i in range(n_items):
+        wins[:, :i] += lost[:, i, :i]
+    counts = present.sum(axis=2) + present.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, wins / counts, np.nan)
 
 
 def win_ratio(P, tau=None):
@@ -78,7 +77,4 @@ def win_ratio(P, tau=None):
     array([[0.5, 0.5, 0.5]])
     """
     P = as_P(P)
-    taus = check_tau(tau, P=P, allow_none=True, broadcast=True)
-    if taus is None:
-        return _win_ratio_kernel(P, np.zeros(P.shape[0]), True)
-    return _win_ratio_kernel(P, taus, False)
+    return _win_ratio(P, check_tau(tau, P=P, allow_none=True, broadcast=True))
