@@ -92,6 +92,13 @@ PAPERS: dict[str, Paper] = {
             ("hanna", "topicalchat"),
             "data.reproduce.chiang2023",
         ),
+        Paper(
+            "zeng2024",
+            "Zeng et al., ICLR 2024: Evaluating Large Language Models at Evaluating Instruction "
+            "Following (LLMBar)",
+            ("llmbar",),
+            "data.reproduce.zeng2024",
+        ),
     )
 }
 
@@ -182,7 +189,7 @@ def reproduce(paper: str, data_dir: str | os.PathLike | None = None) -> pd.DataF
 
     Parameters
     ----------
-    paper : {"chhun2024", "liusie2024", "chiang2023"}
+    paper : {"chhun2024", "liusie2024", "chiang2023", "zeng2024"}
         The paper (:data:`PAPERS`).
     data_dir : path, optional
         The data folder; default the data-folder setting.
