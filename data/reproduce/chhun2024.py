@@ -81,7 +81,7 @@ def figures_4_5(ten: Dataset) -> list[dict]:
                 f"{llm} system-level Kendall tau-b, Eval-Prompt 1, mean of 6 criteria",
                 pub.FIG5_SYSTEM.get(llm),
                 means.get((j, "system")),
-                note=_system_note(llm, means.get((j, "system"))),
+                note=_system_note(llm, means.get((j, "system")), ten),
                 page=PAGE,
                 settings=_link(judge=j),
             )
@@ -112,17 +112,68 @@ def figures_4_5(ten: Dataset) -> list[dict]:
     return out
 
 
-def _system_note(llm: str, value) -> str:
+def _system_note(llm: str, value, ten: Dataset | None = None) -> str:
     if llm not in pub.FIG5_SYSTEM:
         return "shown only in the figure"
     if abs(value - pub.FIG5_SYSTEM[llm]) <= 0.006:
         return ""
-    return (
+    note = (
         f"tau-b over the 10 generators gives {fmt(value)} with either reading of the "
         f"ratings, {fmt(abs(value - pub.FIG5_SYSTEM[llm]))} from the text's "
-        f"{pub.FIG5_SYSTEM[llm]:.2f}; the per-criterion cells of Figure 5 are not in the "
-        "text to check which rounding it used"
+        f"{pub.FIG5_SYSTEM[llm]:.2f}"
     )
+    if ten is None:
+        return note
+    ties, floats = _system_ties(ten, judge_name(llm))
+    if not ties:
+        return note
+    return (
+        f"{note}. The step that differs is the ties: {'; '.join(ties)} are equal system "
+        "means (exact sums of ratings over 96 stories, equal within 1e-9), which tau-b counts "
+        f"as ties. Per-system means taken in floating point (numpy nanmean of the per-story "
+        "values, as an independent computation from the released CSV does) differ in "
+        "the last bit where not said otherwise (e.g. 2.666666666666666 and 2.6666666666666665), so scipy's kendalltau "
+        f"orders them and the mean over the criteria is {fmt(floats)}, which rounds to the "
+        "paper's .70: the paper's number rests on ties broken by rounding error; JudgeScope "
+        "keeps them"
+    )
+
+
+def _system_ties(ten: Dataset, judge: str) -> tuple[list[str], float]:
+    """The criteria whose system-level means tie (LLM or human side), and the mean over the
+    criteria of tau-b on plain float means (no tie kept: the independent computation)."""
+    from scipy.stats import kendalltau
+
+    cand = ten.candidates[["context_id", "candidate_id", "system"]].astype(str)
+    r = ten.ratings[(ten.ratings["judge"] == judge) & (ten.ratings["prompt_id"] == EP1)]
+    r = r.astype({"context_id": str, "candidate_id": str}).merge(
+        cand, on=["context_id", "candidate_id"]
+    )
+    h = ten.human_scores.astype({"context_id": str, "candidate_id": str}).merge(
+        cand, on=["context_id", "candidate_id"]
+    )
+    found, taus = [], []
+    for crit in pub.HANNA_CRITERIA.values():
+        rc, hc = r[r["attribute"] == crit], h[h["attribute"] == crit]
+        systems = sorted(set(rc["system"]) & set(hc["system"]))
+        if len(systems) < 3:
+            continue
+        llm = np.array([np.nanmean(rc.loc[rc["system"] == s, "score"].to_numpy()) for s in systems])
+        story = hc.groupby(["system", "context_id"], sort=False)["score"].apply(
+            lambda v: np.mean(v.to_numpy())
+        )
+        hum = np.array([np.mean(story.loc[s].to_numpy()) for s in systems])
+        taus.append(float(kendalltau(llm, hum).statistic))
+        for side, v in (("the LLM's", llm), ("the humans'", hum)):
+            for i in range(len(v)):
+                for k in range(i + 1, len(v)):
+                    if np.isclose(v[i], v[k], rtol=1e-9, atol=0.0):
+                        kept = " (also equal in floating point)" if v[i] == v[k] else ""
+                        found.append(
+                            f"{crit}: {side} means of {systems[i]} and {systems[k]} "
+                            f"({fmt(v[i], 4)}){kept}"
+                        )
+    return found, float(np.mean(taus)) if taus else np.nan
 
 
 def _chatgpt_note(chat: pd.DataFrame, end: str) -> str:

@@ -81,6 +81,18 @@ def test_pinned_values(chhun):
     assert _one(chhun, "Figure 6", "smallest BH-adjusted p")["bound"] == ">="
 
 
+def test_beluga_system_level_note_names_the_step_that_differs(chhun):
+    """Figure 5's Beluga-13B: .694 with exact ties kept; the independent .699 (paper .70)
+    comes from float means that break those ties; the note says where and gives .699."""
+    r = _one(chhun, "Figure 5", "Beluga-13B system-level")
+    assert r["status"] == "noted"
+    note = r["note"]
+    assert "0.699" in note and "ties" in note
+    assert "engagement: the LLM's means of GPT-2 and GPT-2 (tag) (2.6667)" in note
+    assert "complexity: the humans' means of" in note
+    assert "relevance: the LLM's means of BertGeneration and GPT (2.2500) (also equal" in note
+
+
 def test_rows_link_to_pages_with_url_settings(chhun):
     r = _one(chhun, "Figure 4", "Beluga-13B overall")
     assert r["page"] == "agreement"
@@ -137,6 +149,7 @@ def test_papers_for():
     assert papers_for("summeval") == ["liusie2024"]
     assert papers_for("topicalchat") == ["chiang2023"]
     assert papers_for("demo") == []
+    assert papers_for("llmbar") == ["zeng2024"]
 
 
 def test_unknown_paper():
