@@ -27,7 +27,8 @@ Rules (see ../shared/PROMPTS.md):
 
 The package, one module per seam (every name below is reached as ``data.parsing.<name>``):
 ``answers`` (:class:`Parsed`, :func:`reason_code`, missing answers and refusals),
-``verdicts`` (:func:`parse_verdict`, :func:`parse_choice_letter`, ``NUMBERED_ALIASES``),
+``verdicts`` (:func:`parse_verdict` and its :class:`ParsedVerdict` with the grade of a
+graded answer, :func:`parse_choice_letter`, ``NUMBERED_ALIASES``),
 ``likert`` (:func:`parse_likert`, ``LIKERT_RULES``), ``counts``
 (:func:`sample_verdicts_to_p`, :func:`expected_score`, :func:`summarise_failures`,
 :class:`ParseReport`) and ``vocabulary`` (the one verdict vocabulary of stored verdict
@@ -47,7 +48,12 @@ from data.parsing.counts import (
     summarise_failures,
 )
 from data.parsing.likert import LIKERT_RULES, parse_likert
-from data.parsing.verdicts import NUMBERED_ALIASES, parse_choice_letter, parse_verdict
+from data.parsing.verdicts import (
+    NUMBERED_ALIASES,
+    ParsedVerdict,
+    parse_choice_letter,
+    parse_verdict,
+)
 from data.parsing.vocabulary import (
     ARENA_HARD_STRONG_WEIGHT,
     STRENGTH_POLICIES,
@@ -65,6 +71,7 @@ __all__ = [
     "NUMBERED_ALIASES",
     "LIKERT_RULES",
     "Parsed",
+    "ParsedVerdict",
     "ParseReport",
     "parse_verdict",
     "parse_likert",
