@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from data.coerce import coerce_float, coerce_int, outside, to_str_series
+from data.coerce import coerce_int, coerce_weight, outside, to_str_series
 from data.io.columns import (
     alias_conflicts,
     id_column,
@@ -248,15 +248,16 @@ def pairwise_to_dataset(
     row_weight = np.ones(n)
     if "weight" in cols:
         wcol = cols["weight"]
-        num, _bad = coerce_float(frame[wcol])
+        num, bad = coerce_weight(frame[wcol])  # an empty cell is the default 1
         row_weight = num.to_numpy(dtype=np.float64)
         problems.add_rows(
-            np.flatnonzero(~(np.isfinite(row_weight) & (row_weight > 0))),
+            bad,
             lambda p: (
                 f"{source}, {row_label(p)}, column '{wcol}': weight "
                 f"{_shown(frame[wcol].iloc[p])} is not a positive number; a weight counts the "
                 "row as that many games (Arena-Hard counts a strong verdict as 3): write a "
-                "number above 0, or leave the weight column out to count every row once"
+                "number above 0, leave the cell empty for 1, or leave the weight column out "
+                "to count every row once"
             ),
         )
 

@@ -69,6 +69,9 @@ class ReadResult:
     baseline : str or None
         The baseline system the file's comparisons are against, when the format names one
         (Arena-Hard, MT-Bench pairwise-baseline, AlpacaEval's reference outputs).
+    mapping_notes : list of str
+        The first notes, when the mapping was guessed: what was read from which column and
+        why each column was taken (kept by the Data page while the user edits the mapping).
     """
 
     dataset: Dataset
@@ -80,6 +83,7 @@ class ReadResult:
     verdicts: pd.DataFrame | None = None
     format: str | None = None
     baseline: str | None = None
+    mapping_notes: list[str] = field(default_factory=list)
 
 
 def _pick_kind(frame, source, kind, mapping, strict):
@@ -286,13 +290,15 @@ def _read(frame, source, kind, mapping, scales) -> ReadResult:
         if not isinstance(mapping, WideMapping):
             raise TypeError("kind='wide' needs a WideMapping")
         ds = wide_to_dataset(frame, mapping, name=stem, source=source, scales=scales)
+        guessed_notes = list(notes)
         if not notes:
             notes = [describe_wide(mapping)]
-        return ReadResult(ds, kind, mapping, notes)
+        return ReadResult(ds, kind, mapping, notes, mapping_notes=guessed_notes)
     if kind == "pairwise":
         if mapping is not None and not isinstance(mapping, PairwiseMapping):
             raise TypeError("kind='pairwise' needs a PairwiseMapping")
         head: list[str] = []
+        guessed_notes: list[str] = []
         if mapping is None:
             alias_conflicts(frame.columns, {r: PAIR_ROLES[r] for r in CONFLICT_ROLES}, source)
             mapping, head = guess_pairwise(frame)
@@ -304,6 +310,7 @@ def _read(frame, source, kind, mapping, scales) -> ReadResult:
                     "human verdict column (verdict, winner, p_first, label), or give a "
                     "PairwiseMapping naming the columns"
                 )
+            guessed_notes = list(head)
         else:
             head = [describe_pairwise(mapping)]
         read_notes: list[str] = []
@@ -314,7 +321,9 @@ def _read(frame, source, kind, mapping, scales) -> ReadResult:
             c: frame[c] for c in (mapping.verdict, mapping.human_verdict) if c in frame.columns
         }
         verdicts = verdict_table(verdict_cols, mapping.verdict_map) if verdict_cols else None
-        result = ReadResult(ds, kind, mapping, head + read_notes, verdicts=verdicts)
+        result = ReadResult(
+            ds, kind, mapping, head + read_notes, verdicts=verdicts, mapping_notes=guessed_notes
+        )
         return result
     ds = Dataset(name=stem, scales=scales, source=source)
     setattr(ds, kind, frame)

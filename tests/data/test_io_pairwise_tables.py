@@ -130,10 +130,10 @@ def test_graded_verdicts_keep_their_grade_and_count_by_the_policy():
 
 
 def test_weight_column_multiplies_the_policy_and_bad_weights_are_refused():
-    data = "first,second,verdict,weight\na,b,A>>B,2\na,b,A,0.5\n"
+    data = "first,second,verdict,weight\na,b,A>>B,2\na,b,A,0.5\na,b,B,\n"
     ds = read_upload("w.csv", data.encode())
-    np.testing.assert_array_equal(ds.comparisons["weight"], [6.0, 0.5])
-    for cell in ("0", "-1", "nan", "", "lots"):
+    np.testing.assert_array_equal(ds.comparisons["weight"], [6.0, 0.5, 1.0])  # empty: 1
+    for cell in ("0", "-1", "nan", "NA", "inf", "lots"):
         bad = f"first,second,verdict,weight\na,b,A,1\na,b,B,{cell}\n"
         with pytest.raises(DataError) as err:
             read_upload("w.csv", bad.encode(), kind="pairwise")
