@@ -50,9 +50,9 @@ def metrics(ds: Dataset) -> None:
 
 
 def render(ds: Dataset, name: str) -> None:
-    st.header(f"Loaded: {name}")
+    st.header(f"Loaded: {ui.safe(name)}")
     if ds.description:
-        st.caption(ds.description)
+        st.caption(ui.safe(ds.description, None))
     metrics(ds)
     summary = table_summary(ds)
     if len(summary):
@@ -60,7 +60,7 @@ def render(ds: Dataset, name: str) -> None:
     if len(ds.candidates):
         left, right = st.columns(2)
         ctx_ids = natural_sorted(ds.candidates["context_id"].unique())
-        cid = left.selectbox("Context", ctx_ids, key=f"{PAGE}.ctx")
+        cid = left.selectbox("Context", ctx_ids, key=f"{PAGE}.ctx", format_func=ui.short)
         text = ds.contexts.loc[ds.contexts["context_id"] == cid, "text"]
         left.text_area(
             "Context text",

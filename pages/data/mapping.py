@@ -7,6 +7,7 @@ import streamlit as st
 
 from data import io as dio
 from data.natural import natural_sorted
+from pages.data import verdicts
 
 PAGE = "data"
 #: Session key of the form's generation: a new file (or format) gets new widgets, so the
@@ -16,6 +17,11 @@ GENERATION = f"{PAGE}.map.generation"
 
 def _k(key: str) -> str:
     return f"{PAGE}.{key}.{st.session_state.get(GENERATION, '')}"
+
+
+def widget_key(key: str) -> str:
+    """The session key of a widget of the current file's forms (see :data:`GENERATION`)."""
+    return _k(key)
 
 
 def _column(col, label: str, columns: list, guess, key: str, *, optional: bool = True):
@@ -78,17 +84,44 @@ def wide_form(columns: list[str], guess: dio.WideMapping | None) -> dio.WideMapp
 def pairwise_form(
     columns: list[str], guess: dio.PairwiseMapping | None, attributes: list[str]
 ) -> dio.PairwiseMapping:
-    """Every PairwiseMapping column, and attribute / judge as a column or one value."""
+    """Every PairwiseMapping column, attribute / judge as a column or one value, who gave
+    the human verdicts, and the strength policy (the verdict map comes after the preview)."""
     g = guess or dio.PairwiseMapping(first=columns[0], second=columns[min(1, len(columns) - 1)])
-    c1, c2, c3 = st.columns(3)
-    first = _column(c1, "First candidate column", columns, g.first, "pair.first", optional=False)
-    second = _column(
-        c2, "Second candidate column", columns, g.second, "pair.second", optional=False
+    st.caption(
+        "Each candidate needs an id, a system or a text column: without ids, the system names "
+        "are the ids (model_a / model_b), else a short hash of the text."
     )
-    ctx = _column(c3, "Context column", columns, g.context_id, "pair.ctx")
-    c4, c5 = st.columns(2)
-    verdict = _column(c4, "Verdict column", columns, g.verdict, "pair.verdict")
+    c1, c2, c3 = st.columns(3)
+    ctx = _column(c1, "Context id column", columns, g.context_id, "pair.ctx")
+    ctx_text = _column(c2, "Context text column", columns, g.context_text, "pair.ctx_text")
+    sample = _column(c3, "Sample / game column", columns, g.sample, "pair.sample")
+    c1, c2, c3 = st.columns(3)
+    first = _column(c1, "First candidate id column", columns, g.first, "pair.first")
+    first_sys = _column(c2, "First system column", columns, g.first_system, "pair.first_sys")
+    first_text = _column(
+        c3, "First candidate text column", columns, g.first_text, "pair.first_text"
+    )
+    c1, c2, c3 = st.columns(3)
+    second = _column(c1, "Second candidate id column", columns, g.second, "pair.second")
+    second_sys = _column(c2, "Second system column", columns, g.second_system, "pair.second_sys")
+    second_text = _column(
+        c3, "Second candidate text column", columns, g.second_text, "pair.second_text"
+    )
+    c4, c5, c6 = st.columns(3)
+    verdict = _column(c4, "Judge verdict column", columns, g.verdict, "pair.verdict")
     prob = _column(c5, "Probability column", columns, g.probability, "pair.prob")
+    weight = _column(c6, "Weight column", columns, g.weight, "pair.weight")
+    c7, c8, c9 = st.columns(3)
+    human = _column(c7, "Human verdict column", columns, g.human_verdict, "pair.human")
+    annotator = c8.text_input(
+        "Human verdicts by",
+        g.annotator,
+        key=_k("pair.annotator"),
+        disabled=human is None,
+        help="The human verdicts become comparisons of the judge human:<this name>, which "
+        "Human agreement and every page read as human labels.",
+    )
+    raw = _column(c9, "Raw answer column", columns, g.raw, "pair.raw")
     c6, c7, c8, c9 = st.columns(4)
     attr_col = _column(c6, "Attribute column", columns, g.attribute, "pair.attr_col")
     # the value chosen (or typed) stays an option when the active dataset changes
@@ -112,6 +145,7 @@ def pairwise_form(
         disabled=judge_col is not None,
         help="Who gave the verdicts: a model name, or human:<name> for human annotators.",
     )
+    strength = verdicts.strength_choice(_k("pair.strength"), g.strength)
     return dio.PairwiseMapping(
         first=first,
         second=second,
@@ -120,10 +154,19 @@ def pairwise_form(
         context_id=ctx,
         attribute=attr_col,
         judge=judge_col,
-        sample=g.sample if g.sample in columns else None,
-        raw=g.raw if g.raw in columns else None,
+        sample=sample,
+        raw=raw,
+        context_text=ctx_text,
+        first_text=first_text,
+        second_text=second_text,
+        first_system=first_sys,
+        second_system=second_sys,
+        human_verdict=human,
+        weight=weight,
         default_attribute=str(attr or "overall").strip() or "overall",
         default_judge=judge.strip() or "uploaded",
+        annotator=annotator.strip() or "gold",
+        strength=strength,
     )
 
 
