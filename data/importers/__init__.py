@@ -202,6 +202,7 @@ def load_published(
     options: ImportOptions | None = None,
     *,
     judge: str | None = None,
+    format: str | None = None,
 ) -> Imported:
     """A benchmark folder on disk read with its texts: Arena-Hard's or MT-Bench's
     ``data/<bench>/`` (``question.jsonl``, ``model_answer/``, ``model_judgment/``) or an
@@ -216,6 +217,9 @@ def load_published(
     judge : str, optional
         Only the judgments of this judge (Arena-Hard: ``model_judgment/<judge>/``; MT-Bench:
         ``model_judgment/<judge>_pair.jsonl``).
+    format : str, optional
+        Only the judgment files of this format (a key of :data:`FORMATS`: MT-Bench's
+        folder holds both ``_pair`` and ``_single`` files).
 
     Returns
     -------
@@ -235,9 +239,8 @@ def load_published(
         rel = p.relative_to(root).as_posix()
         data = p.read_bytes()
         fmt = detect_format(rel, data)
-        if fmt is not None and (
-            judge is None or judge in rel.split("/") or p.name.startswith(f"{judge}_")
-        ):
+        mine = judge is None or judge in rel.split("/") or p.name.startswith(f"{judge}_")
+        if fmt is not None and mine and format in (None, fmt):
             files[rel] = data
         elif p.name == "question.jsonl" or "model_answer" in rel.split("/"):
             companions[rel] = data
@@ -247,7 +250,7 @@ def load_published(
     if len(kinds) > 1:
         raise DataError(
             f"{root}: judgment files of several formats ({', '.join(sorted(kinds))}); read "
-            "them apart (judge=...)"
+            "them apart (format=...)"
         )
     return read_published(files, companions, options, name=root.name)
 

@@ -50,6 +50,7 @@ from data.io.notes import named
 from data.io.pairwise import PairwiseMapping
 from data.io.pairwise_tables import pairwise_to_dataset
 from data.io.verdict_map import verdict_table
+from data.schema import DataError
 
 FORMAT = "arena-hard"
 TITLE = "Arena-Hard-Auto judgments"
@@ -182,11 +183,13 @@ def read(
         or null, naming the file, line and field; everything a pairwise upload checks.
     """
     options = options or ImportOptions()
-    rows: list[dict] = []
     notes: list[str] = []
     assumed_baseline = False
     judges_from_path = False
-    seen: dict[tuple, int] = {}
+    # (file, question, model, judge) -> that record's games; a re-run replaces them (the
+    # last judgment is kept, as a re-read answer file keeps its last line)
+    games_of: dict[tuple, list[tuple]] = {}
+    line_of: dict[tuple, int] = {}
     shapes: Counter = Counter()
     for file_name, data in files.items():
         records = read_records(file_name, data, max_bytes=max_bytes)
@@ -208,42 +211,62 @@ def read(
             if judge is None:
                 judge = options.judge or parent_name(file_name) or "arena-hard-judge"
                 judges_from_path = True
-            baseline, model = as_id(baseline), as_id(model)
-            key = (source, qid, model, str(judge))
-            if key in seen:
+            baseline, model, judge = as_id(baseline), as_id(model), str(judge)
+            key = (source, qid, model, judge)
+            if key in line_of:
                 notes.append(
                     f"{source}, line {rec[1]}: question {qid!r} of model {model!r} is judged "
-                    f"again (also line {seen[key]}); the last judgment is kept"
+                    f"again (also line {line_of[key]}); the last judgment is kept"
                 )
-                rows = [r for r in rows if (r["_file"], r["_q"], r["model"], r["judge"]) != key]
-            seen[key] = rec[1]
+                del games_of[key]  # re-inserted below: the rows follow the last judgment
+            line_of[key] = rec[1]
             if len(games) > 2:
                 f.bad(rec, "games", f"{len(games)} games; Arena-Hard records hold two")
                 continue
+            category = obj.get("category")
+            rows = []
             for k, game in enumerate(games):
                 score, judgment = _game(f, rec, k, game)
                 first, second = (baseline, model) if k == 0 else (model, baseline)
                 rows.append(
-                    {
-                        "context_id": qid,
-                        "first_system": first,
-                        "second_system": second,
-                        "score": score,
-                        "judge": str(judge),
-                        "sample": k,
-                        "raw": judgment,
-                        "category": obj.get("category"),
-                        "baseline": baseline,
-                        "model": model,
-                        "_q": qid,
-                        "_file": source,
-                        "_line": rec[1],
-                    }
+                    (
+                        qid,
+                        first,
+                        second,
+                        score,
+                        judge,
+                        k,
+                        judgment,
+                        category,
+                        baseline,
+                        model,
+                        source,
+                        rec[1],
+                    )
                 )
+            games_of[key] = rows
         f.raise_if_any()
-    flat = pd.DataFrame(rows)
-    no_score = flat.index[flat["score"].isna()].tolist() if len(flat) else []
-    where = lines_where(flat["_file"].tolist(), flat["_line"].tolist()) if len(flat) else None
+    flat = pd.DataFrame.from_records(
+        [row for rows in games_of.values() for row in rows],
+        columns=[
+            "context_id",
+            "first_system",
+            "second_system",
+            "score",
+            "judge",
+            "sample",
+            "raw",
+            "category",
+            "baseline",
+            "model",
+            "_file",
+            "_line",
+        ],
+    )
+    if not len(flat):
+        raise DataError(f"{', '.join(map(base_name, files))}: no judgment records")
+    no_score = flat.index[flat["score"].isna()].tolist()
+    where = lines_where(flat["_file"].tolist(), flat["_line"].tolist())
 
     questions: dict[str, str] = {}
     answers: dict[tuple[str, str], str] = {}
@@ -281,19 +304,19 @@ def read(
     source = ", ".join(base_name(n) for n in files) if len(files) <= 3 else f"{len(files)} files"
     read_notes: list[str] = []
     ds = pairwise_to_dataset(
-        flat.drop(columns=["_q", "_file", "_line", "category", "baseline", "model"]),
+        flat.drop(columns=["_file", "_line", "category", "baseline", "model"]),
         mapping,
         name=name,
         source=source,
         notes=read_notes,
         where=where,
     )
-    baselines = Counter(flat["baseline"]) if len(flat) else Counter()
-    baseline = baselines.most_common(1)[0][0] if baselines else None
+    baselines = flat["baseline"].value_counts()
+    baseline = str(baselines.index[0]) if len(baselines) else None
     shape = " and ".join(f"{s} records" for s in sorted(shapes))
     head = [
-        f"Read as {TITLE} ({shape}): {len(flat) // 2 if len(flat) else 0:,} judgment(s) of "
-        f"{flat['model'].nunique() if len(flat) else 0} model(s), two games each; game 1 "
+        f"Read as {TITLE} ({shape}): {len(games_of):,} judgment(s) of "
+        f"{flat['model'].nunique()} model(s), two games each; game 1 "
         "shows the baseline as Assistant A (sample 0), game 2 the model (sample 1)",
         f"Strength policy '{options.strength}'"
         + (
@@ -303,8 +326,9 @@ def read(
         ),
     ]
     if baseline is not None:
-        by_cat = flat.groupby("baseline")["category"].agg(lambda c: sorted({str(x) for x in c}))
         if len(baselines) > 1:
+            pairs = flat[["baseline", "category"]].astype(str).drop_duplicates()
+            by_cat = pairs.groupby("baseline")["category"].agg(sorted)
             head.append(
                 "Baselines: "
                 + "; ".join(f"'{b}' ({', '.join(by_cat[b])})" for b in by_cat.index)
@@ -338,7 +362,7 @@ def read(
             "(add question.jsonl and model_answer/<model>.jsonl to keep them)"
         )
     elif questions or answers:
-        missing = sum(1 for s in ("first_text", "second_text") for t in flat.get(s, []) if not t)
+        missing = sum(int(flat[s].eq("").sum()) for s in ("first_text", "second_text") if s in flat)
         head.append(
             f"Texts: {len(questions)} question(s), {len(answers)} answer(s) read"
             + (f"; {missing} candidate slot(s) without an answer" if answers and missing else "")

@@ -6,9 +6,13 @@ name (Streamlit uploads give bytes). Three layouts are understood:
 * the long **canonical** format of any table (``data.schema.TABLES``);
 * a **wide** format, one row per candidate (or per candidate and annotator) with one column
   per attribute, turned into contexts + candidates + human_scores with a :class:`WideMapping`;
-* a **pairwise-verdict** format: context, first, second and a verdict (A/B/tie, 1/2/0,
-  first/second/tie) and/or a probability, turned into the comparisons table with a
-  :class:`PairwiseMapping`.
+* a **pairwise-verdict** format: one row per judged pair with the context (id, text), both
+  candidates (ids, systems, texts), a judge verdict (read with ``data.parsing``'s
+  vocabulary: A/B/tie, A>>B, model_a, 1/2/0, ...) or a probability, a human verdict and a
+  weight, turned into contexts + candidates + comparisons with a :class:`PairwiseMapping`.
+
+A judgment file in a published format (Arena-Hard, AlpacaEval, MT-Bench) is recognised and
+read by its importer (``data.importers``).
 
 :func:`read_upload` is what the app calls: it refuses files that are too large (in bytes,
 rows, columns or decompressed size, ``data.limits``), empty, not UTF-8 or malformed (the raw
@@ -24,12 +28,18 @@ The package, one module per seam (the names below are all reached as ``data.io.<
 - ``wide``: :class:`WideMapping`, :func:`wide_to_dataset`;
 - ``guess``: :func:`guess_wide`, :func:`guess_wide_mapping`, :func:`describe_wide` (columns
   guessed from names, then from values: recurring values are systems);
-- ``pairwise``: :class:`PairwiseMapping`, :func:`guess_pairwise_mapping`,
-  :func:`pairwise_to_comparisons`, ``VERDICT_SPELLINGS``;
+- ``pairwise``: :class:`PairwiseMapping` (its roles and their aliases),
+  :func:`describe_pairwise`, ``VERDICT_SPELLINGS``;
+- ``pairwise_guess``: :func:`guess_pairwise`, :func:`guess_pairwise_mapping` (names, then
+  values; each guess explained);
+- ``pairwise_tables``: :func:`pairwise_to_dataset`, :func:`pairwise_to_comparisons`;
+- ``verdict_map``: a file's verdict columns read with the vocabulary, the user's overrides
+  and the strength policy (:func:`verdict_table`, the Data page's verdict map);
 - ``columns``: the column roles, aliases and cell reading that wide and pairwise share;
 - ``upload``: :func:`layouts`, :func:`detect_kind`, :func:`read_table`, ``UPLOAD_KINDS``;
 - ``result``: :func:`read_upload`, :func:`read_upload_result` (a :class:`ReadResult`: the
-  dataset and notes), :func:`preview_upload` (an :class:`UploadPreview`, before loading);
+  dataset and notes, the verdict map, the published format and its baseline),
+  :func:`preview_upload` (an :class:`UploadPreview`, before loading);
 - ``notes``: row ranges and grouped messages for the notes;
 - ``folders``: :func:`save_dataset`, :func:`load_dataset`, ``DATASET_META``.
 

@@ -36,9 +36,22 @@ _LABELS = {
 }
 
 
+#: Cells longer than this are text, never a number, for guessing roles.
+_NUMBER_CHARS = 64
+
+
 def _has_numbers(col: pd.Series) -> bool:
-    num, _bad = coerce_float(col)
-    return bool(num.notna().sum())
+    """Whether any cell is a number. Only the distinct short cells with a digit (or "inf")
+    are parsed: a column of long texts is told in milliseconds, not seconds."""
+    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+        return bool(col.notna().any())
+    text = to_str_series(col).dropna()
+    uniq = pd.Series(text.unique(), dtype="str")
+    maybe = uniq[(uniq.str.len() <= _NUMBER_CHARS) & uniq.str.contains(r"[0-9]|inf", case=False)]
+    if not len(maybe):
+        return False
+    num, _bad = coerce_float(maybe.reset_index(drop=True))
+    return bool(num.notna().any())
 
 
 def recurs_across_contexts(values: pd.Series, contexts: pd.Series) -> bool:

@@ -378,6 +378,16 @@ def test_files_of_two_formats_and_unknown_files_are_refused():
         read_upload("q.jsonl", (AH / "question.jsonl").read_bytes(), kind="published")
 
 
+def test_a_folder_with_two_formats_is_read_one_format_at_a_time():
+    with pytest.raises(DataError, match=r"several formats \(mt-bench-pair, mt-bench-single\)"):
+        load_published(MT)
+    single = load_published(MT, format="mt-bench-single")
+    assert single.format == "mt-bench-single" and len(single.dataset.ratings) == 6
+    assert (single.dataset.candidates["text"] != "").all()  # the answers found beside it
+    pair = load_published(MT, judge="gpt-4", format="mt-bench-pair")
+    assert pair.format == "mt-bench-pair" and len(pair.dataset.contexts) == 3
+
+
 def test_several_models_of_one_judge_share_contexts():
     files = _files(AH_JUDGE / "gpt-4-0613.jsonl", AH_JUDGE / "gpt-3.5-turbo-0125.jsonl")
     ds = read_published(files, _companions(AH)).dataset
