@@ -183,8 +183,9 @@ def read_upload_result(
     frame : pandas.DataFrame, optional
         The file as already read by :func:`data.io.read_frame` (not read again).
     companions : mapping of str to bytes, optional
-        For a published format: the files that give the texts (its question file and model
-        answer files).
+        For a published format, the other files of the upload: more judgment files of the
+        same format (read with this one: the other models of an Arena-Hard run) and the
+        files that give the texts (its question file and model answer files).
     options : data.importers.ImportOptions, optional
         For a published format: strength policy, verdict map, baseline and judge where the
         file does not name them.
@@ -255,12 +256,17 @@ def _read_published(name, data, companions, options, max_bytes, kind) -> ReadRes
                 + "); choose another format"
             )
         return None
+    # the other files of the upload: more judgment files of the format, and the question
+    # and answer files
+    files, texts = {name: data}, {}
+    for other, content in (companions or {}).items():
+        (files if detect_format(other, content) == fmt else texts)[other] = content
     imported = read_published(
-        {name: data}, companions, options, format=fmt, name=Path(name).stem, max_bytes=max_bytes
+        files, texts, options, format=fmt, name=Path(name).stem, max_bytes=max_bytes
     )
     ds = imported.dataset
-    source = Path(name).name
-    ds.sources = {t: [source] for t in TABLE_NAMES if len(ds.table(t))}
+    shown = [Path(n).name for n in files]
+    ds.sources = {t: list(shown) for t in TABLE_NAMES if len(ds.table(t))}
     return ReadResult(
         ds,
         "published",

@@ -118,11 +118,13 @@ def _published(file, content: bytes, fmt: str) -> dio.UploadPreview:
         f"(data.importers, format '{fmt}'), as the benchmark writes it."
     )
     extra = st.file_uploader(
-        "Question and answer files (optional): " + info.companions,
+        "More files (optional): the other judgment files of the run, and " + info.companions,
         type=["json", "jsonl"],
         accept_multiple_files=True,
         key=forms.widget_key("pub.companions"),
-        help="The texts: the contexts get the questions, the candidates the answers.",
+        help="Judgment files of the same format are read with this one (the other models of "
+        "a run); question and answer files give the texts: the contexts get the questions, "
+        "the candidates the answers.",
     )
     companions = {f.name: f.getvalue() for f in extra or []}
     c1, c2 = st.columns([2, 1])

@@ -206,10 +206,14 @@ def test_arena_hard_through_the_upload_reader():
     assert "Baseline: 'gpt-4-0314'" in result.notes
     assert result.verdicts["value"].tolist() == ["B>A", "A>B", "A>>B", "B>>A", "A=B"]
     with_texts = read_upload_result("gpt-4-0613.jsonl", data, companions=_companions(AH))
-    assert (
-        len(with_texts.dataset.contexts) == 3
-        and (with_texts.dataset.candidates["text"] != "").all()
-    )
+    assert len(with_texts.dataset.contexts) == 3
+    assert (with_texts.dataset.candidates["text"] != "").all()
+    # another judgment file of the run, uploaded beside it, is read with it
+    more = _files(AH_JUDGE / "gpt-3.5-turbo-0125.jsonl", root=AH_JUDGE)
+    both = read_upload_result("gpt-4-0613.jsonl", data, companions={**_companions(AH), **more})
+    assert both.dataset.comparisons["second_id"].nunique() == 3  # baseline, two models
+    assert len(both.dataset.comparisons) == 12
+    assert both.dataset.sources["comparisons"] == ["gpt-4-0613.jsonl", "gpt-3.5-turbo-0125.jsonl"]
     # told another layout, the file is read as that layout (and refused as nested JSON)
     with pytest.raises(DataError):
         read_upload("gpt-4-0613.jsonl", data, kind="pairwise")
