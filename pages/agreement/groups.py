@@ -22,7 +22,7 @@ def _systems(label: str, options: list[str], default: list[str], key: str, **kwa
     if remembered is None or (remembered and not kept):
         kept = default  # first visit, or another dataset's systems
     st.session_state[key] = kept
-    return st.multiselect(label, options, key=key, **kwargs)
+    return st.multiselect(label, options, key=key, format_func=ui.short, **kwargs)
 
 
 def render(c: Choices) -> None:

@@ -49,7 +49,8 @@ def _metrics(c: Choices, corr: pd.DataFrame, base_mean: pd.DataFrame) -> None:
             ui.metric(
                 "Best judge (overall)",
                 f"{best['value']:.3f}",
-                f"{best['label']} on {best['attribute']}: {c.corr_label} with the human "
+                f"{ui.safe(best['label'])} on {ui.safe(best['attribute'])}: {c.corr_label} "
+                "with the human "
                 "mean over all items",
             )
         else:

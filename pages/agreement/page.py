@@ -37,7 +37,8 @@ human_verdicts = (
 has_humans = len(ds.human_scores) > 0
 ui.need(
     has_humans or human_verdicts,
-    f"**{state.active_name()}** has no human scores or human verdicts, so there is nothing to "
+    f"**{ui.safe(state.active_name())}** has no human scores or human verdicts, so there is "
+    "nothing to "
     "agree with. Load a set with human annotations on the Data page (HANNA, SummEval, "
     "Topical-Chat, PandaLM or the demo), or upload human scores.",
 )
@@ -64,7 +65,7 @@ if reference_groups:
             names,
             key=f"{PAGE}.group",
             index=names.index(default),
-            format_func=lambda g: f"{g} ({len(reference_groups[g])} annotator(s))",
+            format_func=lambda g: f"{ui.short(g)} ({len(reference_groups[g])} annotator(s))",
             help="Judges are compared with the mean score of these annotators.",
         )
 annotators = tuple(reference_groups[group]) if group else None

@@ -61,7 +61,7 @@ def _debiased(c: Choices):
             "change it on Position bias or Judge bias)."
         )
         for note in notes:
-            st.caption(f"ℹ️ Ranked as off: {note}")
+            st.caption(f"ℹ️ Ranked as off: {ui.safe(note, 400)}")
         return ds
     return c.ds
 

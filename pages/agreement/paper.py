@@ -79,7 +79,7 @@ def render_system_ratings(c: Choices) -> None:
         pick = c.raters.table[c.raters.table["label"] == label].iloc[0]
         table = svc.system_ratings(c.ds, pick["judge"], pick["prompt_id"])
         if not len(table):
-            st.info(f"**{label}** rated no candidate with a system label.")
+            st.info(f"**{ui.safe(label)}** rated no candidate with a system label.")
             return
         st.caption(
             "As HANNA's Tables 6 and 7: the judge's mean rating of each system's stories per "

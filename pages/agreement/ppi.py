@@ -119,7 +119,7 @@ def _section(c: Choices, attrs: list[str]) -> None:
         },
     )
     for note in units.notes:
-        st.caption(f"ℹ️ {note}")
+        st.caption(f"ℹ️ {ui.safe(note, 400)}")
     est = svc.estimates(c.ds, attribute, judge, prompt_id, quantity, baseline, annotators, n)
     _forest(est, label, quantity, n)
     curve = svc.curve(c.ds, attribute, judge, prompt_id, quantity, baseline, annotators)

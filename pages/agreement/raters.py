@@ -15,6 +15,7 @@ import streamlit as st
 from data.schema import Dataset
 from pages.agreement import PAGE
 from pages.services import agreement as svc
+from pages.shell import ui
 
 JUDGES = f"{PAGE}.judges"
 MEASURES = f"{PAGE}.measures"
@@ -65,7 +66,7 @@ def _multiselect(label: str, options: list[str], default: list[str], key: str, *
     if remembered is None or (remembered and not kept):
         kept = default
     st.session_state[key] = kept
-    return st.multiselect(label, options, key=key, **kwargs)
+    return st.multiselect(label, options, key=key, format_func=ui.short, **kwargs)
 
 
 def choose(ds: Dataset) -> Chosen:

@@ -156,7 +156,7 @@ def _versus(c: Choices, level: str, alternative: str, family: str) -> None:
     claim = "agrees more with the humans than" if alternative == "greater" else "differs from"
     st.caption(
         f"Rows: criteria; columns: the other raters (LLM judges first); each cell the adjusted "
-        f"p of the test that **{me}** {claim} the column ({svc.FAMILIES[family]})."
+        f"p of the test that **{ui.safe(me)}** {claim} the column ({svc.FAMILIES[family]})."
     )
     fig = ui.heatmap(p, hover, zmin=0, zmax=1, scale=ui.SEQUENTIAL, fmt=".2f")
     fig.update_layout(height=max(320, 40 * len(p) + 220), xaxis=dict(tickangle=-45))

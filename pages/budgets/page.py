@@ -30,11 +30,12 @@ with ui.guard("Computing the budget curves"):
     ref = comparisons.human_reference(ds, attribute, judge)
     ui.need(
         ref is not None,
-        f"No human reference for **{attribute}** in this dataset, so the curves have nothing "
+        f"No human reference for **{ui.safe(attribute)}** in this dataset, so the curves have "
+        "nothing "
         "to correlate with. Load a dataset with human scores or human verdicts (the demo, "
         "SummEval, PandaLM) on the **Data** page.",
     )
-    st.caption(f"Reference: {ref.source}.")
+    st.caption(f"Reference: {ui.safe(ref.source, 300)}.")
     setting = debias.current(ds, attribute, judge)
     as_set = setting.mode in bias.CALIBRATION_MODES
     debias_options = ["raw", "debiased"] + ([svc.AS_SET] if as_set else [])
@@ -99,7 +100,7 @@ with ui.guard("Computing the budget curves"):
     elif setting.unavailable:
         st.caption(
             "The shared debias setting asks for a calibration that is unavailable here "
-            f'({setting.unavailable}): no "as set" curve.'
+            f'({ui.safe(setting.unavailable, 300)}): no "as set" curve.'
         )
     if method == "bradley_terry":
         st.caption(

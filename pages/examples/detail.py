@@ -12,14 +12,16 @@ import streamlit as st
 from data.comparative.examples import human_scores_of
 from data.schema import HUMAN_JUDGE_PREFIX, Dataset
 from pages.services import examples as svc
+from pages.shell import ui
 
 #: Full texts of at most this many answers per order are printed under the table.
 MAX_FULL_ANSWERS = 50
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+_MARKDOWN = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character (ui.safe)
 
 
 def plain(text: str) -> str:
-    """Text shown as written: markdown characters escaped, line breaks kept."""
+    """Text shown as written: markdown characters escaped (as ``ui.safe`` does, so no
+    colour, emoji or math syntax either), line breaks kept."""
     return _MARKDOWN.sub(r"\\\1", text).replace("\n", "  \n")
 
 
@@ -42,7 +44,7 @@ def _flag(value) -> str:
 def _answers(samples: pd.DataFrame, order: str) -> None:
     """The answers of one presentation order: a table, then each raw answer in full."""
     part = samples[samples["order"] == order]
-    st.markdown(f"**{plain(order)}**")
+    st.markdown(f"**{ui.safe(order, 80)}**")
     if not len(part):
         st.caption("not asked in this order")
         return
@@ -59,9 +61,9 @@ def _answers(samples: pd.DataFrame, order: str) -> None:
     )
     with st.expander("Full text of each answer"):
         for _, ans in part.head(MAX_FULL_ANSWERS).iterrows():
-            who = f"{ans['judge']}, " if "judge" in cols else ""
+            who = f"{ui.safe(ans['judge'])}, " if "judge" in cols else ""
             st.markdown(
-                f"{plain(who)}sample {ans['sample']} · p_first {_p(ans['p_first'])}"
+                f"{who}sample {ans['sample']} · p_first {_p(ans['p_first'])}"
                 + (" · **UNPARSED**" if ans["parsed"] == "UNPARSED" else "")
             )
             if ans["raw"]:
@@ -77,15 +79,20 @@ def show_pair(
 ) -> None:
     """Everything about one row of the pair table (``data.comparative.examples.pair_table``)."""
     ctx, a, b = str(row["context_id"]), str(row["a"]), str(row["b"])
-    st.subheader(f"Context {ctx}: {a} vs {b}")
+    st.subheader(
+        f"Context {ui.safe(ctx, 40)}: {ui.safe(a, 40)} vs {ui.safe(b, 40)}",
+        help=ui.whole(f"Context {ctx}: {a} vs {b}", 40 * 3),  # long ids: whole on hover
+    )
     m = st.columns(5)
     m[0].metric("p(i wins | i first)", _p(row["p_a_first"]))
     m[1].metric("p(i wins | i second)", _p(row["p_a_second"]))
     m[2].metric("Flips when swapped", _flag(row["flips"]))
-    m[3].metric("Judge picks", row["judge_pick"] if pd.notna(row["judge_pick"]) else "n/a")
-    m[4].metric("Humans prefer", row["human_pick"] if pd.notna(row["human_pick"]) else "n/a")
+    m[3].metric("Judge picks", ui.safe(row["judge_pick"]) if pd.notna(row["judge_pick"]) else "n/a")
+    m[4].metric(
+        "Humans prefer", ui.safe(row["human_pick"]) if pd.notna(row["human_pick"]) else "n/a"
+    )
     st.caption(
-        f"i = **{plain(a)}**, j = **{plain(b)}**. p(i wins | i second) is 1 − p_first of the "
+        f"i = **{ui.safe(a)}**, j = **{ui.safe(b)}**. p(i wins | i second) is 1 − p_first of the "
         "swapped order. Unparsed answers are left out of the means; "
         f"{int(row['n_unparsed'])} of {int(row['n_samples'])} answer(s) unparsed."
     )
@@ -98,8 +105,8 @@ def show_pair(
     for col, (name, cand) in zip((left, right), (("i", a), ("j", b)), strict=True):
         with col:
             system = systems.get(cand)
-            extra = f" (system {plain(system)})" if system and system != cand else ""
-            st.markdown(f"**Candidate {name}: {plain(cand)}**{extra}")
+            extra = f" (system {ui.safe(system)})" if system and system != cand else ""
+            st.markdown(f"**Candidate {name}: {ui.safe(cand)}**{extra}")
             _text_box(cand_texts[cand], 300)
 
     st.markdown("**The judge's answers, in both orders**")
@@ -126,4 +133,4 @@ def show_pair(
     else:
         st.caption("No human scores for these candidates.")
     if human_source:
-        st.caption(f"The human preference above is from the {human_source}.")
+        st.caption(f"The human preference above is from the {ui.safe(human_source, 300)}.")

@@ -46,7 +46,7 @@ def pair_key(context_id, a, b) -> str:
 
 def pair_label(key: str) -> str:
     ctx, a, b = key.split(SEP)
-    return f"{ctx} · {a} vs {b}"
+    return f"{ui.short(ctx, 40)} · {ui.short(a, 30)} vs {ui.short(b, 30)}"
 
 
 def apply_focus(focus: dict, table: pd.DataFrame) -> str | None:
@@ -59,7 +59,7 @@ def apply_focus(focus: dict, table: pd.DataFrame) -> str | None:
     in_ctx = table[table["context_id"] == str(ctx)]
     if not len(in_ctx):
         st.session_state["examples.context"] = ALL
-        return f"Context **{ctx}** has no comparison for this attribute and judge."
+        return f"Context **{ui.safe(ctx)}** has no comparison for this attribute and judge."
     st.session_state["examples.context"] = str(ctx)
     if first is None or second is None:
         return None
@@ -68,7 +68,10 @@ def apply_focus(focus: dict, table: pd.DataFrame) -> str | None:
         | ((in_ctx["a"] == str(second)) & (in_ctx["b"] == str(first)))
     ]
     if not len(hit):
-        return f"**{first}** and **{second}** were not compared in context **{ctx}**."
+        return (
+            f"**{ui.safe(first)}** and **{ui.safe(second)}** were not compared in context "
+            f"**{ui.safe(ctx)}**."
+        )
     st.session_state["examples.pair"] = pair_key(ctx, hit["a"].iloc[0], hit["b"].iloc[0])
     return None
 
@@ -77,7 +80,8 @@ def pick_unparsed_only():
     """The attribute and judge when no answer of the dataset was parsed at all (the shared
     pickers offer only attributes with a parsed answer): the raw answers are still there."""
     st.warning(
-        f"No answer of **{state.active_name()}** could be parsed (p_first is missing in every "
+        f"No answer of **{ui.safe(state.active_name())}** could be parsed (p_first is missing "
+        "in every "
         "comparison): every pair is listed as unparsed, with its raw answers."
     )
     left, right = st.columns(2)
@@ -116,9 +120,9 @@ else:
     )
 if example is not None and (example.get("attribute"), example.get("judge")) != (attribute, judge):
     st.warning(
-        f"The example asked for attribute **{example.get('attribute')}** and judge "
-        f"**{example.get('judge')}**, which this dataset does not have; showing "
-        f"**{attribute}** by **{judge}** instead."
+        f"The example asked for attribute **{ui.safe(example.get('attribute'))}** and judge "
+        f"**{ui.safe(example.get('judge'))}**, which this dataset does not have; showing "
+        f"**{ui.safe(attribute)}** by **{ui.safe(judge)}** instead."
     )
 
 picked = None  # the pair to show, once the table is there
@@ -191,7 +195,7 @@ with ui.guard("Listing the comparisons"):
         "pick averages both orders; it disagrees with the humans when it picks one candidate "
         "and they prefer the other. "
         + (
-            f"Human preference: {got.human_source}."
+            f"Human preference: {ui.safe(got.human_source, 300)}."
             if got.human_source
             else "No human reference: the dataset has no human scores or human verdicts."
         )

@@ -91,6 +91,7 @@ def choose_backend() -> ChosenBackend:
     if loaded:
         chosen.loaded = backend = svc.hf_backend(model, device)
         st.caption(
-            f"Loaded: {backend.model_id} ({backend.kind}, {backend.device}, {str(backend.dtype)})"
+            f"Loaded: {ui.safe(backend.model_id, 100)} ({backend.kind}, {backend.device}, "
+            f"{ui.safe(backend.dtype)})"
         )
     return chosen

@@ -93,7 +93,10 @@ def _progress_text(rec) -> tuple[float, str]:
     c = rec.counts or {}
     total = c.get("total") or rec.n_requests or 1
     done = c.get("completed", 0) + c.get("failed", 0)
-    text = f"{rec.batch_id} ({rec.remote_id}): {rec.status}, {done:,} of {total:,} requests"
+    text = (  # Markdown (st.progress): what the endpoint sent is escaped
+        f"{ui.safe(rec.batch_id)} ({ui.safe(rec.remote_id)}): {ui.safe(rec.status)}, "
+        f"{done:,} of {total:,} requests"
+    )
     if c.get("failed"):
         text += f", {c['failed']:,} failed"
     return min(done / total, 1.0), text
@@ -103,7 +106,9 @@ def _batch(rec, ds, name, plan, backend, store) -> None:
     """One open batch: progress and import for a submitted one, upload for a file."""
     with st.container(border=True):
         if rec.status == "written":
-            st.markdown(f"**{rec.batch_id}**: {rec.n_requests:,} requests, to run elsewhere")
+            st.markdown(
+                f"**{ui.safe(rec.batch_id)}**: {rec.n_requests:,} requests, to run elsewhere"
+            )
             out = st.file_uploader("Output JSONL", type=["jsonl"], key=f"{KEY}.out.{rec.batch_id}")
             err = st.file_uploader(
                 "Error JSONL (optional)", type=["jsonl"], key=f"{KEY}.err.{rec.batch_id}"
@@ -124,7 +129,7 @@ def _batch(rec, ds, name, plan, backend, store) -> None:
         else:
             _watch(rec.batch_id, backend)  # polls and redraws its progress every 2 s
         if rec.message:
-            st.caption(rec.message)
+            st.caption(ui.safe(rec.message, 500))
         c1, c2, _ = st.columns([1, 1, 3])
         if c1.button("Check now", key=f"{KEY}.check.{rec.batch_id}"):
             _import(lambda: jb.collect_batch(rec.batch_id, backend, store), ds, name, plan, store)
@@ -142,7 +147,7 @@ def _watch(batch_id: str, backend) -> None:
         try:
             rec = jb.poll_batch(batch_id, backend, store)
         except (BackendError, KeyError) as err:
-            st.caption(f"Could not read the batch: {err}")
+            st.caption(f"Could not read the batch: {ui.safe(err, 500)}")
             return
     st.progress(*_progress_text(rec))
     if rec.status in TERMINAL or not rec.is_open:
@@ -155,7 +160,7 @@ def _import(do, ds: Dataset, name: str, plan, store) -> None:
     try:
         res = do()
     except (jb.BatchError, BackendError, KeyError, UnicodeDecodeError) as err:
-        st.error(f"The batch could not be imported: {err}")
+        st.error(f"The batch could not be imported: {ui.safe(err, 500)}")
         return
     if res is None:
         st.info("The batch is still running.")

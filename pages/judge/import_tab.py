@@ -24,7 +24,7 @@ def render(ds: Dataset, name: str) -> None:
     info = infos.get(name.removesuffix(svc.JUDGED).split(" + ")[0])
     if info is not None and info.judge_outputs:
         st.markdown(
-            f"Already inside **{name}** (loaded with the benchmark):\n"
+            f"Already inside **{ui.safe(name)}** (loaded with the benchmark):\n"
             + "\n".join(f"- {line}" for line in info.judge_outputs)
         )
     else:
@@ -53,7 +53,9 @@ def render(ds: Dataset, name: str) -> None:
     file = st.file_uploader(
         "Judge outputs", type=["csv", "tsv", "json", "jsonl", "parquet"], key=f"{PAGE}.import_file"
     )
-    if file is not None and st.button(f"Merge into {name}", key=f"{PAGE}.import", type="primary"):
+    if file is not None and st.button(
+        f"Merge into {ui.safe(name)}", key=f"{PAGE}.import", type="primary"
+    ):
         table = "comparisons" if kind == "pairwise" else "ratings"
         try:
             up = data.read_upload(file.name, file.getvalue(), kind=kind)
@@ -68,7 +70,8 @@ def render(ds: Dataset, name: str) -> None:
                 name,
                 (
                     f"{len(merged.table(table)) - len(ds.table(table)):+,} {table} rows from "
-                    f"{file.name}: **{name}** is now active ({'; '.join(notes)})."
+                    f"{ui.safe(file.name)}: **{ui.safe(name)}** is now active "
+                    f"({'; '.join(ui.safe(n, 300) for n in notes)})."
                 ),
             )
             st.rerun()

@@ -36,7 +36,8 @@ def render(ds: Dataset, name: str) -> None:
     attributes = svc.jury_attributes(ds)
     if not attributes:
         st.info(
-            f"**{name}** has no attribute with two or more judges. Run or import another "
+            f"**{ui.safe(name)}** has no attribute with two or more judges. Run or import "
+            "another "
             "judge first (the other tabs of this page)."
         )
         return
@@ -49,7 +50,7 @@ def render(ds: Dataset, name: str) -> None:
             "Judges",
             list(kinds),
             key=f"{PAGE}.jury_judges.{attribute}",
-            format_func=lambda j: f"{j}  ({kinds[j]})",
+            format_func=lambda j: f"{ui.short(j)}  ({kinds[j]})",
             help="Two or more judges of one kind: all pairwise, or all absolute / automatic.",
         )
     if len(judges) < 2:
@@ -69,7 +70,7 @@ def render(ds: Dataset, name: str) -> None:
         key=f"{PAGE}.jury_method",
     )
     if why:
-        st.caption(why)
+        st.caption(ui.safe(why, 300))
     try:
         view = svc.jury_view(ds, attribute, tuple(judges), method)
     except DataError as err:
@@ -77,21 +78,24 @@ def render(ds: Dataset, name: str) -> None:
         return
     jury = view.jury
     ui.settings(PAGE, {"jury attribute": attribute, "jury judges": judges, "jury method": method})
-    st.markdown(f"**{jury.name}** — {len(jury.rows):,} items, members in {kind} mode.")
+    st.markdown(
+        f"**{ui.safe(jury.name, 100)}** — {len(jury.rows):,} items, members in {kind} mode."
+    )
     for note in jury.notes:
-        st.caption(note)
+        st.caption(ui.safe(note, 400))
     _reliability(view)
     _agreement(view)
     _humans(view)
     target = judged_name(name)
     if st.button(
-        f"Add the jury as a judge (into {target})", key=f"{PAGE}.jury_add", type="primary"
+        f"Add the jury as a judge (into {ui.safe(target)})", key=f"{PAGE}.jury_add", type="primary"
     ):
         with ui.guard("Adding the jury"):
             state.add(target, svc.add_to(ds, view))
             st.session_state[ADDED] = (
                 target,
-                f"**{jury.name}** is now a judge of **{target}** (active). Select it on "
+                f"**{ui.safe(jury.name, 100)}** is now a judge of **{ui.safe(target)}** "
+                "(active). Select it on "
                 "Rankings, Position bias or Human agreement (the Judge picker), or compare it "
                 "with its members on the Leaderboard.",
             )
@@ -131,7 +135,7 @@ def _agreement(view: svc.JuryView) -> None:
             page=PAGE,
         )
     else:
-        st.caption(f"Fleiss' kappa: {fl.reason}")
+        st.caption(f"Fleiss' kappa: {ui.safe(fl.reason, 300)}")
 
 
 _MEASURES = {"agreement": "share of verdicts agreeing", "cohen_kappa": "Cohen's kappa",

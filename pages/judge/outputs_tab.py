@@ -18,7 +18,7 @@ def render(ds: Dataset, name: str, last: dict | None) -> None:
     """``last``: the summary of the last run on this dataset, whose judge is shown first."""
     tables = [t for t in ("comparisons", "ratings") if len(ds.table(t))]
     if not tables:
-        st.info(f"**{name}** has no judge outputs yet: run a judge or import outputs.")
+        st.info(f"**{ui.safe(name)}** has no judge outputs yet: run a judge or import outputs.")
         return
     last_judge = last.get("judge") if last and "judge" in last else None
     gen = st.session_state.get(RAW_GEN, 0)  # new widgets after each run: its judge shown

@@ -30,7 +30,8 @@ class _Target:
 def render(ds: Dataset, name: str) -> None:
     if not len(ds.candidates):
         st.info(
-            f"**{name}** has no candidates to judge. Load a benchmark, the demo or a file "
+            f"**{ui.safe(name)}** has no candidates to judge. Load a benchmark, the demo or a "
+            "file "
             "with candidates on the Data page; judge outputs can still be imported."
         )
         return
@@ -68,7 +69,7 @@ def _target_column(ds: Dataset) -> _Target:
             "Template", list(options), key=state.keep(f"{PAGE}.template", url="template")
         )
         template = options[tid]
-        st.caption(f"{template.description} {template.source}".strip())
+        st.caption(ui.safe(f"{template.description} {template.source}".strip(), 500))
     attrs = ds.attributes or ["overall"]
     attribute = ui.select("Attribute", attrs, key=state.keep("app.attribute"))
     default = svc.default_domain(ds, state.active_name())
@@ -102,12 +103,12 @@ def _custom_templates(template_kind: str) -> dict:
         body = upload.getvalue().decode("utf-8") if upload is not None else text
         custom = svc.read_custom_templates(body, fmt)
     except (TemplateError, UnicodeDecodeError) as err:
-        st.error(f"Custom template: {err}")
+        st.error(f"Custom template: {ui.safe(err, 500)}")
     options = {k: t for k, t in custom.items() if t.kind == template_kind}
     if custom and not options:
         st.warning(
             f"The custom template(s) are not {template_kind}; pick a mode "
-            f"for {', '.join(sorted({t.kind for t in custom.values()}))} "
+            f"for {ui.listed(sorted({t.kind for t in custom.values()}))} "
             "templates."
         )
     return options
@@ -122,9 +123,9 @@ def _preview(ds: Dataset, target: _Target) -> bool:
     try:
         prompt, what = svc.preview_prompt(ds, target.template, target.attribute, target.domain)
     except (TemplateError, DataError) as err:
-        st.error(f"This template cannot be filled for this data: {err}")
+        st.error(f"This template cannot be filled for this data: {ui.safe(err, 500)}")
         return False
-    st.caption(f"What the judge reads for the first item ({what}):")
+    st.caption(f"What the judge reads for the first item ({ui.safe(what, 200)}):")
     st.code(prompt, language=None, wrap_lines=True)
     return True
 
@@ -250,7 +251,7 @@ def _estimate(ds: Dataset, settings, target: _Target, chosen: ChosenBackend, pre
         ui.metric(
             "Price",
             "–" if estimate.price_usd is None else f"${estimate.price_usd:,.4f}",
-            estimate.note,
+            ui.safe(estimate.note, 300),
         )
 
 

@@ -14,10 +14,11 @@ from pages.shell import ui
 def render(last: dict) -> None:
     """The last run: calls cached, new, answered by another run, failed by reason."""
     if "error" in last:
-        st.error(f"The run stopped: {last['error']}")
+        st.error(f"The run stopped: {ui.safe(last['error'], 1000)}")
         return
     msg = (
-        f"**{last['judge']}**: {last['n_calls']:,} model calls — {last['n_cached']:,} cached "
+        f"**{ui.safe(last['judge'])}**: {last['n_calls']:,} model calls — "
+        f"{last['n_cached']:,} cached "
         f"(reused from the run store, not sent again), {last['n_called']:,} new"
     )
     if last["n_by_others"]:
@@ -26,7 +27,7 @@ def render(last: dict) -> None:
             "for, not paid twice)"
         )
     msg += ". " + (
-        f"{last['n_rows']:,} outputs added to **{last['dataset']}** (now active)."
+        f"{last['n_rows']:,} outputs added to **{ui.safe(last['dataset'])}** (now active)."
         if last["dataset"]
         else "No outputs to add."
     )
@@ -42,9 +43,9 @@ def render(last: dict) -> None:
             "and the reason in the raw answer; run again to ask them again."
         )
     for warning in last["warnings"]:
-        st.warning(warning)
+        st.warning(ui.safe(warning, 500))
     for note in last["notes"]:
-        st.caption(note)
+        st.caption(ui.safe(note, 500))
     # the report gets one flat row (no store path: it names a folder of this machine)
     hidden = ("notes", "warnings", "failures", "store")
     row = {k: v for k, v in last.items() if k not in hidden}

@@ -28,7 +28,7 @@ import streamlit as st
 
 from data.schema import Dataset
 from pages.services import judge_bias as svc
-from pages.shell import choices, state
+from pages.shell import choices, state, ui
 
 PAGE = "Judge bias"
 
@@ -67,7 +67,8 @@ class Choice:
 def pick() -> Choice:
     """The attribute and judge pickers (shared settings); stops the page without a judge."""
     ds, attribute, judge = choices.any_judge(
-        f"**{state.active_name()}** has no judge verdicts or judge ratings, so there is no "
+        f"**{ui.safe(state.active_name())}** has no judge verdicts or judge ratings, so there "
+        "is no "
         "judge whose biases could be measured. Run a judge on the **Judge** page, or load "
         "the demo, SummEval (ChatGPT verdicts in both orders), PandaLM or Topical-Chat "
         "(GPT-3.5 ratings) on the **Data** page.",
@@ -81,7 +82,7 @@ def needs_verdicts(choice: Choice, what: str) -> bool:
     """For a ratings judge, say plainly that ``what`` needs pairwise verdicts; True then."""
     if choice.pairwise:
         return False
-    st.info(NEEDS_VERDICTS.format(what=what, label=choice.judge.label))
+    st.info(NEEDS_VERDICTS.format(what=what, label=ui.safe(choice.judge.label)))
     return True
 
 

@@ -56,7 +56,7 @@ def diagram(choice: Choice, table) -> None:
         why = table.loc[table["method"] == "isotonic", "reason"]
         st.info(
             "No reliability diagram: calibration against humans is not available ("
-            + (str(why.iloc[0]) if len(why) and why.iloc[0] else "no human labels")
+            + (ui.safe(why.iloc[0], 300) if len(why) and why.iloc[0] else "no human labels")
             + ")."
         )
         return
@@ -143,7 +143,7 @@ def use_everywhere(table) -> None:
         why = table.loc[table["method"] == method, "reason"]
         st.info(
             f"{bias_svc.DEBIAS_MODES[method]} is not available for this judge: "
-            + (str(why.iloc[0]) if len(why) else "nothing to fit")
+            + (ui.safe(why.iloc[0], 300) if len(why) else "nothing to fit")
             + "."
         )
 
@@ -157,7 +157,7 @@ def show(choice: Choice) -> None:
     ui.table(shown.round(4), "Calibration methods side by side", page=PAGE, hide_index=True)
     gone = table[~table["available"].astype(bool)]
     if len(gone):
-        st.caption(" ".join(f"**{r.label}**: {r.reason}." for r in gone.itertuples()))
+        st.caption(" ".join(f"**{r.label}**: {ui.safe(r.reason, 300)}." for r in gone.itertuples()))
     with ui.guard("Drawing the accuracy per method"):
         bars(table)
     with ui.guard("Drawing the reliability diagram"):

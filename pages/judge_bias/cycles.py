@@ -59,8 +59,9 @@ def worst(choice: Choice, table) -> None:
         col.markdown(f"**{name}**")
     for n, row in enumerate(table.head(10).itertuples(index=False)):
         cols = st.columns(widths)
-        cols[0].write(str(row.context_id))
-        cols[1].write(f"{row.i} ≻ {row.j} ≻ {row.k} ≻ {row.i}")
+        cols[0].markdown(ui.safe(row.context_id), help=ui.whole(row.context_id))
+        i, j, k = (ui.safe(c, 30) for c in (row.i, row.j, row.k))
+        cols[1].markdown(f"{i} ≻ {j} ≻ {k} ≻ {i}")
         cols[2].write(fmt(row.strength))
         if cols[3].button("Open", key=f"judge_bias.open.{n}"):
             example_link.open_example(

@@ -41,7 +41,8 @@ ui.settings(
 )
 if not choice.pairwise:
     st.info(
-        f"**{choice.judge.label}** gives ratings, not pairwise verdicts: the page shows what "
+        f"**{ui.safe(choice.judge.label)}** gives ratings, not pairwise verdicts: the page "
+        "shows what "
         "ratings can tell (repetition stability, ties, the length preference of its score "
         "differences); the position profile, style coefficients, transitivity and calibration "
         "need a judge that compares two candidates."

@@ -91,7 +91,7 @@ def show(choice: Choice) -> None:
         )
         return
     if result.note:
-        st.caption(f"Note: {result.note}.")
+        st.caption(f"Note: {ui.safe(result.note, 400)}.")
     key = state.keep("judge_bias.probe_k")
     k = st.slider(
         "Min-K% share k",
@@ -126,7 +126,7 @@ def _self_preference(choice: Choice, table) -> None:
     st.markdown("**Self-preference**")
     pairs, summary = svc.self_preference(choice.ds, choice.attribute, choice.judge.judge, table)
     if not len(pairs):
-        st.info(f"No pair judged by **{choice.judge.label}** has both texts scored.")
+        st.info(f"No pair judged by **{ui.safe(choice.judge.label)}** has both texts scored.")
         return
     st.caption(
         "One point per pair of candidates the judge compared (both orders averaged; a ratings "
@@ -163,6 +163,7 @@ def _self_preference(choice: Choice, table) -> None:
     own = st.multiselect(
         "Systems of the judge's own model family",
         systems,
+        format_func=ui.short,
         key=state.keep("judge_bias.probe_own"),
         help="Their win rate against the other systems at equal human score; 0.5 = no favour.",
     )
@@ -186,11 +187,17 @@ def _contamination(table) -> None:
     values = svc.values_of(table, column)
     with c2:
         group_a = st.multiselect(
-            "Group A", values, default=values[:1], key=f"judge_bias.probe_a.{column}"
+            "Group A",
+            values,
+            default=values[:1],
+            key=f"judge_bias.probe_a.{column}",
+            format_func=ui.short,
         )
     rest = [v for v in values if v not in group_a]
     with c3:
-        group_b = st.multiselect("Group B", rest, default=rest, key=f"judge_bias.probe_b.{column}")
+        group_b = st.multiselect(
+            "Group B", rest, default=rest, key=f"judge_bias.probe_b.{column}", format_func=ui.short
+        )
     if not group_a or not group_b:
         st.info("Choose at least one value for each group.")
         return
@@ -201,7 +208,7 @@ def _contamination(table) -> None:
         f"P(Min-K% of a group A text > that of a group B text); 0.5 = no difference. "
         f"Interval [{fmt(summary['low'])}, {fmt(summary['high'])}], Mann–Whitney "
         f"p = {fmt(summary['pvalue'])}, {summary['n_a']} vs {summary['n_b']} texts"
-        + (f"; {summary['reason']}" if summary["reason"] else ""),
+        + (f"; {ui.safe(summary['reason'], 300)}" if summary["reason"] else ""),
         page=PAGE,
     )
     fig = go.Figure()
@@ -223,4 +230,4 @@ def _contamination(table) -> None:
 def _short(values: list[str], n: int = 3) -> str:
     """The first ``n`` values of a group, and how many more."""
     more = f" +{len(values) - n}" if len(values) > n else ""
-    return ", ".join(values[:n]) + more
+    return ", ".join(ui.short(v, 30) for v in values[:n]) + more

@@ -54,7 +54,7 @@ def cards(summary: dict) -> None:
             ui.metric(label, fmt(value), f"{help_line}; {bounds}", page=PAGE)
         if not svc.finite(value):
             why = svc.reason(summary.get("reasons"), field, "nothing to measure")
-            missing.append(f"**{label}** is not available: {why}.")
+            missing.append(f"**{label}** is not available: {ui.safe(why, 300)}.")
     if missing:
         st.info("\n\n".join(missing))
     st.caption(
@@ -145,7 +145,8 @@ def show(choice: Choice) -> None:
     )
     st.caption(
         "Shi et al. (2024, *Judging the Judges*) find that position bias grows as the "
-        f"quality gap between the two candidates shrinks; {verdict}. Gap: {gap_source}."
+        f"quality gap between the two candidates shrinks; {verdict}. Gap: "
+        f"{ui.safe(gap_source, 200)}."
     )
 
 

@@ -80,7 +80,7 @@ def coefficients(choice: Choice) -> None:
     if missing:
         st.caption(
             f"Not estimated: {', '.join(missing)} — "
-            + ("; ".join(notes) or "nothing to identify them")
+            + ("; ".join(ui.safe(n, 300) for n in notes) or "nothing to identify them")
             + " (texts without any markdown give no such effect)."
         )
 

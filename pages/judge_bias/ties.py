@@ -38,10 +38,13 @@ def show(choice: Choice) -> None:
     if not never and not svc.finite(summary.get("tie_symmetry")):
         st.info(
             "Tie symmetry is not available: "
-            + svc.reason(
-                summary.get("reasons"),
-                "tie_symmetry",
-                "no pair judged in both orders has a tie",
+            + ui.safe(
+                svc.reason(
+                    summary.get("reasons"),
+                    "tie_symmetry",
+                    "no pair judged in both orders has a tie",
+                ),
+                300,
             )
             + "."
         )

@@ -65,7 +65,7 @@ with ui.guard("Building the leaderboard"):
     line = debias_line(mode, tau, board)
     d_left, d_right = st.columns([4, 1], vertical_alignment="center")
     with d_left:
-        st.markdown(f"Debiasing: **{line}**.")
+        st.markdown(f"Debiasing: **{ui.safe(line, 300)}**.")
     with d_right:
         st.page_link(
             "pages/position_bias/page.py",
@@ -83,11 +83,15 @@ with ui.guard("Building the leaderboard"):
         },
     )
     for note in board.notes:
-        st.caption(f"ℹ️ {note}")
+        st.caption(f"ℹ️ {ui.safe(note, 400)}")
     if not board.judges:
         st.info(
-            f"No judge of **{attribute}** ranks systems here: "
-            + (board.notes[0] if board.notes else "there is nothing to rank across contexts.")
+            f"No judge of **{ui.safe(attribute)}** ranks systems here: "
+            + (
+                ui.safe(board.notes[0], 400)
+                if board.notes
+                else "there is nothing to rank across contexts."
+            )
         )
         st.stop()
 

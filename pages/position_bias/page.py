@@ -142,11 +142,12 @@ def threshold_section(ds, attribute, judge):
             note = "No human reference in this dataset: accuracy and Spearman are not available."
         elif ref.same_as_judge:
             note = (
-                f"Reference: {ref.source} — the same verdicts as the judge, so accuracy and "
+                f"Reference: {ui.safe(ref.source, 300)} — the same verdicts as the judge, so "
+                "accuracy and "
                 "Spearman are not an independent check."
             )
         else:
-            note = f"Reference: {ref.source}."
+            note = f"Reference: {ui.safe(ref.source, 300)}."
         rule = svc.decision_text(setting)
         if calibrated:
             base = (
@@ -158,7 +159,7 @@ def threshold_section(ds, attribute, judge):
         st.caption(base + note)
         left_out = svc.unparsed_note(svc.unparsed(ds, attribute, judge))
         if left_out:
-            st.caption(f"ℹ️ {left_out}")
+            st.caption(f"ℹ️ {ui.safe(left_out, 400)}")
 
         curve = svc.tau_curve(ds, attribute, judge)
         fig = go.Figure()

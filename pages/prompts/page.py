@@ -28,7 +28,8 @@ has_pairwise = bool(len(comps)) and bool(
 )
 ui.need(
     len(ds.ratings) > 0 or has_pairwise,
-    f"**{state.active_name()}** has no judge outputs. Run a judge with two or more templates "
+    f"**{ui.safe(state.active_name())}** has no judge outputs. Run a judge with two or more "
+    "templates "
     "on the Judge page, or load HANNA (4 Eval-Prompts), SummEval (5 ChatGPT prompting "
     "methods), Topical-Chat or the demo on the Data page.",
 )
@@ -44,8 +45,9 @@ if len(ds.ratings):
 
         def model_label(m: str) -> str:
             if m in measures:
-                return f"{m} (automatic measure, no prompt)"
-            return f"{m} ({n_templates[m]} template{'s' if n_templates[m] > 1 else ''})"
+                return f"{ui.short(m)} (automatic measure, no prompt)"
+            n = n_templates[m]
+            return f"{ui.short(m)} ({n} template{'s' if n > 1 else ''})"
 
         c1, c2, c3 = st.columns(3)
         with c1:
@@ -91,7 +93,7 @@ if len(ds.ratings):
             ui.metric(
                 "Templates",
                 f"{len(names)}",
-                f"templates (and temperatures) {model} was run with here",
+                f"templates (and temperatures) {ui.safe(model)} was run with here",
             )
         with m2:
             if several and shifts["shift"].notna().any():
@@ -99,14 +101,15 @@ if len(ds.ratings):
                 ui.metric(
                     "Largest mean shift",
                     f"{big['shift']:+.2f}",
-                    f"{big['variant']} vs {baseline} on {big['attribute']} (score points)",
+                    f"{ui.safe(big['variant'])} vs {ui.safe(baseline)} on "
+                    f"{ui.safe(big['attribute'])} (score points)",
                 )
             elif several:
                 ui.metric(
                     "Largest mean shift",
                     "n/a",
                     f"no other template has two items whose answers parsed under it and "
-                    f"under {baseline}",
+                    f"under {ui.safe(baseline)}",
                 )
             else:
                 ui.metric("Largest mean shift", "–", "needs two or more templates")
@@ -119,13 +122,14 @@ if len(ds.ratings):
             )
         if model in measures:
             st.info(
-                f"**{model}** is an automatic measure: it has no prompt, so there is no "
+                f"**{ui.safe(model)}** is an automatic measure: it has no prompt, so there is no "
                 "prompt effect to measure; its score distribution is below. Compare it with "
                 "the LLM judges on the Human agreement page."
             )
         elif not several:
             st.info(
-                f"**{model}** was run with one template here ({names[0]}), so there is no "
+                f"**{ui.safe(model)}** was run with one template here ({ui.safe(names[0])}), so "
+                "there is no "
                 "prompt effect to measure; its distributions and parse failures are below. "
                 "Pick another model, or run this judge with another template on the Judge page."
             )
@@ -135,8 +139,8 @@ if len(ds.ratings):
         never = sorted(parsed.index[~parsed.to_numpy()].astype(str))
         if never:
             st.warning(
-                f"No answer of {model} under {', '.join(never)} could be parsed on "
-                f"{attribute}: there is no score to compare, so its shifts and rank "
+                f"No answer of {ui.safe(model)} under {ui.listed(never, 10)} could be parsed on "
+                f"{ui.safe(attribute)}: there is no score to compare, so its shifts and rank "
                 "correlations are n/a. The parse failures per template are at the bottom."
             )
 
@@ -169,7 +173,7 @@ if len(ds.ratings):
             st.subheader("Mean shift against the baseline")
             st.caption(
                 f"Per item (context and candidate), the mean score under each template "
-                f"minus the score under **{baseline}**; 95% t intervals over items."
+                f"minus the score under **{ui.safe(baseline)}**; 95% t intervals over items."
             )
             fig = go.Figure()
             for n, (attr, g) in enumerate(shifts.groupby("attribute", sort=True)):
@@ -241,7 +245,7 @@ if len(ds.ratings):
             # an empty bar chart says nothing: one line does
             st.caption(
                 f"No unparsed answers: every one of the {int(fails['n_outputs'].sum()):,} "
-                f"answers of {model} could be read."
+                f"answers of {ui.safe(model)} could be read."
             )
         else:
             fig = px.bar(

@@ -61,13 +61,14 @@ with ui.guard("Ranking the candidates"):
     st.subheader("Agreement with humans")
     if ref is None:
         st.info(
-            f"No human reference for **{attribute}** in this dataset (no human scores and no "
+            f"No human reference for **{ui.safe(attribute)}** in this dataset (no human scores "
+            "and no "
             "human verdicts), so agreement cannot be measured. The rankings are shown below; "
             "load a dataset with human scores (e.g. SummEval or the demo) to compare."
         )
     else:
         st.caption(
-            f"Reference: {ref.source}."
+            f"Reference: {ui.safe(ref.source, 300)}."
             + (" Deltas: change from the raw rankings." if setting.active else "")
         )
         if ref.same_as_judge:
@@ -111,17 +112,22 @@ with ui.guard("Ranking the candidates"):
             )
     left_out = bias.unparsed_note(bias.unparsed(ds, attribute, judge))
     for note in ([left_out] if left_out else []) + rk.notes:
-        st.caption(f"ℹ️ {note}")
+        st.caption(f"ℹ️ {ui.safe(note, 400)}")
 
     st.subheader("One context")
     c_left, c_right = st.columns(2)
     with c_left:
         contexts = sorted(range(len(pm.context_ids)), key=lambda k: natural_key(pm.context_ids[k]))
+        shown = st.session_state.get("rank.context")
+        shown = shown if shown in contexts else contexts[0]
         c = ui.select(
             "Context",
             contexts,
             key="rank.context",
-            format_func=lambda k: f"{pm.context_ids[k]} ({len(pm.candidate_ids[k])} candidates)",
+            format_func=lambda k: (
+                f"{ui.short(pm.context_ids[k])} ({len(pm.candidate_ids[k])} candidates)"
+            ),
+            help=ui.whole(pm.context_ids[shown]),  # a long id, cut above: whole on hover
         )
     with c_right:
         method = ui.select(
@@ -160,16 +166,18 @@ with ui.guard("Ranking the candidates"):
             block,
             counts,
             long,
-            title=f"Probability matrix, context {context_id}",
+            title=f"Probability matrix, context {ui.short(context_id, 40)}",
             page=PAGE,
             key=f"rank.heat.{context_id}",
             example=example,
         )
         st.caption("Click a cell to open that pair, both orders and every answer, in Examples.")
     with h_right:
-        ui.figure(slope, f"Ranks by method, context {context_id}", page=PAGE, data=bump)
+        ui.figure(
+            slope, f"Ranks by method, context {ui.short(context_id, 40)}", page=PAGE, data=bump
+        )
 
-    title = f"Ranking by {method}, context {context_id}"
+    title = f"Ranking by {method}, context {ui.short(context_id, 40)}"
     picked = st.dataframe(
         frame,
         hide_index=True,
@@ -210,7 +218,7 @@ if rk is not None:
             [svc.WIN_RATIO] + ([svc.HUMAN] if ref is not None else []),
             key="rank.groups",
             page=PAGE,
-            title=f"Candidates of {judge}, {attribute}",
+            title=f"Candidates of {ui.short(judge, 40)}, {ui.short(attribute, 40)}",
             facet=True,
             caption="As in Chiang & Lee (2023, Table 1), on this page's rankings: each candidate's "
             "win-ratio in its context (the judge's comparisons"

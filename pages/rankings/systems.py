@@ -39,7 +39,7 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
         ds, attribute, judge, interval, rule=setting.rule, resample=resample
     )
     if result is None:
-        st.caption(svc.system_items(ds, attribute, judge)[1])
+        st.caption(ui.safe(svc.system_items(ds, attribute, judge)[1], 400))
     else:
         table = result.table
         if setting.active:
@@ -125,7 +125,7 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
                 "System-level Spearman",
                 common.fmt(result.spearman_bt),
                 "rank correlation between the systems' Bradley–Terry scores and their "
-                f"human reference ({result.reference or 'none'})",
+                f"human reference ({ui.safe(result.reference or 'none', 200)})",
             )
             ui.metric(
                 "System-level Spearman (Elo)",
@@ -140,7 +140,7 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
             + (" Both use the debiased outcomes." if setting.active else "")
         )
         for note in result.notes:
-            st.caption(f"ℹ️ {note}")
+            st.caption(f"ℹ️ {ui.safe(note, 400)}")
 
     if result is not None:
         intervals.render(ds, attribute, judge, setting, result)

@@ -32,14 +32,15 @@ def render(ds, attribute: str, judge: str, setting) -> None:
         return  # no systems to rank: the systems section above says why
     st.markdown("#### Ties: Davidson and Rao–Kupper against “a tie is half a win”")
     if res is None:
-        st.caption(f"No tie models: {why}")
+        st.caption(f"No tie models: {ui.safe(why, 400)}")
         return
     summary = res.summary.set_index("model")
     observed = float(summary["observed_tie_rate"].iloc[0])
     if not observed > 0:
         st.caption(
-            f"{judge} gave no tie among its {res.n_comparisons:,} usable answers on "
-            f"{attribute}: the tie models reduce to plain Bradley–Terry, nothing to compare."
+            f"{ui.safe(judge)} gave no tie among its {res.n_comparisons:,} usable answers on "
+            f"{ui.safe(attribute)}: the tie models reduce to plain Bradley–Terry, nothing to "
+            "compare."
         )
         return
     table = res.table
@@ -98,7 +99,7 @@ def render(ds, attribute: str, judge: str, setting) -> None:
     )
     for note in res.notes:
         if not note.startswith("log-likelihoods"):  # said in the caption above
-            st.caption(f"ℹ️ {note}")
+            st.caption(f"ℹ️ {ui.safe(note, 400)}")
 
 
 def _interval_text(row) -> str:
@@ -190,7 +191,7 @@ def _summary_table(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _changes(table: pd.DataFrame) -> str:
-    """What the tie models change in the order, in one sentence."""
+    """What the tie models change in the order, in one sentence (Markdown, names escaped)."""
     shift = (table["rank_rao_kupper"] - table["rank_half_win"]).abs()
     same_dav = bool((table["rank_davidson"] == table["rank_half_win"]).all())
     head = (
@@ -200,7 +201,7 @@ def _changes(table: pd.DataFrame) -> str:
         return head + "; so does Rao–Kupper."
     top = table.assign(shift=shift).sort_values("shift", ascending=False, kind="stable")
     moves = [
-        f"{r.system} {int(r.rank_half_win)} → {int(r.rank_rao_kupper)}"
+        f"{ui.safe(r.system, 40)} {int(r.rank_half_win)} → {int(r.rank_rao_kupper)}"
         for r in top.head(5).itertuples()
         if r.shift > 0
     ]

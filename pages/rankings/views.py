@@ -168,6 +168,8 @@ def clickable_matrix(
     )
     points = list(getattr(getattr(event, "selection", None), "points", None) or [])
     if points:
-        first, second = str(points[0].get("y")), str(points[0].get("x"))
-        if first in ids and second in ids and first != second:
+        shown = {ui.fig_text(i): i for i in ids}  # the figure holds the ids escaped
+        first = shown.get(str(points[0].get("y")))
+        second = shown.get(str(points[0].get("x")))
+        if first is not None and second is not None and first != second:
             open_example(**example, first_id=first, second_id=second)

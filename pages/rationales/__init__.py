@@ -48,7 +48,7 @@ class Choice:
 def pick() -> Choice:
     """The attribute and judge pickers (shared settings); stops the page without a judge."""
     ds, attribute, c = choices.any_judge(
-        f"**{state.active_name()}** has no judge verdicts or ratings, so there are no "
+        f"**{ui.safe(state.active_name())}** has no judge verdicts or ratings, so there are no "
         "rationales to read. Run a judge with a template that asks for an explanation on the "
         "**Judge** page, or load SummEval (ChatGPT's rts and stareval answers explain their "
         "scores) on the **Data** page.",
@@ -68,10 +68,11 @@ def counts_line(choice: Choice) -> dict:
         example = _bare_example(choice)
         ui.need(
             False,
-            why
-            or f"**{choice.label}** gives no rationale on *{choice.attribute}*: its "
-            f"{answers} answers are bare labels or scores"
-            + (f" (e.g. `{example}`)" if example else "")
+            ui.safe(why, 400)
+            if why
+            else f"**{ui.safe(choice.label)}** gives no rationale on "
+            f"*{ui.safe(choice.attribute)}*: its {answers} answers are bare labels or scores"
+            + (f" (e.g. `{ui.short(example, 40)}`)" if example else "")
             + (f", {counts.get('errors', 0)} failed requests" if counts.get("errors") else "")
             + ". Only answers with an explanation beside the verdict or score can be read: "
             "run a template that asks for one (an *explain* variant, HANNA's Eval-Prompt 2, "
@@ -84,7 +85,7 @@ def counts_line(choice: Choice) -> dict:
             + ".",
         )
     st.caption(
-        f"{kept} of {answers} answers on *{choice.attribute}* carry a rationale "
+        f"{kept} of {answers} answers on *{ui.safe(choice.attribute)}* carry a rationale "
         f"({counts.get('empty', 0)} bare labels or scores"
         + (f", {counts['errors']} failed requests" if counts.get("errors") else "")
         + f" skipped); {total.get('kept', 0)} over every criterion of this judge."

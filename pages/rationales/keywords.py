@@ -26,7 +26,7 @@ def show(choice: Choice) -> None:
         _show(table, why, "attribute", "Keywords per criterion")
     with right:
         by = choice.score
-        st.markdown(f"**Per {by}** on *{choice.attribute}*")
+        st.markdown(f"**Per {by}** on *{ui.safe(choice.attribute)}*")
         table, why = svc.keywords(
             choice.ds, choice.judge, choice.prompt_id, choice.attribute, by, n
         )
@@ -35,7 +35,7 @@ def show(choice: Choice) -> None:
 
 def _show(table, why: str, by: str, title: str) -> None:
     if why:
-        st.info(why)
+        st.info(ui.safe(why, 400))
         return
     if table[by].nunique() < 2:
         st.caption(f"Only one {by} here: its keywords are its most used words.")

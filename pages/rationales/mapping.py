@@ -42,7 +42,7 @@ def show(choice: Choice) -> None:
     attribute = choice.attribute if scope == "this criterion" else None
     mapped, why = svc.rationale_map(choice.ds, choice.judge, choice.prompt_id, attribute, k)
     if mapped is None:
-        st.info(why)
+        st.info(ui.safe(why, 400))
         return
     ui.settings(PAGE, {"map rationales": scope, "colour": colour, "clusters": k})
     pts = mapped.points
@@ -147,9 +147,10 @@ def _rating_detail(choice: Choice, row) -> None:
     hit = cands[(cands["context_id"].astype(str) == str(row["context_id"]))
                 & (cands["candidate_id"].astype(str) == str(row["candidate_id"]))]  # fmt: skip
     st.markdown(
-        f"**Selected: context {row['context_id']}, candidate {row['candidate_id']}** "
-        f"({row.get('system') or 'no system'}) · {row['attribute']} · score "
-        f"{row.get(choice.score, '')} · {row.get('agreement', '')}"
+        f"**Selected: context {ui.safe(row['context_id'])}, candidate "
+        f"{ui.safe(row['candidate_id'])}** ({ui.safe(row.get('system') or 'no system')}) · "
+        f"{ui.safe(row['attribute'])} · score {ui.safe(row.get(choice.score, ''))} · "
+        f"{ui.safe(row.get('agreement', ''))}"
     )
     left, right = st.columns(2)
     with left:

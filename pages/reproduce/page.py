@@ -28,8 +28,10 @@ active = state.active_name()
 mine = papers_for(active)
 if not mine:
     st.info(
-        f"No paper is reproduced on **{active}**: the papers use HANNA (Chhun et al. 2024, "
-        "Chiang & Lee 2023), SummEval (Liusie et al. 2024) and TopicalChat (Chiang & Lee). "
+        f"No paper is reproduced on **{ui.safe(active)}**: the papers use HANNA (Chhun et al. "
+        "2024, "
+        "Chiang & Lee 2023), SummEval (Liusie et al. 2024), TopicalChat (Chiang & Lee) and "
+        "LLMBar (Zeng et al. 2024: the authors' statistics of every released judge). "
         "Load one of those on the **Data** page, or pick a paper below: its numbers come "
         "from the benchmark files in the data folder."
     )

@@ -23,6 +23,8 @@ One module per concern; pages import the ones they need
 - :mod:`pages.services.agreement`: the Human agreement page.
 - :mod:`pages.services.prompts`: the Prompt sensitivity page.
 - :mod:`pages.services.reproduce`: the Reproduce page's reproduction tables.
+- :mod:`pages.services.report_card`: the Judge report card page (cached views of
+  ``data.report_card``, the accuracy under each debias mode, the run store's usage).
 
 Caching: the function that does the work is the cached one. It takes the
 :class:`~data.schema.Dataset` itself and plain arguments (strings, numbers, tuples), e.g.

@@ -12,7 +12,7 @@ import streamlit as st
 from data.schema import Dataset
 from pages.services import bias
 from pages.services.common import fmt
-from pages.shell import state
+from pages.shell import state, ui
 
 MODE = "app.debias.mode"
 TAU = "app.debias.tau"
@@ -111,7 +111,8 @@ def controls(ds: Dataset, attribute: str, judge: str, *, key: str) -> bias.Debia
         if setting.unavailable:
             st.warning(
                 f"{bias.DEBIAS_MODES[mode]} is not available for this judge and attribute: "
-                f"{setting.unavailable}. Ranking as **off** (probabilities as they are).",
+                f"{ui.safe(setting.unavailable, 300)}. Ranking as **off** (probabilities as "
+                "they are).",
                 icon=":material/info:",
             )
         else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.shell import state
+from pages.shell import state, ui
 
 #: Session key of the example to show: a dict with dataset, attribute, judge, context_id and
 #: optionally first_id and second_id (None: the whole context).
@@ -55,8 +55,8 @@ def arrive(attribute_key: str = "app.attribute", judge_key: str = "app.judge") -
             st.session_state[EXAMPLE] = example  # taken again after the rerun
             st.rerun()
         st.warning(
-            f"The example to open is from dataset **{name}**, which is not loaded in this "
-            "session. Load it on the **Data** page, then open the example again."
+            f"The example to open is from dataset **{ui.safe(name)}**, which is not loaded "
+            "in this session. Load it on the **Data** page, then open the example again."
         )
         return None
     if example.get("attribute") is not None:

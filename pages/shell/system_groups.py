@@ -42,7 +42,7 @@ def _pick(label: str, options: list[str], default: list[str], key: str, help: st
         kept = [s for s in default if s in options]
     if remembered != kept:
         st.session_state[key] = kept
-    return st.multiselect(label, options, key=key, help=help)
+    return st.multiselect(label, options, key=key, help=help, format_func=ui.short)
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -157,8 +157,8 @@ def render(
         ui.metric(
             "Welch's t",
             fmt(first["statistic"], 3),
-            f"{first['score']}: group A against group B"
-            + (f" ({first['reason']})" if first["reason"] else ""),
+            f"{ui.safe(first['score'])}: group A against group B"
+            + (f" ({ui.safe(first['reason'], 200)})" if first["reason"] else ""),
             page=page,
             report_label=f"Welch's t, {title}, {first['score']}",
         )
@@ -166,7 +166,7 @@ def render(
         ui.metric(
             "p (two-sided)",
             fmt(first["pvalue"], 4),
-            f"Welch's test on {first['score']}",
+            f"Welch's test on {ui.safe(first['score'])}",
             page=page,
             report_label=f"Welch's p, {title}, {first['score']}",
         )
@@ -174,7 +174,7 @@ def render(
         ui.metric(
             "Mean difference",
             fmt(first["mean_a"] - first["mean_b"], 3),
-            f"{first['score']}: mean of group A minus mean of group B",
+            f"{ui.safe(first['score'])}: mean of group A minus mean of group B",
             page=page,
             report_label=f"Mean difference A - B, {title}, {first['score']}",
         )
