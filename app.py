@@ -23,6 +23,7 @@ PAGES = (
     ("Explore", "Examples", "examples", "examples", "manage_search"),
     ("Explore", "Position bias", "position_bias", "bias", "swap_horiz"),
     ("Explore", "Judge bias", "judge_bias", "judge-bias", "balance"),
+    ("Explore", "Judge report card", "report_card", "report-card", "grading"),
     ("Explore", "Rationales", "rationales", "rationales", "notes"),
     ("Explore", "Comparison budgets", "budgets", "budgets", "trending_up"),
     ("Explore", "Human agreement", "agreement", "agreement", "handshake"),

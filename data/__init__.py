@@ -21,7 +21,8 @@ itself, which every module needs). The simulator function ``simulate`` is reache
 
 The analysis tables built on ``ranking`` are reached through their subpackages:
 ``data.agreement``, ``data.comparative``, ``data.bias``, ``data.jury``, ``data.ppi``,
-``data.rationales``; what an analysis looks at (systems left out, reading) is ``data.scope``.
+``data.rationales``, ``data.report_card``; what an analysis looks at (systems left out,
+reading) is ``data.scope``.
 """
 
 from __future__ import annotations

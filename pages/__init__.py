@@ -3,7 +3,7 @@
 - ``pages/<page>/``: one package per page; ``page.py`` is the script ``app.py`` routes to,
   the other modules are its sections (widgets and plotly figures, no maths). The folder is
   named after the page: ``data``, ``judge``, ``rankings``, ``leaderboard``, ``examples``,
-  ``position_bias``, ``judge_bias``, ``rationales``, ``budgets``, ``agreement``,
+  ``position_bias``, ``judge_bias``, ``report_card``, ``rationales``, ``budgets``, ``agreement``,
   ``prompts``, ``reproduce``, ``report``.
 - :mod:`pages.shell`: the app shell every page uses (session state, links, analysis scope,
   workspace, shared pickers and widgets, the numba warm-up).

@@ -54,4 +54,4 @@ def test_reproduce_page_on_the_demo_offers_every_paper():
     assert not at.exception
     assert "No paper is reproduced on **demo**" in at.info[0].value
     assert at.selectbox(key="reproduce.paper").options[0].startswith("Chhun")
-    assert len(at.selectbox(key="reproduce.paper").options) == 3
+    assert len(at.selectbox(key="reproduce.paper").options) == 4
