@@ -22,7 +22,7 @@ import plotly.io as pio
 
 from data.io.spreadsheet import spreadsheet_csv
 from data.natural import natural_key
-from pages.shell.ui import slug
+from pages.shell.ui import plain_fig_text, short, slug
 
 #: The pseudo-title of a page's headline metric cards in ``chosen`` (tick them like a view).
 HEADLINE = "Headline numbers"
@@ -40,6 +40,9 @@ PAGE_NAMES = {
 }
 MAX_TABLE_ROWS = 200
 MAX_TABLE_COLS = 12
+#: A text cell of the report's tables shows at most this many characters, on one line (an
+#: instruction used as an id, a judge's whole answer); the zip of CSVs has the whole text.
+MAX_CELL = 300
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;
@@ -175,8 +178,11 @@ def cards_html(metrics: dict) -> str:
 
 def table_html(df: pd.DataFrame) -> str:
     """A table capped at MAX_TABLE_ROWS x MAX_TABLE_COLS, in a box that scrolls sideways
-    itself (the page never does)."""
+    itself (the page never does); text cells on one line, cut at MAX_CELL characters
+    (escaped as HTML by pandas)."""
     shown = df.iloc[:MAX_TABLE_ROWS, :MAX_TABLE_COLS]
+    shown = shown.map(lambda v: short(v, MAX_CELL) if isinstance(v, str) else v)
+    shown.columns = [short(c, MAX_CELL) if isinstance(c, str) else c for c in shown.columns]
     cut = []
     if len(df) > MAX_TABLE_ROWS:
         cut.append(f"first {MAX_TABLE_ROWS} of {len(df):,} rows")
@@ -188,7 +194,7 @@ def table_html(df: pd.DataFrame) -> str:
 
 
 def _figure_html(fig: go.Figure, include_js: bool) -> str:
-    shown = go.Figure(fig)  # a copy: the page's figure keeps its title
+    shown = go.Figure(plain_fig_text(fig))  # text escaped (once); a copy keeps the title
     shown.update_layout(title=None, margin=dict(t=30))  # the h3 above is its title
     return pio.to_html(
         shown,

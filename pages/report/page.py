@@ -26,6 +26,7 @@ dataset = st.selectbox(
     names,
     index=names.index(active),
     key=f"{PAGE}.dataset.{active}",
+    format_func=ui.short,
     help="A report covers one dataset; views drawn on other datasets stay out of it.",
 )
 sections = export.sections_of(registry, dataset)
@@ -34,7 +35,7 @@ n_figs = sum(1 for s in sections.values() for v in s["views"].values() if v.get(
 
 c1, c2, c3 = st.columns(3)
 with c1:
-    ui.metric("Pages", len(sections), f"pages opened on {dataset}")
+    ui.metric("Pages", len(sections), f"pages opened on {ui.safe(dataset)}")
 with c2:
     ui.metric("Figures", n_figs, "interactive plotly figures available")
 with c3:
@@ -43,7 +44,8 @@ with c3:
 chosen: set = set()
 if not sections:
     st.info(
-        f"Nothing to export yet for **{dataset}**. Open Rankings, Position bias, Comparison "
+        f"Nothing to export yet for **{ui.safe(dataset)}**. Open Rankings, Position bias, "
+        "Comparison "
         "budgets, Human agreement or Prompt sensitivity on it first; their figures, tables "
         "and headline numbers are collected here."
     )
@@ -58,16 +60,21 @@ else:
             st.markdown(f"**{export.page_name(page)}**")
             items = ([export.HEADLINE] if sec.get("metrics") else []) + list(sec["views"])
             for title in items:
-                label = title
+                label = ui.safe(title, 100)  # a view's title holds ids and names
                 if title == export.HEADLINE:
                     label = f"{export.HEADLINE} ({len(sec['metrics'])} cards)"
-                if st.checkbox(label, value=True, key=f"{PAGE}.pick.{dataset}.{page}.{title}"):
+                if st.checkbox(
+                    label,
+                    value=True,
+                    key=f"{PAGE}.pick.{dataset}.{page}.{title}",
+                    help=ui.whole(title, 100),
+                ):
                     chosen.add((page, title))
 
     st.subheader("Preview")
     lines = export.summary(sections, dataset, chosen)
     if lines:
-        st.markdown("\n".join(f"- {line}" for line in lines))
+        st.markdown("\n".join(f"- {ui.safe(line, 500)}" for line in lines))
     for page, sec in sections.items():
         titles = [t for t in sec["views"] if (page, t) in chosen]
         cards = (page, export.HEADLINE) in chosen
@@ -79,7 +86,11 @@ else:
                 for start in range(0, len(metrics), 4):
                     row = st.columns(4)
                     for col, (label, m) in zip(row, metrics[start : start + 4], strict=False):
-                        col.metric(label, m["value"], help=m.get("help"))
+                        col.metric(
+                            ui.safe(label, 80),
+                            ui.safe(m["value"]),
+                            help=ui.safe(m.get("help") or "", None) or None,
+                        )
             shown = None
             for title in titles:
                 given = sec["views"][title].get("settings")
@@ -95,7 +106,7 @@ else:
                         hide_index=True,
                     )
                     shown = given
-                st.markdown(f"- {title}")
+                st.markdown(f"- {ui.safe(title, 200)}")
 
 title = st.text_input(
     "Report title", f"JudgeScope report — {dataset}", key=f"{PAGE}.title.{dataset}"
