@@ -98,7 +98,7 @@ def test_bad_custom_template_shows_its_message(cache):
     bad = "id: mine\nversion: '1'\nkind: comparative\ntext: '{context} {a} {b} {colour}'\n"
     at.text_area(key="judge.ttext").input(bad).run()
     assert not at.exception
-    messages = " ".join(e.value for e in at.error)
+    messages = " ".join(ui.unsafe(e.value) for e in at.error)  # as read (escaped)
     assert "unknown field {colour}" in messages and "'mine'" in messages
     assert at.button(key="judge.run").disabled
 
@@ -134,7 +134,7 @@ def test_pairwise_preview_skips_a_first_context_with_one_candidate(cache):
     assert not at.error, [e.value for e in at.error]
     preview = at.code[0].value
     assert "Summary A:" in preview and "Summary B:" in preview
-    captions = " ".join(c.value for c in at.caption)
+    captions = " ".join(ui.unsafe(c.value) for c in at.caption)  # as read (escaped)
     assert f"context '{second}'" in captions and "at least two candidates" in captions
     assert f"'{first}'" in captions  # the skipped one is named too
     assert not at.button(key="judge.run").disabled
@@ -374,7 +374,7 @@ def test_unavailable_model_shows_a_message(cache, monkeypatch):
     at.text_input(key="judge.hf_model").input("/nonexistent/judgescope-model").run()
     at.button(key="judge.hf_load").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    message = " ".join(e.value for e in at.error)
+    message = " ".join(ui.unsafe(e.value) for e in at.error)  # as read (escaped)
     assert "cannot load" in message and "/nonexistent/judgescope-model" in message
     assert at.button(key="judge.run").disabled
 
@@ -439,7 +439,7 @@ def test_import_of_unknown_candidates_names_the_row(cache):
     at.file_uploader(key="judge.import_file").upload("outs.csv", bad, "text/csv").run()
     at.button(key="judge.import").click().run()
     assert not at.exception
-    text = " ".join(e.value for e in at.error) + " ".join(m.value for m in at.markdown)
+    text = ui.unsafe(" ".join(e.value for e in at.error) + " ".join(m.value for m in at.markdown))
     assert "outs.csv" in text and "nobody" in text and "row 1" in text
     assert at.sidebar.selectbox[0].value == "demo"
 

@@ -13,6 +13,7 @@ import data
 from data.natural import natural_key
 from data.schema import Dataset, empty_table
 from pages.services import comparisons
+from pages.shell.text import unsafe
 from ranking import bradley_terry
 from tests.pages._analysis_apptest import array, figures, metrics, need, open_page
 from tests.pages._known import judge_rows, system_games
@@ -93,7 +94,7 @@ def test_the_shared_debias_setting_ranks_the_systems(mode):
         at.slider(key="app.debias.tau").set_value(0.66).run()
     at.switch_page(PAGE).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    line = " ".join(m.value for m in at.markdown if m.value.startswith("Debiasing:"))
+    line = " ".join(unsafe(m.value) for m in at.markdown if m.value.startswith("Debiasing:"))
     assert ("tau = 0.66" if mode == "tau" else "swap calibration") in line, line
     assert "Position bias" in [link.proto.label for link in at.get("page_link")][0]
     demo = data.demo_dataset()

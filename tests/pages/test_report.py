@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import data
 from pages.report import export
+from pages.shell.text import unsafe
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -220,7 +221,7 @@ def test_report_page_picks_a_dataset_and_ticks_views():
         "Rankings: 2 view(s)",
         "Position bias: 1 view(s)",
     ]
-    summary = [m.value for m in at.markdown if m.value.startswith("- On ")]
+    summary = [unsafe(m.value) for m in at.markdown if m.value.startswith("- On ")]  # as read
     assert summary[0].splitlines() == [
         "- On summeval, Rankings (judge gpt-x, attribute coherence): Spearman 0.41; "
         "Pairwise accuracy 0.62.",
@@ -230,7 +231,7 @@ def test_report_page_picks_a_dataset_and_ticks_views():
     at.checkbox(key="report.pick.summeval.Position bias.Bias table").uncheck().run()
     at.checkbox(key=f"report.pick.summeval.Position bias.{export.HEADLINE}").uncheck().run()
     assert [e.label for e in at.main.expander] == ["Rankings: 2 view(s)"]
-    summary = [m.value for m in at.markdown if m.value.startswith("- On ")]
+    summary = [unsafe(m.value) for m in at.markdown if m.value.startswith("- On ")]  # as read
     assert "Position bias" not in summary[0] and "Rankings" in summary[0]
 
 
