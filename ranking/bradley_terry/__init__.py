@@ -2,10 +2,15 @@
 
 - ``fit``: ``bradley_terry`` itself (its options, the dispatch to an input path);
 - ``inputs``: the three input paths (P per context, one flat item set, flat with covariates);
-- ``dense``, ``flat``, ``newton``: the damped Newton solvers (one N x N Hessian per context;
-  one large item set by sparse inexact Newton) and what they share;
+- ``stacked``: the damped Newton solver of a stack of dense N x N problems in numpy (the
+  contexts of P, the components of a flat item set), its Fisher errors;
+- ``graph``: components, MLE existence, gauge and centring of a flat item set (numpy, scipy);
+- ``flat``: flat fits (by component on ``stacked``; the compiled sparse Newton-CG for
+  components of more than ``flat.STACK_MAX_ITEMS`` items);
+- ``dense``, ``newton``: the compiled dense Newton (the budget loop's building blocks, and
+  the twin the numpy solver is tested against) and the line search both kinds share;
 - ``aggregate``, ``multinomial``: arena-scale flat fits (comparisons folded into cells) and
-  the compiled multinomial draws of their bootstrap;
+  their bootstrap, one compiled kernel that draws the multinomial counts and refits;
 - ``intervals``: Fisher and bootstrap intervals; ``result``: ``BTResult``;
 - ``ties``, ``ties_model``: the Davidson and Rao–Kupper tie models (``tie_model_fit``);
 - ``features``, ``features_solve``: covariates (the Chatbot Arena style control);

@@ -13,39 +13,50 @@ identical comparisons add up.
   resampling groups is drawing multinomial counts over the groups, each with probability
   1 / n_groups, and every cell of a group gets its group's count.
 
-The counts are drawn in a compiled loop (conditional binomials by Hörmann's BTRS, one
-seeded xoshiro256** stream per replicate, so results do not depend on the number of
-threads) and the replicate fits are
-warm-started from the full fit: for up to ``DENSE_MAX_ITEMS`` items as a batch of dense
-N x N Newton-Cholesky fits in parallel over replicates (``ranking.bradley_terry.dense.fit_batch``),
-above that one sparse fit per replicate on the pair edges (``ranking.bradley_terry.flat.fit_flat``).
+The folding is numpy: every comparison gets an integer code ordered as (pair, outcome or
+group, weight), counted by ``np.bincount`` when the codes are few and sorted otherwise.
+
+The bootstrap is one compiled kernel, :func:`_boot_kernel`: it draws each replicate's counts
+(conditional binomials by Hörmann's BTRS, one seeded xoshiro256** stream per replicate, so
+results do not depend on the number of threads; ``ranking.bradley_terry.multinomial``) and
+refits the replicate by chord Newton with the full data's Hessian factor, warm-started from
+the full fit, in one pass (in parallel over replicates for big batches). A replicate whose
+comparison graph changed, or that did not converge, is refitted in full: for up to
+``DENSE_MAX_ITEMS`` items as a stack of dense problems in numpy
+(``ranking.bradley_terry.stacked``), above that by one sparse fit per replicate on the pair
+edges (``ranking.bradley_terry.flat.fit_flat``).
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import prange
 
-from ranking._core.jit import njit
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 
-from .dense import _cholesky, _cholesky_solve, fit_batch
-from .flat import _components_flat, fit_flat
-from .multinomial import _draw_counts, _draw_row
+from .flat import fit_flat
+from .graph import components
+from .multinomial import _draw_row
+from .stacked import cholesky, fit_stack
 
 # chord iterations (fixed Hessian) tried per replicate before its full Newton fit
 _CHORD_MAX_ITER = 100
 
 __all__ = ["Cells", "DENSE_MAX_ITEMS", "aggregate", "bootstrap_cells", "fold_pairs", "pair_totals"]
 
-#: Up to this many items the bootstrap refits are dense Newton-Cholesky fits.
+#: Up to this many items the full refits of replicates are dense problems (numpy).
 DENSE_MAX_ITEMS = 400
-# comparisons above which the folding runs in two threads
+# From this many comparisons on the cells are ordered by their key (the order the former
+# two-thread folding gave), below by first occurrence: the bootstrap draws follow that order.
 _SPLIT_MIN = 1_000_000
 # replicates per batch (bounds the memory of counts and dense win matrices)
 _CHUNK = 125
+# the codes of the comparisons are counted by np.bincount up to this range, sorted above it
+_BINCOUNT_MAX = 1 << 24
+# codes (pair, outcome or group, weight) up to this range fit an int64
+_CODE_MAX = 1 << 62
 
 #: Aggregated comparisons: cell c has pair (a[c], b[c]) with a < b, per-unit win weight
 #: ``wy[c]`` and weight ``w[c]``, and belongs to resampling unit ``unit[c]``; unit u is drawn
@@ -54,118 +65,102 @@ _CHUNK = 125
 Cells = namedtuple("Cells", "a b wy w unit p n_draws n_units mult")
 
 
-@njit
-def _hash_cells(ea, eb, y, w, k2, k3, use_y, cap, out_key, out_a, out_b, out_wy, out_w, cnt):
-    """Open-addressing aggregation keyed by (pair, k2, k3); -1 when over half full."""
-    mask = cap - 1
-    buf = np.empty(1)
-    bits = buf.view(np.int64)
-    used = np.zeros(cap, np.bool_)
-    slot_of = np.empty(cap, np.int64)
-    n_cells = 0
-    m = ea.shape[0]
-    for e in range(m):
-        i = ea[e]
-        j = eb[e]
-        yy = y[e]
-        if i > j:
-            i, j = j, i
-            yy = 1.0 - yy
-        key1 = np.int64(i) * np.int64(1 << 31) + np.int64(j)
-        key2 = k2[e]
-        if use_y:
-            buf[0] = yy
-            key2 = bits[0]
-        key3 = k3[e]
-        h = np.uint64(key1) * np.uint64(0x9E3779B97F4A7C15)
-        h ^= np.uint64(key2) * np.uint64(0xC2B2AE3D27D4EB4F)
-        h ^= np.uint64(key3) * np.uint64(0x165667B19E3779F9)
-        h ^= h >> np.uint64(29)
-        s = np.int64(h & np.uint64(mask))
-        while True:
-            if not used[s]:
-                if 2 * (n_cells + 1) > cap:
-                    return -1
-                used[s] = True
-                c = n_cells
-                slot_of[s] = c
-                out_key[c, 0] = key1
-                out_key[c, 1] = key2
-                out_key[c, 2] = key3
-                out_a[c] = i
-                out_b[c] = j
-                out_wy[c] = 0.0
-                out_w[c] = 0.0
-                cnt[c] = 0
-                n_cells += 1
-                break
-            c = slot_of[s]
-            if out_key[c, 0] == key1 and out_key[c, 1] == key2 and out_key[c, 2] == key3:
-                break
-            s = (s + 1) & mask
-        if use_y:
-            out_wy[c] = w[e] * yy  # per comparison: identical within the cell
-            out_w[c] = w[e]
-        else:
-            out_wy[c] += w[e] * yy
-            out_w[c] += w[e]
-        cnt[c] += 1
-    return n_cells
+def _factorize(keys):
+    """(distinct int64 keys sorted, code of every key): a sample guesses the few distinct
+    values (outcomes, weights), checked exactly on all; a full sort otherwise. None: all 0."""
+    if keys is None:
+        return np.zeros(1, np.int64), 0
+    few = np.unique(keys[:: max(1, keys.size // 4096)])
+    if few.size <= 64:
+        code = np.minimum(np.searchsorted(few, keys), few.size - 1)
+        if np.array_equal(few[code], keys):
+            return few, code
+    few, code = np.unique(keys, return_inverse=True)
+    return few, code.ravel()
 
 
-def _run_hash(ea, eb, y, w, k2, k3, use_y, limit):
-    """Cells of the comparisons (see :func:`_hash_cells`); two halves hashed in two threads
-    and merged when there are many comparisons."""
+def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
+    """The cells of the comparisons keyed by (pair, k2, k3), or None when more than ``limit``.
+
+    Returns (key (n, 3), a, b, wy, w, count) per cell: key = (a * 2**31 + b, k2, k3) with
+    a < b (k2 = the bits of the outcome seen from a when ``use_y``); ``wy`` and ``w`` are the
+    summed win weight and weight, or with ``use_y`` those of one comparison (all equal
+    within a cell). The cells come in the order of their key when ``by_key`` (default: from
+    ``_SPLIT_MIN`` comparisons on, the sums then run over each half of the comparisons and
+    are added, as the former two-thread folding did), else in the order of their first
+    comparison with the sums in the order of the comparisons. The bootstrap draws its counts
+    cell by cell, so this order is part of what a seed gives.
+    """
     m = ea.size
-    if m < _SPLIT_MIN:
-        return _run_hash_serial(ea, eb, y, w, k2, k3, use_y, limit)
-    h = m // 2
-    halves = [slice(0, h), slice(h, m)]
-    with ThreadPoolExecutor(2) as pool:
-        parts = list(
-            pool.map(
-                lambda sl: _run_hash_serial(
-                    ea[sl], eb[sl], y[sl], w[sl], k2[sl], k3[sl], use_y, limit
-                ),
-                halves,
-            )
-        )
-    if any(part is None for part in parts):
-        return None
-    key = np.concatenate([part[0] for part in parts])
-    uniq, first, inv = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    if uniq.shape[0] > limit:
-        return None
-    cat = [np.concatenate([part[i] for part in parts]) for i in range(1, 6)]
-    a, b, wy, ww, cnt = cat
-    n = uniq.shape[0]
-    cnt_sum = np.bincount(inv, weights=cnt, minlength=n).astype(np.int64)
-    if use_y:  # per-comparison values, identical within a cell
-        return uniq, a[first], b[first], wy[first], ww[first], cnt_sum
-    return (
-        uniq, a[first], b[first], np.bincount(inv, weights=wy, minlength=n),
-        np.bincount(inv, weights=ww, minlength=n), cnt_sum,
-    )  # fmt: skip
+    by_key = m >= _SPLIT_MIN if by_key is None else by_key
+    halves = (slice(0, m // 2), slice(m // 2, m)) if by_key and m >= _SPLIT_MIN else None
+    a = np.minimum(ea, eb).astype(np.int64)
+    b = np.maximum(ea, eb).astype(np.int64)
+    yy = np.where(ea > eb, 1.0 - y, y)
+    v2, c2 = _factorize(np.ascontiguousarray(yy).view(np.int64) if use_y else k2)
+    v3, c3 = _factorize(k3)
+    c2, c3 = np.broadcast_to(c2, m), np.broadcast_to(c3, m)
+    n = int(b.max()) + 1
+    span = n * n * v2.size * v3.size
+    rows = span >= _CODE_MAX  # the codes would overflow: number the distinct rows instead
+    if rows:
+        order = np.lexsort((c3, c2, b, a))
+        keys = np.stack([a[order], b[order], c2[order], c3[order]], axis=1)
+        new = np.r_[True, (np.diff(keys, axis=0) != 0).any(axis=1)]
+        code = np.empty(m, np.int64)
+        code[order] = np.cumsum(new) - 1
+    else:
+        code = a * n + b
+        if v2.size > 1:
+            code = code * v2.size + c2
+        if v3.size > 1:
+            code = code * v3.size + c3
+    if by_key and not rows and span <= min(_BINCOUNT_MAX, 4 * m + 4096):
+        cnt = np.bincount(code, minlength=span)
+        uniq = np.flatnonzero(cnt)
+        if uniq.size > limit:
+            return None
+        cnt = cnt[uniq]
+
+        def total(x):
+            if halves is None:
+                return np.bincount(code, x, span)[uniq]
+            return sum(np.bincount(code[sl], x[sl], span) for sl in halves)[uniq]
+
+    else:
+        uniq, first, cell = np.unique(code, return_index=True, return_inverse=True)
+        cell = cell.ravel()
+        if not by_key:
+            order = np.argsort(first, kind="stable")
+            rank = np.empty(uniq.size, np.int64)
+            rank[order] = np.arange(uniq.size)
+            uniq, first, cell = uniq[order], first[order], rank[cell]
+        if uniq.size > limit:
+            return None
+        cnt = np.bincount(cell, minlength=uniq.size)
+
+        def total(x):
+            if halves is None:
+                return np.bincount(cell, x, uniq.size)
+            return sum(np.bincount(cell[sl], x[sl], uniq.size) for sl in halves)
+
+    if rows:
+        ca, cb, k2c, k3c = a[first], b[first], v2[c2[first]], v3[c3[first]]
+    else:
+        k3c = v3[uniq % v3.size]
+        k2c = v2[uniq // v3.size % v2.size]
+        ca, cb = np.divmod(uniq // v3.size // v2.size, n)
+    key = np.stack([ca * (1 << 31) + cb, k2c, k3c], axis=1)
+    cnt = cnt.astype(np.int64)
+    if use_y:  # one comparison's values: the same for every comparison of the cell
+        wc = k3c.view(np.float64)
+        return key, ca, cb, wc * k2c.view(np.float64), wc, cnt
+    return key, ca, cb, total(w * yy), total(w), cnt
 
 
 def _run_hash_serial(ea, eb, y, w, k2, k3, use_y, limit):
-    cap = 1 << max(12, min(17, int(2 * ea.size).bit_length()))
-    while True:
-        key = np.empty((cap // 2, 3), np.int64)
-        a = np.empty(cap // 2, np.int64)
-        b = np.empty(cap // 2, np.int64)
-        wy = np.empty(cap // 2)
-        ww = np.empty(cap // 2)
-        cnt = np.empty(cap // 2, np.int64)
-        n = _hash_cells(ea, eb, y, w, k2, k3, use_y, cap, key, a, b, wy, ww, cnt)
-        if n > limit:
-            return None
-        if n >= 0:
-            return key[:n], a[:n], b[:n], wy[:n], ww[:n], cnt[:n]
-        if cap // 2 >= limit:
-            return None
-        cap *= 4
+    """:func:`_run_hash` with the cells in the order of their first comparison."""
+    return _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=False)
 
 
 def aggregate(ei, ej, y, w, *, groups=None, limit=None):
@@ -198,8 +193,7 @@ def fold_pairs(ei, ej, y, w):
     """One edge per compared pair (a < b, summed win weight and weight), or None when there
     are more than m / 4 pairs (folding does not pay). Exact for the likelihood."""
     m = ei.size
-    zeros = np.zeros(m, np.int64)
-    got = _run_hash(ei, ej, y, w, zeros, zeros, False, m // 4)
+    got = _run_hash(ei, ej, y, w, None, None, False, m // 4, by_key=True)
     if got is None:
         return None
     _, a, b, wy, ww, _ = got
@@ -223,108 +217,154 @@ def _fold_pairs(a, b, wy, w):
     )
 
 
-@njit(parallel=True)
-def _replicate_W(counts, unit, pair, pa, pb, wy, w, n):
-    """Dense win matrices (B, n, n) of the replicates from unit counts."""
-    B = counts.shape[0]
-    W = np.zeros((B, n, n))
-    for r in prange(B):
-        for c in range(unit.shape[0]):
-            k = counts[r, unit[c]]
-            if k == 0:
-                continue
-            q = pair[c]
-            W[r, pa[q], pb[q]] += k * wy[c]
-            W[r, pb[q], pa[q]] += k * (w[c] - wy[c])
-    return W
+def _boot_work(n_draws, p, seeds, counts, draw, unit, pair, pa, pb, wy, w, L, *rest):
+    """Serial nanoseconds, roughly: a draw per unit, about ten chord passes over the cells
+    and pairs (with a factor) and the triangular solves."""
+    n = L.shape[0]
+    fit = 10 * (unit.shape[0] + pa.shape[0] + n * n) if n else 0
+    return seeds.shape[0] * (20 * p.shape[0] * draw + 5 * fit)
 
 
-@njit(error_model="numpy")
-def _chord_one(cnt, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol, th):
-    """One replicate (unit counts ``cnt``) by chord Newton: theta += (H0 + J)^-1 g(theta),
-    H0 the full data's Hessian (factor ``L``), from ``theta0`` into ``th``. Converges to the
-    replicate's MLE (g = 0). False where the replicate's graph is not one component or the
-    iteration did not converge (the caller refits those in full)."""
-    n = theta0.shape[0]
-    ewy = np.zeros(n_pairs)
-    ew = np.zeros(n_pairs)
-    for c in range(unit.shape[0]):
-        k = cnt[unit[c]]
-        if k != 0:
-            ewy[pair[c]] += k * wy[c]
-            ew[pair[c]] += k * w[c]
-    dropped = False
-    for q in range(n_pairs):
-        if ew[q] == 0.0:
-            dropped = True
-            break
-    if dropped:  # the graph may have changed: check it is still one component
-        comp, n_comp = _components_flat(pa, pb, ew, n)
-        if n_comp != 1:
-            return False
-        for i in range(n):
-            if comp[i] < 0:
-                return False
-    for i in range(n):
-        th[i] = theta0[i]
-    g = np.empty(n)
-    step = np.empty(n)
-    ok = False
-    for _ in range(_CHORD_MAX_ITER):
-        for i in range(n):
-            g[i] = -ridge * th[i]
-        for q in range(n_pairs):
-            if ew[q] == 0.0:
-                continue
-            sq = 1.0 / (1.0 + np.exp(th[pb[q]] - th[pa[q]]))
-            res = ewy[q] - ew[q] * sq
-            g[pa[q]] += res
-            g[pb[q]] -= res
-        _cholesky_solve(L, g, step)
-        big = 0.0
-        mean = 0.0
-        for i in range(n):
-            mean += step[i]
-        mean = mean / n if ridge == 0.0 else 0.0
-        for i in range(n):
-            d = step[i] - mean
-            th[i] += d
-            if abs(d) > big:
-                big = abs(d)
-        if big < tol:
-            ok = True
-            break
-    if ridge == 0.0:
-        m = 0.0
-        for i in range(n):
-            m += th[i]
-        for i in range(n):
-            th[i] -= m / n
-    return ok
-
-
-@njit(parallel=True, error_model="numpy")
-def _chord_fits(counts, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol, out, ok):
-    """:func:`_chord_one` for every row of the given unit ``counts``."""
-    for r in prange(counts.shape[0]):
-        ok[r] = _chord_one(counts[r], unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge,
-                           tol, out[r])  # fmt: skip
-
-
-@njit(parallel=True, error_model="numpy")
-def _draw_and_chord(n_draws, p, seeds, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge,
-                    tol, out, ok):  # fmt: skip
-    """Draw each replicate's counts (:func:`_draw_row`) and fit it (:func:`_chord_one`) in
-    one pass, the counts kept in a per-replicate buffer rather than a large array."""
+# the parallel compilation (seconds on a fresh install) only from about 0.2 s of serial work
+# (an arena's 1,000 replicates; a page's 200 replicates of a few thousand cells stay serial)
+@batch_kernel(work=_boot_work, min_work=10 * PARALLEL_MIN_WORK, error_model="numpy")
+def _boot_kernel(n_draws, p, seeds, counts, draw, unit, pair, pa, pb, wy, w, L, theta0, ridge,
+                 tol, out, ok, ewy, ew, g, step, parent):  # fmt: skip
+    """The bootstrap replicates r of a flat fit, in one pass: with ``draw`` its unit counts
+    ``counts[r]`` ~ Multinomial(n_draws, p) from the stream seeded by ``seeds[r]``
+    (``ranking.bradley_terry.multinomial._draw_row``; else ``counts[r]`` is given); with a
+    factor ``L`` (n x n, else 0 x 0) its fit by chord Newton, theta += (H0 + J)^-1 g(theta),
+    H0 the full data's negative Hessian (lower Cholesky factor ``L``, J the gauge 11^T / n
+    when ridge is 0), from ``theta0`` into ``out[r]``, until max |step| < tol. The fixed
+    point is the replicate's MLE (g = 0). ``ok[r]`` is False where the replicate's graph is
+    not one component holding every item, or the iteration did not converge in
+    ``_CHORD_MAX_ITER`` (the caller refits those in full). ``ewy``, ``ew`` (per replicate
+    and pair), ``g``, ``step`` and ``parent`` (per replicate and item) are scratch.
+    Everything is allocated by the caller: one signature, nothing else to compile.
+    """
+    n = L.shape[0]
+    n_pairs = pa.shape[0]
     for r in prange(seeds.shape[0]):
-        cnt = np.empty(p.shape[0], np.int64)
-        _draw_row(n_draws, p, seeds[r], cnt)
-        ok[r] = _chord_one(cnt, unit, pair, pa, pb, wy, w, n_pairs, L, theta0, ridge, tol,
-                           out[r])  # fmt: skip
+        cnt = counts[r]
+        if draw:
+            _draw_row(n_draws, p, seeds[r], cnt)
+        if n == 0:
+            continue
+        # the replicate's pair edges
+        rwy = ewy[r]
+        rw = ew[r]
+        for q in range(n_pairs):
+            rwy[q] = 0.0
+            rw[q] = 0.0
+        for c in range(unit.shape[0]):
+            k = cnt[unit[c]]
+            if k != 0:
+                rwy[pair[c]] += k * wy[c]
+                rw[pair[c]] += k * w[c]
+        # a pair not drawn may split the graph: is it still one component holding every item?
+        dropped = False
+        for q in range(n_pairs):
+            if rw[q] == 0.0:
+                dropped = True
+                break
+        rg = g[r]
+        rs = step[r]
+        th = out[r]
+        ok[r] = False
+        if dropped:
+            par = parent[r]
+            for i in range(n):
+                par[i] = i
+            for q in range(n_pairs):
+                if rw[q] > 0.0:
+                    x = pa[q]
+                    while par[x] != x:
+                        par[x] = par[par[x]]
+                        x = par[x]
+                    y = pb[q]
+                    while par[y] != y:
+                        par[y] = par[par[y]]
+                        y = par[y]
+                    if x < y:
+                        par[y] = x
+                    elif y < x:
+                        par[x] = y
+            roots = 0
+            for i in range(n):
+                if par[i] == i:
+                    roots += 1
+            if roots != 1:
+                continue
+        for i in range(n):
+            th[i] = theta0[i]
+        for _ in range(_CHORD_MAX_ITER):
+            for i in range(n):
+                rg[i] = -ridge * th[i]
+            for q in range(n_pairs):
+                if rw[q] == 0.0:
+                    continue
+                sq = 1.0 / (1.0 + np.exp(th[pb[q]] - th[pa[q]]))
+                res = rwy[q] - rw[q] * sq
+                rg[pa[q]] += res
+                rg[pb[q]] -= res
+            # step = (L L^T)^-1 g: forward, then backward substitution
+            for i in range(n):
+                acc = rg[i]
+                for k in range(i):
+                    acc -= L[i, k] * rs[k]
+                rs[i] = acc / L[i, i]
+            for i in range(n - 1, -1, -1):
+                acc = rs[i]
+                for k in range(i + 1, n):
+                    acc -= L[k, i] * rs[k]
+                rs[i] = acc / L[i, i]
+            big = 0.0
+            mean = 0.0
+            for i in range(n):
+                mean += rs[i]
+            mean = mean / n if ridge == 0.0 else 0.0
+            for i in range(n):
+                d = rs[i] - mean
+                th[i] += d
+                if abs(d) > big:
+                    big = abs(d)
+            if big < tol:
+                ok[r] = True
+                break
+        if ridge == 0.0:
+            tot = 0.0
+            for i in range(n):
+                tot += th[i]
+            for i in range(n):
+                th[i] -= tot / n
+
+
+def _run_boot(cells, seeds, counts, draw, chord=None):
+    """:func:`_boot_kernel` on the replicates of ``seeds`` (draws into ``counts``) or of the
+    given ``counts``; ``chord``: (unit, pair, pa, pb, L, theta, ridge, tol, out, ok) to fit."""
+    rows = counts.shape[0]
+    if chord is None:
+        unit = pair = pa = pb = np.zeros(0, np.int64)
+        L, theta, ridge, tol = np.zeros((0, 0)), np.zeros(0), 0.0, 0.0
+        out, ok = np.zeros((rows, 0)), np.zeros(rows, np.bool_)
+        wy = w = np.zeros(0)
+    else:
+        unit, pair, pa, pb, L, theta, ridge, tol, out, ok = chord
+        wy, w = cells.wy, cells.w
+    n, n_pairs = L.shape[0], pa.size
+    _boot_kernel(
+        np.int64(cells.n_draws), np.ascontiguousarray(cells.p, dtype=np.float64),
+        np.ascontiguousarray(seeds, dtype=np.int64), counts, bool(draw), unit, pair, pa, pb,
+        np.ascontiguousarray(wy, dtype=np.float64), np.ascontiguousarray(w, dtype=np.float64),
+        L, theta, float(ridge), float(tol), out, ok, np.empty((rows, n_pairs)),
+        np.empty((rows, n_pairs)), np.empty((rows, n)), np.empty((rows, n)),
+        np.empty((rows, n), np.int64),
+    )  # fmt: skip
 
 
 def _chord_factor(pa, pb, wy_tot, w_tot, theta, ridge):
-    """Lower Cholesky factor of the full data's negative Hessian (+ the gauge 11^T / n)."""
+    """Lower Cholesky factor of the full data's negative Hessian (+ the gauge 11^T / n), or
+    None when it is not numerically positive definite."""
     n = theta.size
     s = 1.0 / (1.0 + np.exp(-(theta[pa] - theta[pb])))
     h = w_tot * s * (1.0 - s)
@@ -334,19 +374,8 @@ def _chord_factor(pa, pb, wy_tot, w_tot, theta, ridge):
     H[np.diag_indices(n)] = -H.sum(axis=1) + ridge
     if ridge == 0.0:
         H += 1.0 / n
-    L = np.zeros((n, n))
-    return L if _cholesky(H, L) else None
-
-
-@njit
-def _replicate_edges(counts_row, unit, pair, wy, w, n_pairs):
-    ewy = np.zeros(n_pairs)
-    ew = np.zeros(n_pairs)
-    for c in range(unit.shape[0]):
-        k = counts_row[unit[c]]
-        ewy[pair[c]] += k * wy[c]
-        ew[pair[c]] += k * w[c]
-    return ewy, ew
+    L, ok = cholesky(H[None])
+    return L[0] if ok[0] else None
 
 
 def draw_counts(cells, n_boot, rng):
@@ -354,7 +383,7 @@ def draw_counts(cells, n_boot, rng):
     seeds = rng.integers(0, 2**31 - 1, n_boot)
     out = np.empty((n_boot, cells.n_units), np.int64)
     for s in range(0, n_boot, _CHUNK):
-        _draw_counts(cells.n_draws, cells.p, seeds[s : s + _CHUNK], out[s : s + _CHUNK])
+        _run_boot(cells, seeds[s : s + _CHUNK], out[s : s + _CHUNK], True)
     return out
 
 
@@ -369,56 +398,62 @@ def bootstrap_cells(
     differs or that does not converge is refitted by full damped Newton, as without it.
     """
     pa, pb, _, _, pair = _fold_pairs(cells.a, cells.b, cells.wy, cells.w)
+    pair = pair.astype(np.int64)
     if counts is None:
         seeds = rng.integers(0, 2**31 - 1, n_boot)
     else:
-        counts = np.asarray(counts, dtype=np.int64)
+        counts = np.ascontiguousarray(counts, dtype=np.int64)
         n_boot = counts.shape[0]
+        seeds = np.zeros(n_boot, np.int64)
     samples = np.empty((n_boot, n_items))
-    unit = cells.unit.astype(np.int64)
+    unit = np.ascontiguousarray(cells.unit, dtype=np.int64)
     L = None
     one_component = chord and np.isfinite(theta).all() and n_items <= DENSE_MAX_ITEMS
     if one_component:
         _, _, fwy, fw, _ = _fold_pairs(
             cells.a, cells.b, cells.wy * cells.mult, cells.w * cells.mult
         )
-        comp, n_comp = _components_flat(pa, pb, fw, n_items)
+        comp, n_comp = components(pa, pb, fw, n_items)
         if n_comp == 1 and np.all(comp >= 0):
             L = _chord_factor(pa, pb, fwy, fw, theta, float(ridge))
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
     for s in range(0, n_boot, _CHUNK):
-        size = min(_CHUNK, n_boot - s)
-        rows = s + np.arange(size)
-        cnt = None
+        rows = np.arange(s, min(n_boot, s + _CHUNK))
+        cnt = np.empty((rows.size, cells.n_units), np.int64) if counts is None else counts[rows]
         if L is not None:
-            out = np.empty((size, n_items))
-            ok = np.zeros(size, np.bool_)
-            if counts is None:
-                _draw_and_chord(cells.n_draws, cells.p, seeds[rows], unit, pair, pa, pb,
-                                cells.wy, cells.w, pa.size, L, theta, float(ridge), tol, out,
-                                ok)  # fmt: skip
-            else:
-                _chord_fits(counts[rows], unit, pair, pa, pb, cells.wy, cells.w, pa.size, L,
-                            theta, float(ridge), tol, out, ok)  # fmt: skip
+            out = np.empty((rows.size, n_items))
+            ok = np.zeros(rows.size, np.bool_)
+            fit = (unit, pair, pa, pb, L, theta, float(ridge), tol, out, ok)
+            _run_boot(cells, seeds[rows], cnt, counts is None, fit)
             samples[rows] = out
             if ok.all():
                 continue
-            rows = rows[~ok]
-        if counts is None:  # (again) the counts of the replicates left to fit in full
-            cnt = np.empty((rows.size, cells.n_units), np.int64)
-            _draw_counts(cells.n_draws, cells.p, seeds[rows], cnt)
-        else:
-            cnt = counts[rows]
+            rows, cnt = rows[~ok], cnt[~ok]
+        elif counts is None:
+            _run_boot(cells, seeds[rows], cnt, True)
+        # replicate edges: unit counts spread over the cells, summed per pair
+        k = cnt[:, unit].astype(np.float64)
+        ewy = _pair_sums(k * cells.wy, pair, pa.size)
         if n_items <= DENSE_MAX_ITEMS:
-            W = _replicate_W(cnt, unit, pair, pa, pb, cells.wy, cells.w, n_items)
+            W = np.zeros((rows.size, n_items, n_items))
+            W[:, pa, pb] = ewy
+            W[:, pb, pa] = _pair_sums(k * (cells.w - cells.wy), pair, pa.size)
             th = np.ascontiguousarray(np.broadcast_to(theta, (rows.size, n_items)).copy())
-            fit_batch(W, float(ridge), max_iter, tol, th, True)
+            fit_stack(W, float(ridge), max_iter, tol, th, True)
             samples[rows] = th
         else:
+            ew = _pair_sums(k * cells.w, pair, pa.size)
             for r in range(rows.size):
-                ewy, ew = _replicate_edges(cnt[r], unit, pair, cells.wy, cells.w, pa.size)
-                keep = ew > 0
+                keep = ew[r] > 0
                 samples[rows[r]] = fit_flat(
-                    pa[keep], pb[keep], ewy[keep], ew[keep], n_items, float(ridge), max_iter,
-                    tol, theta0=theta,
+                    pa[keep], pb[keep], ewy[r, keep], ew[r, keep], n_items, float(ridge),
+                    max_iter, tol, theta0=theta,
                 )[0]  # fmt: skip
     return samples
+
+
+def _pair_sums(values, pair, n_pairs):
+    """Row-wise sums of ``values`` (rows, cells) over the cells of every pair."""
+    rows = values.shape[0]
+    index = (np.arange(rows)[:, None] * n_pairs + pair).ravel()
+    return np.bincount(index, values.ravel(), rows * n_pairs).reshape(rows, n_pairs)

@@ -35,13 +35,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .features_solve import FeatureProblem, _identifiable, _newton, _System
-from .flat import _components_flat, _finite_mle_flat
-from .newton import RIDGE_FALLBACK, centre, gauge
+from .features_solve import _identifiable, _newton, _System
+from .graph import centred, components, finite_mle, gauge
+from .newton import RIDGE_FALLBACK
 
 __all__ = [
     "FeatureFit",
-    "FeatureProblem",
     "bootstrap_features",
     "check_features",
     "coef_covariance",
@@ -136,7 +135,7 @@ def fit_features(ei, ej, wy, w, X, n_items, ridge, max_iter, tol, x0=None):
     Covariates that are not identifiable (all zero on the comparisons, or a combination of
     the item scores and earlier covariates) are left out: NaN coefficient and a note.
     """
-    comp, n_comp = _components_flat(ei, ej, w, n_items)
+    comp, n_comp = components(ei, ej, w, n_items)
     present = comp >= 0
     ridge_vec = np.where(present, float(ridge), 0.0)
     notes = []
@@ -165,7 +164,7 @@ def fit_features(ei, ej, wy, w, X, n_items, ridge, max_iter, tol, x0=None):
     )
     ok = np.ones(n_comp, bool)
     if not converged and n_iter < max_iter:
-        ok = _finite_mle_flat(ei, ej, wy, w, n_items, comp, n_comp)
+        ok = finite_mle(ei, ej, wy, w, n_items, comp, n_comp)
         if ridge == 0 and not ok.all():
             ridge_vec[present & ~ok[np.maximum(comp, 0)]] = RIDGE_FALLBACK
             system = _System(ei, ej, n_items, comp, n_comp, ridge_vec)
@@ -186,8 +185,7 @@ def fit_features(ei, ej, wy, w, X, n_items, ridge, max_iter, tol, x0=None):
                 ei, ej, wy, w, Xa, x, system, ridge_vec, ridge_beta, max_iter - n_iter, tol
             )
             n_iter += more
-    theta = x[:n_items].copy()
-    centre(theta, comp, n_comp)
+    theta = centred(x[:n_items], comp, n_comp)
     theta[~present] = np.nan
     beta = np.full(X.shape[1], np.nan)
     beta[active] = x[n_items:]

@@ -28,85 +28,35 @@ Private to ``ranking.bradley_terry.features`` (the fit, covariance and bootstrap
 from __future__ import annotations
 
 import warnings
-from collections import namedtuple
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from ranking._core.jit import njit
-
-from .newton import gauge, line_search, log_sigmoid, register, sigmoid, step_size
+from .graph import gauge
+from .newton import backtrack
 
 # Item sets up to this size solve the theta block densely (scipy.sparse costs more there).
 _DENSE_MAX = 200
 # Relative pivot below which a covariate counts as not identifiable.
 _IDENT_TOL = 1e-9
 
-#: What the line search evaluates: edges, weights, covariates, ridges; x = (theta, beta).
-FeatureProblem = namedtuple("FeatureProblem", "ei ej wy w X ridge_vec ridge_beta")
 
-
-@njit(error_model="numpy")
-def _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h, r):
-    """Per-edge curvature h and residual r = wy - w s at x = (theta, beta); returns F."""
+def _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h=None, r=None):
+    """F at x = (theta, beta); with the buffers ``h`` and ``r`` also the per-edge curvature
+    h = w s (1 - s) and residual r = wy - w s, written into them."""
     n = ridge_vec.shape[0]
-    k = X.shape[1]
-    F = 0.0
-    for e in range(ei.shape[0]):
-        d = x[ei[e]] - x[ej[e]]
-        for j in range(k):
-            d += X[e, j] * x[n + j]
-        s = sigmoid(d)
-        h[e] = w[e] * s * (1.0 - s)
-        r[e] = wy[e] - w[e] * s
-        ls = log_sigmoid(d)
-        F += wy[e] * ls + (w[e] - wy[e]) * (ls - d)
-    for i in range(n):
-        F -= 0.5 * ridge_vec[i] * x[i] * x[i]
-    for j in range(k):
-        F -= 0.5 * ridge_beta * x[n + j] * x[n + j]
-    return F
-
-
-@njit(error_model="numpy")
-def _feat_F(ei, ej, wy, w, X, x, ridge_vec, ridge_beta):
-    n = ridge_vec.shape[0]
-    k = X.shape[1]
-    F = 0.0
-    for e in range(ei.shape[0]):
-        d = x[ei[e]] - x[ej[e]]
-        for j in range(k):
-            d += X[e, j] * x[n + j]
-        ls = log_sigmoid(d)
-        F += wy[e] * ls + (w[e] - wy[e]) * (ls - d)
-    for i in range(n):
-        F -= 0.5 * ridge_vec[i] * x[i] * x[i]
-    for j in range(k):
-        F -= 0.5 * ridge_beta * x[n + j] * x[n + j]
-    return F
-
-
-def _feat_objective(problem, x):
-    return _feat_F(
-        problem.ei, problem.ej, problem.wy, problem.w, problem.X, x, problem.ridge_vec,
-        problem.ridge_beta,
-    )  # fmt: skip
-
-
-def _feat_accept_early(problem, trial, step):
-    return False  # the objective is as cheap as the gradient here
-
-
-register(FeatureProblem, _feat_objective, _feat_accept_early)
-
-
-@njit(error_model="numpy")
-def _search(ei, ej, wy, w, X, ridge_vec, ridge_beta, x, step, slope, F0, trial):
-    """The shared line search along ``step`` (called from compiled code: no dispatch cost)."""
-    problem = FeatureProblem(ei, ej, wy, w, X, ridge_vec, ridge_beta)
-    return line_search(problem, x, step, slope, F0, True, trial)
+    d = x[ei] - x[ej] + X @ x[n:]
+    e = np.exp(-np.abs(d))
+    log_s = np.minimum(d, 0.0) - np.log1p(e)  # log sigmoid(d), no overflow
+    F = (wy * log_s + (w - wy) * (log_s - d)).sum()
+    F -= 0.5 * (ridge_vec * x[:n] * x[:n]).sum() + 0.5 * ridge_beta * (x[n:] * x[n:]).sum()
+    if h is not None:
+        s = np.where(d >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
+        h[:] = w * s * (1.0 - s)
+        r[:] = wy - w * s
+    return float(F)
 
 
 class _System:
@@ -170,7 +120,6 @@ def _newton(ei, ej, wy, w, X, x, system, ridge_vec, ridge_beta, max_iter, tol):
     m = ei.size
     h = np.empty(m)
     r = np.empty(m)
-    trial = np.empty(n + k)
     F = _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h, r)
     max_change, n_iter = np.inf, 0
     S = np.zeros((k, k))
@@ -198,12 +147,13 @@ def _newton(ei, ej, wy, w, X, x, system, ridge_vec, ridge_beta, max_iter, tol):
             return False, n_iter, max_change, S
         step = np.r_[z0 - Zb @ db, db]
         step[:n][system.fixed] = 0.0
-        max_change, slope = step_size(g, step)
+        max_change, slope = float(np.abs(step).max(initial=0.0)), float(g @ step)
         if max_change < tol:
             x += step
             return True, n_iter, max_change, S
-        _search(ei, ej, wy, w, X, ridge_vec, ridge_beta, x, step, slope, F, trial)
-        x[:] = trial
+        x[:] = backtrack(
+            lambda v: _feat_eval(ei, ej, wy, w, X, v, ridge_vec, ridge_beta), x, step, slope, F
+        )
         F = _feat_eval(ei, ej, wy, w, X, x, ridge_vec, ridge_beta, h, r)
     return False, n_iter, max_change, S
 

@@ -8,16 +8,19 @@ d_c = theta_first - theta_second, minus (ridge / 2) * ||theta||^2 when ridge > 0
 outcomes are the probabilities themselves (``tau=None``) or the hard decisions at a threshold
 (``ranking.decide``).
 
-Solvers (both exact Newton methods, converged on max |delta theta| < tol, damped by one
-shared line search, ``ranking.bradley_terry.newton``):
+Solvers (exact Newton methods, converged on max |delta theta| < tol, damped by backtracking
+with Armijo's test, ``ranking.bradley_terry.newton``):
 
 * P input (n_contexts, N, N): per context a damped Newton iteration whose N x N Hessian is
-  solved by Cholesky; the numba kernel loops over contexts in parallel
-  (``ranking.bradley_terry.dense``).
-* flat input (one large item set): a few passes of Newman's (2023) iteration to get close,
-  then a damped inexact Newton iteration whose Hessian (a weighted graph Laplacian) is solved
-  by Jacobi-preconditioned conjugate gradient. Every step is a pass over the edge list; no
-  dense n_items x n_items matrix is formed (``ranking.bradley_terry.flat``).
+  solved by Cholesky, all contexts together as one stack of dense problems in numpy
+  (``ranking.bradley_terry.stacked``): nothing to compile.
+* flat input (one item set): every connected component is a problem of its own; components
+  of up to ``STACK_MAX_ITEMS`` items (systems of a leaderboard, an arena folded into its
+  pairs, the candidates of many contexts) are fitted as such a stack too. An item set with a
+  larger component takes the compiled sparse solver (``ranking.bradley_terry.flat``): a few
+  passes of Newman's (2023) iteration to get close, then a damped inexact Newton iteration
+  whose Hessian (a weighted graph Laplacian) is solved by Jacobi-preconditioned conjugate
+  gradient, every step a pass over the edge list (no dense n_items x n_items matrix).
 
 Flat input is folded first when that pays (``ranking.bradley_terry.aggregate``): the log-likelihood
 is additive in the weights and ignores the presentation order, so identical comparisons become one

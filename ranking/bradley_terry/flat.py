@@ -1,15 +1,22 @@
-"""Bradley–Terry for one large item set given as flat comparisons: sparse inexact Newton.
+"""Bradley–Terry for one item set given as flat comparisons.
 
-No dense n_items x n_items matrix is formed; every step is a pass over the edge list. A few
-passes of Newman's (2023) iteration get close to the MLE, then a damped inexact Newton
-iteration takes over whose Hessian (a weighted graph Laplacian) is solved by
+The connected components of the comparison graph (``ranking.bradley_terry.graph``) are
+independent problems. When none has more than ``STACK_MAX_ITEMS`` items, every component is
+one dense problem of a stack fitted in numpy (``ranking.bradley_terry.stacked``), components
+of similar size together. Otherwise the item set takes the compiled sparse solver of this
+module: no dense n_items x n_items matrix is formed and every step is a pass over the edge
+list. A few passes of Newman's (2023) iteration get close to the MLE, then a damped inexact
+Newton iteration takes over whose Hessian (a weighted graph Laplacian) is solved by
 Jacobi-preconditioned conjugate gradient, damped by the line search of
 ``ranking.bradley_terry.newton``. Components, the MLE-existence check of the beats graph and the
-fallback ridge follow the same rules as the dense solver (see ``ranking.bradley_terry``).
+fallback ridge follow the same rules either way (see ``ranking.bradley_terry``).
 
-The kernels are serial on purpose: single passes over the edge list are memory bound, two
-threads gained only ~20 % on an idle 2-core machine and lost badly when the cores were shared
-(threads waiting at every barrier).
+The compiled solver is kept for large components: on 2,000 and 20,000 items (one component)
+a numpy Newton-CG took 3 to 5 times as long, seconds at the larger size; it is compiled only
+when such an item set comes (no bundled benchmark's page has one). Its kernels are serial on
+purpose: single passes over the edge list are memory bound, two threads gained only ~20 % on
+an idle 2-core machine and lost badly when the cores were shared (threads waiting at every
+barrier).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import numpy as np
 
 from ranking._core.jit import njit
 
+from .graph import centred, components, finite_mle
 from .newton import (
     RIDGE_FALLBACK,
     centre,
@@ -30,10 +38,14 @@ from .newton import (
     register,
     step_size,
 )
+from .stacked import fit_stack
 
-__all__ = ["FlatProblem", "fit_flat"]
+__all__ = ["FlatProblem", "STACK_MAX_ITEMS", "fit_flat"]
 
-# Newton iterations tried before the MLE-existence check of the beats graph.
+#: Components up to this many items are fitted as dense problems in numpy; an item set with a
+#: larger one takes the compiled sparse solver.
+STACK_MAX_ITEMS = 256
+# Newton iterations of the sparse solver tried before the MLE-existence check.
 _EXISTENCE_CHECK_AFTER = 30
 # Newman warm-up passes at most, and the max |delta theta| where Newton takes over.
 _WARMUP_PASSES = 30
@@ -44,117 +56,6 @@ _WARMUP_SWITCH = 1e-6
 #: and Hessian diagonal D at the trial point (kept for the next step when it is accepted) and
 #: for the strengths pi.
 FlatProblem = namedtuple("FlatProblem", "ei ej wy w ridge_vec g h_trial g_trial D_trial pi")
-
-
-@njit
-def _components_flat(ei, ej, w, n):
-    """Union-find over edges with positive weight; labels 0..k-1, -1 for isolated items."""
-    parent = np.arange(n)
-    for e in range(ei.shape[0]):
-        if w[e] <= 0.0:
-            continue
-        a = ei[e]
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        b = ej[e]
-        while parent[b] != b:
-            parent[b] = parent[parent[b]]
-            b = parent[b]
-        if a != b:
-            if a < b:
-                parent[b] = a
-            else:
-                parent[a] = b
-    present = np.zeros(n, np.bool_)
-    for e in range(ei.shape[0]):
-        if w[e] > 0.0:
-            present[ei[e]] = True
-            present[ej[e]] = True
-    label = np.full(n, -1, np.int64)
-    comp = np.full(n, -1, np.int64)
-    k = 0
-    for i in range(n):
-        if not present[i]:
-            continue
-        r = i
-        while parent[r] != r:
-            r = parent[r]
-        if label[r] == -1:
-            label[r] = k
-            k += 1
-        comp[i] = label[r]
-    return comp, k
-
-
-@njit
-def _finite_mle_flat(ei, ej, wy, w, n, comp, n_comp):
-    """Per component: strong connectivity of the beats graph, by forward/backward reach."""
-    m = ei.shape[0]
-    # CSR of arrows src -> dst (src has positive win weight over dst), and the reverse
-    out_deg = np.zeros(n + 1, np.int64)
-    in_deg = np.zeros(n + 1, np.int64)
-    for e in range(m):
-        if wy[e] > 0.0:
-            out_deg[ei[e] + 1] += 1
-            in_deg[ej[e] + 1] += 1
-        if w[e] - wy[e] > 0.0:
-            out_deg[ej[e] + 1] += 1
-            in_deg[ei[e] + 1] += 1
-    for i in range(n):
-        out_deg[i + 1] += out_deg[i]
-        in_deg[i + 1] += in_deg[i]
-    out_adj = np.empty(out_deg[n], np.int32)
-    in_adj = np.empty(in_deg[n], np.int32)
-    po = out_deg[:-1].copy()
-    pi = in_deg[:-1].copy()
-    for e in range(m):
-        a = ei[e]
-        b = ej[e]
-        if wy[e] > 0.0:
-            out_adj[po[a]] = b
-            po[a] += 1
-            in_adj[pi[b]] = a
-            pi[b] += 1
-        if w[e] - wy[e] > 0.0:
-            out_adj[po[b]] = a
-            po[b] += 1
-            in_adj[pi[a]] = b
-            pi[a] += 1
-    size = np.zeros(n_comp, np.int64)
-    root = np.full(n_comp, -1, np.int64)
-    for i in range(n):
-        c = comp[i]
-        if c >= 0:
-            size[c] += 1
-            if root[c] == -1:
-                root[c] = i
-    ok = np.ones(n_comp, np.bool_)
-    seen = np.zeros(n, np.bool_)
-    stack = np.empty(n, np.int64)
-    for direction in range(2):
-        ptr = out_deg if direction == 0 else in_deg
-        adj = out_adj if direction == 0 else in_adj
-        seen[:] = False
-        for c in range(n_comp):
-            r = root[c]
-            seen[r] = True
-            stack[0] = r
-            top = 1
-            reached = 1
-            while top > 0:
-                top -= 1
-                i = stack[top]
-                for q in range(ptr[i], ptr[i + 1]):
-                    j = adj[q]
-                    if not seen[j]:
-                        seen[j] = True
-                        stack[top] = j
-                        top += 1
-                        reached += 1
-            if reached < size[c]:
-                ok[c] = False
-    return ok
 
 
 @njit(error_model="numpy")
@@ -430,45 +331,30 @@ def fit_flat(ei, ej, wy, w, n_items, ridge, max_iter, tol, theta0=None):
     ``wy`` is the win weight of the first item of every comparison and ``w`` its weight.
     Returns (theta, converged, n_iter, max_change, component, n_components, finite_mle,
     ridge per item).
+
+    The components of the comparison graph are independent problems. When none has more than
+    ``STACK_MAX_ITEMS`` items (the systems of a leaderboard, an arena folded into its pairs,
+    the candidates of many contexts) each component becomes one dense problem of a stack
+    fitted in numpy (``ranking.bradley_terry.stacked``): nothing to compile. Larger components
+    take the compiled sparse Newton-CG of this module. ``converged`` and ``finite_mle`` hold
+    for every component; ``n_iter`` and ``max_change`` are the largest over them.
     """
-    comp, n_comp = _components_flat(ei, ej, w, n_items)
+    ei = np.asarray(ei)
+    ej = np.asarray(ej)
+    comp, n_comp = components(ei, ej, w, n_items)
     present = comp >= 0
-    ridge_vec = np.zeros(n_items)
-
-    def start():
-        if theta0 is None:
-            return np.zeros(n_items)
-        return np.where(np.isfinite(theta0), theta0, 0.0)
-
-    theta = start()
-
-    def newton(n_max):
-        return _newton_flat(ei, ej, wy, w, comp, n_comp, ridge_vec, theta, n_max, tol)
-
-    if ridge > 0:
-        ok = _finite_mle_flat(ei, ej, wy, w, n_items, comp, n_comp)
-        ridge_vec[present] = ridge
-        converged, n_iter, max_change, _ = newton(max_iter)
+    theta = np.zeros(n_items) if theta0 is None else np.where(np.isfinite(theta0), theta0, 0.0)
+    if n_comp == 0:
+        theta[:] = np.nan
+        return theta, True, 0, 0.0, comp, 0, True, np.zeros(n_items)
+    size = np.bincount(comp[present], minlength=n_comp)
+    if size.max() <= STACK_MAX_ITEMS:
+        fitted = _fit_stacked(ei, ej, wy, w, comp, n_comp, size, ridge, max_iter, tol, theta,
+                              theta0 is not None)  # fmt: skip
     else:
-        if _newman_warmup(ei, ej, wy, w, comp, n_comp, theta, _WARMUP_PASSES, _WARMUP_SWITCH) < 0:
-            theta[:] = start()
-        # A converged unpenalised Newton run proves that the MLE exists (a stationary point
-        # of a concave function); where it does not exist Newton keeps taking O(1) steps.
-        # So the costlier graph check runs only when the first iterations do not converge.
-        converged, n_iter, max_change, _ = newton(min(max_iter, _EXISTENCE_CHECK_AFTER))
-        ok = np.ones(n_comp, bool)
-        if not converged:
-            ok = _finite_mle_flat(ei, ej, wy, w, n_items, comp, n_comp)
-            if not ok.all():
-                bad = np.zeros(n_items, bool)
-                bad[present] = ~ok[comp[present]]
-                ridge_vec[bad] = RIDGE_FALLBACK
-                theta[:] = start()
-            more = max_iter - n_iter
-            if more > 0:
-                converged, n_more, max_change, _ = newton(more)
-                n_iter += n_more
-    centre(theta, comp, n_comp)
+        fitted = _fit_sparse(ei, ej, wy, w, comp, n_comp, ridge, max_iter, tol, theta)
+    converged, n_iter, max_change, ok, ridge_vec = fitted
+    theta = centred(theta, comp, n_comp)
     theta[~present] = np.nan
     return (
         theta,
@@ -477,6 +363,118 @@ def fit_flat(ei, ej, wy, w, n_items, ridge, max_iter, tol, theta0=None):
         float(max_change),
         comp,
         int(n_comp),
-        bool(ok.all()),
+        bool(ok),
         ridge_vec,
     )
+
+
+def solver(comp):
+    """What :func:`fit_flat` ran for these components (the ``method`` of a result)."""
+    size = np.bincount(comp[comp >= 0])
+    if size.size and size.max() > STACK_MAX_ITEMS:
+        return "newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)"
+    return "newton-cholesky per component"
+
+
+def _fit_stacked(ei, ej, wy, w, comp, n_comp, size, ridge, max_iter, tol, theta, warm):
+    """Every component as one dense problem, components of similar size stacked together
+    (padded to the next power of two); theta in/out."""
+    fitted = fit_rows(ei, ej, wy[None], w[None], comp, n_comp, size, ridge, max_iter, tol,
+                      theta[None], warm)  # fmt: skip
+    theta[:] = fitted[0][0]
+    return (*fitted[1:5], fitted[5][0])
+
+
+def fit_rows(ei, ej, wy, w, comp, n_comp, size, ridge, max_iter, tol, theta, warm):
+    """Fits of the same edges under R sets of weights (a bootstrap's replicates): ``wy`` and
+    ``w`` (R, m), ``theta`` (R, n_items) the starting points.
+
+    ``comp`` are the components of the edges (with any weight): every (row, component) is one
+    dense problem of a stack (``ranking.bradley_terry.stacked``), which finds the row's own
+    components inside it (a row's graph is a subgraph). Returns (theta (R, n_items) centred
+    per component of each row, NaN where an item has no comparison in the row; converged
+    and finite MLE of every problem; the largest n_iter and max_change; ridge per item
+    (R, n_items)).
+    """
+    R, n_items = theta.shape
+    items = np.flatnonzero(comp >= 0)
+    items = items[np.argsort(comp[items], kind="stable")]
+    # position of every item inside its component, in item order
+    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    pos = np.full(n_items, -1, np.int64)
+    pos[items] = np.arange(items.size) - start[comp[items]]
+    width = np.maximum(2, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64))
+    out = np.full((R, n_items), np.nan)
+    ridge_vec = np.zeros((R, n_items))
+    converged, n_iter, max_change, ok = True, 0, 0.0, True
+    for S in np.unique(width):
+        group = np.flatnonzero(width == S)  # the components of this size class
+        G = group.size
+        slot = np.full(n_comp, -1, np.int64)
+        slot[group] = np.arange(G)
+        e = np.flatnonzero((comp[ei] >= 0) & (slot[np.maximum(comp[ei], 0)] >= 0))
+        where = slot[comp[ei[e]]] * S * S
+        ab, ba = where + pos[ei[e]] * S + pos[ej[e]], where + pos[ej[e]] * S + pos[ei[e]]
+        member = items[slot[comp[items]] >= 0]
+        at = slot[comp[member]], pos[member]
+        # rows per stack: about 2**20 matrix entries
+        chunk = max(1, (1 << 20) // (G * S * S))
+        for r0 in range(0, R, chunk):
+            rows = np.arange(r0, min(R, r0 + chunk))
+            cells = rows.size * G * S * S
+            shift = (np.arange(rows.size) * (G * S * S))[:, None]
+            W = np.bincount((shift + ab).ravel(), wy[rows][:, e].ravel(), cells)
+            W += np.bincount((shift + ba).ravel(), (w[rows][:, e] - wy[rows][:, e]).ravel(),
+                             cells)  # fmt: skip
+            th = np.zeros((rows.size, G, S))
+            th[:, at[0], at[1]] = theta[rows][:, member]
+            th = th.reshape(-1, S)
+            res = fit_stack(W.reshape(-1, S, S), ridge, max_iter, tol, th, warm)
+            out[rows[:, None], member] = th.reshape(rows.size, G, S)[:, at[0], at[1]]
+            rv = res[6].reshape(rows.size, G, S)
+            ridge_vec[rows[:, None], member] = rv[:, at[0], at[1]]
+            converged = converged and bool(res[0].all())
+            n_iter = max(n_iter, int(res[1].max()))
+            max_change = max(max_change, float(res[2].max()))
+            ok = ok and bool(res[5].all())
+    return out, converged, n_iter, max_change, ok, ridge_vec
+
+
+def _fit_sparse(ei, ej, wy, w, comp, n_comp, ridge, max_iter, tol, theta):
+    """The compiled sparse Newton-CG on the edges (one array type: int64, float64)."""
+    ei = np.ascontiguousarray(ei, dtype=np.int64)
+    ej = np.ascontiguousarray(ej, dtype=np.int64)
+    wy = np.ascontiguousarray(wy, dtype=np.float64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    n_items = theta.size
+    present = comp >= 0
+    ridge_vec = np.zeros(n_items)
+    start = theta.copy()
+
+    def newton(n_max):
+        return _newton_flat(ei, ej, wy, w, comp, n_comp, ridge_vec, theta, n_max, tol)
+
+    if ridge > 0:
+        ok = finite_mle(ei, ej, wy, w, n_items, comp, n_comp)
+        ridge_vec[present] = ridge
+        converged, n_iter, max_change, _ = newton(max_iter)
+    else:
+        if _newman_warmup(ei, ej, wy, w, comp, n_comp, theta, _WARMUP_PASSES, _WARMUP_SWITCH) < 0:
+            theta[:] = start
+        # A converged unpenalised Newton run proves that the MLE exists (a stationary point
+        # of a concave function); where it does not exist Newton keeps taking O(1) steps.
+        # So the graph check runs only when the first iterations do not converge.
+        converged, n_iter, max_change, _ = newton(min(max_iter, _EXISTENCE_CHECK_AFTER))
+        ok = np.ones(n_comp, bool)
+        if not converged:
+            ok = finite_mle(ei, ej, wy, w, n_items, comp, n_comp)
+            if not ok.all():
+                bad = np.zeros(n_items, bool)
+                bad[present] = ~ok[comp[present]]
+                ridge_vec[bad] = RIDGE_FALLBACK
+                theta[:] = start
+            more = max_iter - n_iter
+            if more > 0:
+                converged, n_more, max_change, _ = newton(more)
+                n_iter += n_more
+    return converged, n_iter, max_change, bool(ok.all()), ridge_vec

@@ -12,7 +12,7 @@ from ranking._core.decisions import decide
 from ranking._core.score_checks import check_confidence
 
 from .aggregate import aggregate, bootstrap_cells, fold_pairs, pair_totals
-from .dense import fit_batch, win_weights
+from .dense import win_weights
 from .features import (
     bootstrap_features,
     check_features,
@@ -21,16 +21,16 @@ from .features import (
     joint_covariance,
     plain_fit,
 )
-from .flat import fit_flat
+from .flat import fit_flat, solver
 from .intervals import (
     MAX_FISHER_ITEMS,
     bootstrap_dense,
     bootstrap_flat,
     bounds,
-    fisher_dense,
     fisher_flat,
 )
 from .result import result as _result
+from .stacked import fisher_stack, fit_stack
 
 __all__ = ["bt_P", "bt_flat", "bt_features"]
 
@@ -61,7 +61,7 @@ def bt_P(P, weights, tau, **options):
     W = np.ascontiguousarray(win_weights(Y, Om))
     theta = np.zeros((n_ctx, n))
     ridge, max_iter, tol = options["ridge"], options["max_iter"], options["tol"]
-    fitted = fit_batch(W, ridge, max_iter, tol, theta, False)
+    fitted = fit_stack(W, ridge, max_iter, tol, theta, False)
     converged, _, _, comp, n_comp, _, ridge_used = fitted
     if not converged.all():
         warnings.warn(
@@ -75,7 +75,7 @@ def bt_P(P, weights, tau, **options):
         fitted,
         per_context=True,
         method="newton-cholesky per context",
-        se=lambda: fisher_dense(W, theta, ridge_used, comp, n_comp),
+        se=lambda: fisher_stack(W, theta, ridge_used, comp),
         replicates=lambda: bootstrap_dense(
             Y, Om, theta, ridge, max_iter, tol, options["n_boot"], options["rng"]
         ),
@@ -133,7 +133,7 @@ def bt_flat(first, second, outcome, n_items, weights, tau, groups, **options):
         theta,
         fitted,
         per_context=False,
-        method="newman warm-up + newton-cg (jacobi-preconditioned conjugate gradient)" + how,
+        method=solver(comp) + how,
         se=lambda: fisher_flat(fa, fb, fw, n_items, theta, ridge_vec, comp, n_comp),
         replicates=replicates,
         options=options,

@@ -3,7 +3,8 @@
 * Fisher: theta +/- z se, with se from the inverse Fisher information under the centring
   constraint (the Moore–Penrose inverse of the Hessian, obtained by adding the gauge
   1_C 1_C^T / |C| of every shift-invariant component and subtracting it again). Per context
-  for P input (a Cholesky per context, in parallel); for flat input a dense inverse, so it is
+  for P input (``ranking.bradley_terry.stacked.fisher_stack``, numpy over all contexts; the
+  compiled :func:`fisher_dense` is its tested twin); for flat input a dense inverse, so it is
   limited to ``MAX_FISHER_ITEMS`` items.
 * bootstrap: percentile intervals from refits on the comparisons resampled with replacement
   (per context for P), each refit warm-started from the fitted scores.
@@ -19,16 +20,11 @@ from numba import prange
 
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 
-from .dense import (
-    _add_gauge,
-    _cholesky,
-    _cholesky_solve,
-    _dense_eval,
-    fit_batch,
-    win_weights,
-)
-from .flat import fit_flat
+from .dense import _add_gauge, _cholesky, _cholesky_solve, _dense_eval, win_weights
+from .flat import STACK_MAX_ITEMS, fit_flat, fit_rows
+from .graph import components
 from .newton import gauge
+from .stacked import fit_stack
 
 __all__ = [
     "MAX_FISHER_ITEMS",
@@ -74,7 +70,7 @@ def _percentile_bounds(samples, confidence):
 # ----------------------------------------------------------------------------------------------
 
 
-# one N x N Cholesky and N solves per context
+# one N x N Cholesky and N solves per context (the compiled twin of fisher_stack)
 @batch_kernel(work=lambda W, *rest: 2 * W.shape[0] * W.shape[1] ** 3, min_work=PARALLEL_MIN_WORK)
 def fisher_dense(W, theta, ridge_used, comp, n_comp):
     """Standard errors sqrt(diag(H^+)) per context (pseudo-inverse under the centring)."""
@@ -149,7 +145,8 @@ def bootstrap_dense(Y, Om, theta, ridge, max_iter, tol, n_boot, rng):
 
     ``Y`` holds the outcomes and ``Om`` the weight of every ordered comparison (0 where
     absent); the resampling draws multinomial counts on the cells (ordered pairs) of P from
-    the numpy Generator ``rng``.
+    the numpy Generator ``rng``. The replicates are refitted together, warm-started from
+    ``theta``, as one stack of dense problems (``ranking.bradley_terry.stacked``).
     """
     n_ctx, n, _ = Om.shape
     flat_cells = [np.flatnonzero(Om[c] > 0) for c in range(n_ctx)]
@@ -159,25 +156,54 @@ def bootstrap_dense(Y, Om, theta, ridge, max_iter, tol, n_boot, rng):
     cell_w = np.concatenate([Om[c].ravel()[cells] for c, cells in enumerate(flat_cells)])
     ctx_of = np.repeat(np.arange(n_ctx), sizes)
     samples = np.empty((n_boot, n_ctx, n))
-    for b in range(n_boot):
-        pick = offsets[ctx_of] + np.floor(rng.random(ctx_of.size) * sizes[ctx_of]).astype(np.int64)
-        counts = np.bincount(pick, minlength=all_cells.size).astype(np.float64)
-        Om_b = np.zeros(n_ctx * n * n)
-        Om_b[all_cells] = counts * cell_w
-        W_b = np.ascontiguousarray(win_weights(Y, Om_b.reshape(n_ctx, n, n)))
-        th_b = theta.copy()
-        fit_batch(W_b, float(ridge), max_iter, tol, th_b, True)
-        samples[b] = th_b
+    # replicates per stack: about 2**20 matrix entries
+    chunk = max(1, (1 << 20) // (n_ctx * n * n))
+    for s in range(0, n_boot, chunk):
+        rows = range(s, min(n_boot, s + chunk))
+        W_b = np.empty((len(rows), n_ctx, n, n))
+        for k, _ in enumerate(rows):
+            pick = offsets[ctx_of] + np.floor(rng.random(ctx_of.size) * sizes[ctx_of]).astype(
+                np.int64
+            )
+            counts = np.bincount(pick, minlength=all_cells.size).astype(np.float64)
+            Om_b = np.zeros(n_ctx * n * n)
+            Om_b[all_cells] = counts * cell_w
+            W_b[k] = win_weights(Y, Om_b.reshape(n_ctx, n, n))
+        th_b = np.broadcast_to(theta, (len(rows), n_ctx, n)).reshape(-1, n).copy()
+        fit_stack(W_b.reshape(-1, n, n), float(ridge), max_iter, tol, th_b, True)
+        samples[s : s + len(rows)] = th_b.reshape(len(rows), n_ctx, n)
     return samples
 
 
 def bootstrap_flat(ei, ej, wy, w, n_items, theta, ridge, max_iter, tol, n_boot, rng):
-    """(n_boot, n_items) refits on the comparisons resampled with replacement (``rng``)."""
+    """(n_boot, n_items) refits on the comparisons resampled with replacement (``rng``).
+
+    When every component has at most ``STACK_MAX_ITEMS`` items the replicates are fitted
+    together, one dense problem per replicate and component (``flat.fit_rows``), else one
+    sparse fit per replicate.
+    """
     m = ei.size
     samples = np.empty((n_boot, n_items))
-    for b in range(n_boot):
-        counts = np.bincount(rng.integers(0, m, m), minlength=m).astype(np.float64)
-        samples[b] = fit_flat(
-            ei, ej, wy * counts, w * counts, n_items, float(ridge), max_iter, tol, theta0=theta
-        )[0]
+    comp, n_comp = components(ei, ej, w, n_items)
+    size = np.bincount(comp[comp >= 0], minlength=n_comp)
+    stacked = n_comp > 0 and size.max() <= STACK_MAX_ITEMS
+    chunk = 50
+    for s in range(0, n_boot, chunk):
+        rows = range(s, min(n_boot, s + chunk))
+        counts = np.stack(
+            [np.bincount(rng.integers(0, m, m), minlength=m).astype(np.float64) for _ in rows]
+        )
+        if stacked:
+            start = np.broadcast_to(theta, (len(rows), n_items))
+            start = np.where(np.isfinite(start), start, 0.0)
+            samples[s : s + len(rows)] = fit_rows(
+                ei, ej, wy * counts, w * counts, comp, n_comp, size, float(ridge), max_iter,
+                tol, start, True,
+            )[0]  # fmt: skip
+            continue
+        for k, b in enumerate(rows):
+            samples[b] = fit_flat(
+                ei, ej, wy * counts[k], w * counts[k], n_items, float(ridge), max_iter, tol,
+                theta0=theta,
+            )[0]  # fmt: skip
     return samples

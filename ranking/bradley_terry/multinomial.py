@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
 from ranking._core.jit import njit
 
@@ -136,11 +135,3 @@ def _draw_row(n_draws, p, seed, row):
         row[k] = x
         left -= x
         rest -= p[k]
-
-
-@njit(parallel=True, error_model="numpy")
-def _draw_counts(n_draws, p, seeds, out):
-    """Multinomial(n_draws, p) per row of ``out``, each row from its own seeded stream (so
-    the draws do not depend on the number of threads)."""
-    for r in prange(out.shape[0]):
-        _draw_row(n_draws, p, seeds[r], out[r])

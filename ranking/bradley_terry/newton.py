@@ -1,18 +1,22 @@
-"""What the two Bradley–Terry Newton solvers share: the line search, the gauge, the centring.
+"""What the Bradley–Terry Newton solvers share: the line search, the gauge, the centring.
 
-Both solvers (``ranking.bradley_terry.dense``, one N x N Hessian per context, and
-``ranking.bradley_terry.flat``, one large item set) maximise the same concave penalised
-log-likelihood by damped Newton steps. The damping is one backtracking line search,
-:func:`line_search`, written once. What it evaluates depends on the problem it is given:
+Every solver maximises a concave penalised log-likelihood by damped Newton steps, damped by
+one backtracking rule: t = 1, 1/2, 1/4, ... until Armijo's sufficient-increase test holds.
+The compiled solvers (``ranking.bradley_terry.dense``, one N x N Hessian per context, used by
+the budget loop; ``ranking.bradley_terry.flat``'s sparse solver for large item sets) call
+:func:`line_search`; the numpy ones call :func:`backtrack` (one problem: the tie models and
+covariates) or ``ranking.bradley_terry.stacked`` (a stack of problems at once), the same rule
+with the same constants. What :func:`line_search` evaluates depends on the problem it is
+given:
 
 * ``objective(problem, x)``: the penalised log-likelihood at x;
 * ``accept_early(problem, trial, step)``: a cheap acceptance test tried before the objective
   (the flat solver accepts on its gradient at the trial point, which it needs next anyway;
   the dense solver has none).
 
-Each solver module defines its problem (a named tuple of the arrays those two need) and
-registers the two for it with ``numba.extending.overload``, so the choice is made when numba
-compiles the line search for that problem type, not at run time.
+Each compiled solver module defines its problem (a named tuple of the arrays those two need)
+and registers the two for it with ``numba.extending.overload``, so the choice is made when
+numba compiles the line search for that problem type, not at run time.
 """
 
 from __future__ import annotations
@@ -22,7 +26,14 @@ from numba.extending import overload
 
 from ranking._core.jit import FLAGS, njit
 
-__all__ = ["RIDGE_FALLBACK", "accept_early", "line_search", "objective", "register"]
+__all__ = [
+    "RIDGE_FALLBACK",
+    "accept_early",
+    "backtrack",
+    "line_search",
+    "objective",
+    "register",
+]
 
 #: Ridge used (only) in components whose unpenalised MLE is at infinity when ridge == 0.
 RIDGE_FALLBACK = 1e-3
@@ -86,6 +97,27 @@ def line_search(problem, theta, step, slope, F0, have_F0, trial):
             break
         t *= 0.5
     return t
+
+
+def backtrack(objective, theta, step, slope, F0=None):
+    """:func:`line_search` for numpy solvers: ``objective(x)`` is the penalised
+    log-likelihood (``F0`` its value at ``theta``, computed here when None and needed).
+
+    Tries t = 1, 1/2, ... (at most ``_MAX_HALVINGS`` times) and returns the first
+    theta + t step that passes Armijo's test with the same slack for rounding; the last one
+    tried otherwise.
+    """
+    t = 1.0
+    trial = theta + step
+    for _ in range(_MAX_HALVINGS):
+        trial = theta + t * step
+        if F0 is None:
+            F0 = objective(theta)
+        F1 = objective(trial)
+        if F1 >= F0 + _ARMIJO * t * slope - 1e-13 * (1.0 + abs(F0)):
+            break
+        t *= 0.5
+    return trial
 
 
 @njit

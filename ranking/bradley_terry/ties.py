@@ -33,15 +33,17 @@ import numpy as np
 from ranking._core.checks import check_flat, check_tau
 from ranking._core.decisions import decide
 
-from .flat import _components_flat, _finite_mle_flat, fit_flat
+from .flat import fit_flat
+from .graph import components, finite_mle
 from .intervals import MAX_FISHER_ITEMS, _percentile_bounds
-from .newton import RIDGE_FALLBACK, line_search
+from .newton import RIDGE_FALLBACK, backtrack
 from .result import BTResult
 from .ties_model import (
     DAVIDSON,
     MODELS,
     RAO_KUPPER,
     TieProblem,
+    objective,
     pair_derivatives,
     tie_masses,
 )
@@ -185,7 +187,7 @@ class _Fitter:
         pos = np.full(n_items, -1, np.int64)
         pos[self.items] = np.arange(self.m)
         self.pi, self.pj = pos[pi], pos[pj]
-        comp, self.n_comp = _components_flat(self.pi, self.pj, np.ones(self.pi.size), self.m)
+        comp, self.n_comp = components(self.pi, self.pj, np.ones(self.pi.size), self.m)
         self.comp = comp
         self.component = np.full(n_items, -1, np.int64)
         self.component[self.items] = comp
@@ -206,8 +208,7 @@ class _Fitter:
         return theta
 
     def _setup(self, a, b, t):
-        ok = _finite_mle_flat(self.pi, self.pj, a + 0.5 * t, a + b + t, self.m, self.comp,
-                              self.n_comp)  # fmt: skip
+        ok = finite_mle(self.pi, self.pj, a + 0.5 * t, a + b + t, self.m, self.comp, self.n_comp)
         self.finite = bool(ok.all())
         if self.ridge > 0:
             self.ridge_vec = np.full(self.m, self.ridge)
@@ -248,7 +249,6 @@ class _Fitter:
             return self._boundary(a, b, t, T, N, notes)
         z = self._start(a, b, t, T / N) if z0 is None else z0.copy()
         problem = TieProblem(self.pi, self.pj, a, b, t, self.ridge_vec, self.model)
-        trial = np.empty_like(z)
         converged, it, change = False, 0, np.inf
         for it in range(1, self.max_iter + 1):  # noqa: B007
             g, H = self.hessian(z, a, b, t)
@@ -261,8 +261,7 @@ class _Fitter:
             if change < self.tol:
                 converged = True
                 break
-            line_search(problem, z, step, float(g @ step), 0.0, False, trial)
-            z, trial = trial, z
+            z = backtrack(lambda x: objective(problem, x), z, step, float(g @ step))
         state = "inside"
         return z, dict(converged=converged, n_iter=it, max_change=change, notes=notes,
                        tie_param=_param(self.model, z[-1]), tie_state=state)  # fmt: skip

@@ -23,9 +23,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ranking._core.checks import check_flat
-from ranking._core.jit import njit
-
-from .newton import log_sigmoid, register
 
 __all__ = [
     "DAVIDSON",
@@ -49,49 +46,32 @@ MODELS = {"davidson": DAVIDSON, "rao-kupper": RAO_KUPPER}
 TieProblem = namedtuple("TieProblem", "pi pj a b t ridge_vec model")
 
 
-def _tie_objective_impl(problem, x):
-    z = x
+def objective(problem, z):
+    """The penalised log-likelihood of the tie model at z = (theta, x)."""
+    z = np.asarray(z, dtype=np.float64)
     pi, pj, a, b, t = problem.pi, problem.pj, problem.a, problem.b, problem.t
     n = problem.ridge_vec.shape[0]
     x = z[n]  # the tie parameter
-    F = 0.0
-    if problem.model == 0:
-        nu = np.exp(x) if x < 700.0 else np.inf
-        if not np.isfinite(nu):
+    d = z[pi] - z[pj]
+    if problem.model == DAVIDSON:
+        if not x < 700.0:  # nu = e^x overflows
             return -np.inf
-        for e in range(pi.shape[0]):
-            d = z[pi[e]] - z[pj[e]]
-            u = 0.5 * abs(d)
-            E = np.exp(-u)
-            logD = u + np.log(1.0 + E * E + np.exp(x - u))
-            F += 0.5 * (a[e] - b[e]) * d + t[e] * x - (a[e] + b[e] + t[e]) * logD
+        u = 0.5 * np.abs(d)
+        E = np.exp(-u)
+        logD = u + np.log(1.0 + E * E + np.exp(x - u))
+        F = (0.5 * (a - b) * d + t * x - (a + b + t) * logD).sum()
     else:
         if not x > 0.0:
             return -np.inf
         L = 2.0 * x + np.log1p(-np.exp(-2.0 * x))
-        for e in range(pi.shape[0]):
-            d = z[pi[e]] - z[pj[e]]
-            lp = log_sigmoid(d - x)
-            lq = log_sigmoid(-d - x)
-            F += (a[e] + t[e]) * lp + (b[e] + t[e]) * lq
-            if t[e] > 0.0:
-                F += t[e] * L
-    for i in range(n):
-        F -= 0.5 * problem.ridge_vec[i] * z[i] * z[i]
-    return F
+        F = ((a + t) * _log_sigmoid(d - x) + (b + t) * _log_sigmoid(-d - x)).sum()
+        F += np.where(t > 0.0, t * L, 0.0).sum()
+    return float(F - 0.5 * (problem.ridge_vec * z[:n] * z[:n]).sum())
 
 
-def _never_early(problem, trial, step):
-    return False
-
-
-register(TieProblem, _tie_objective_impl, _never_early)
-_tie_objective = njit(error_model="numpy")(_tie_objective_impl)
-
-
-def objective(problem, z):
-    """The penalised log-likelihood of the tie model at z = (theta, x) (from Python)."""
-    return float(_tie_objective(problem, np.ascontiguousarray(z, dtype=np.float64)))
+def _log_sigmoid(v):
+    """log(1 / (1 + exp(-v))) without overflow."""
+    return np.minimum(v, 0.0) - np.log1p(np.exp(-np.abs(v)))
 
 
 def pair_derivatives(model, d, x, a, b, t):
