@@ -41,6 +41,14 @@ settled by an invented order:
 
 A context without any comparison (an all-NaN block of P) gets NaN ranks and scores, an
 order of -1 only, n_present 0 and log-likelihood 0 (no comparison to explain).
+
+Where it runs: contexts with at most ``NUMPY_MAX_N`` items present take the exact DP in
+numpy (:func:`_exact_numpy`: the same programme, one layer of set sizes at a time over all
+contexts; 2**11 sets at most), so a page with small contexts compiles nothing; the larger
+exact ones the compiled :func:`_ml_batch`, where the DP pays (at N = 12 and more the compiled
+loop is 7 to 16 times faster, and numpy would take seconds at N = 14), and the heuristic
+contexts the compiled :func:`_ml_heuristic`. Each kernel has one signature and allocates
+little, and it is compiled only when a context needs it.
 """
 
 from __future__ import annotations
@@ -65,6 +73,9 @@ MAX_EXACT_N = 24
 _TIE_RTOL = 1e-9
 # Block width of the exact re-ordering step inside the heuristic (2**12 DP states per block).
 _WINDOW = 12
+#: Contexts with at most this many items present are solved exactly in numpy (the same
+#: dynamic programme, nothing to compile); larger ones by the compiled kernel.
+NUMPY_MAX_N = 11
 
 
 @dataclass(frozen=True)
@@ -135,308 +146,74 @@ def _pair_terms(arr, tau):
 
 
 @njit
-def _column_sums(A):
-    """Column sums of A over the members of a set, split into a low and a high half.
+def _dp(A, f, choice, g_lo, g_hi, cand, order):
+    """Exact best order of the m items of A (m x m, objective terms) into ``order``; returns
+    whether it is the only best order.
 
-    ``g_lo[S, k]`` sums A[j, k] over the bits j of S among the low h = m // 2 items,
-    ``g_hi[S, k]`` over the high ones (bit b standing for item h + b): the sum over any set
-    T is g_lo[T & (2**h - 1), k] + g_hi[T >> h, k].
+    ``f`` and ``choice`` (2**m entries) get f[T], the best value of placing the set T at the
+    top, and the item put last in T on the returned path; ``g_lo`` (2**(m // 2) x m) and
+    ``g_hi`` (2**(m - m // 2) x m) the column sums of A over the members of a set among the
+    low h = m // 2 items and among the high ones (bit b standing for item h + b), so that
+    the sum over any set T is g_lo[T & (2**h - 1), k] + g_hi[T >> h, k]: each (T, k) costs
+    O(1). ``cand`` (m) is scratch. The best order is unique exactly when no set on the path
+    has a second best last item (every other best order leaves the path at such a set).
+    All buffers come from the caller (nothing to allocate, nothing else to compile).
     """
     m = A.shape[0]
     h = m // 2
-    n_lo = 1 << h
-    n_hi = 1 << (m - h)
-    g_lo = np.zeros((n_lo, m))
-    g_hi = np.zeros((n_hi, m))
-    for S in range(1, n_lo):
+    for k in range(m):
+        g_lo[0, k] = 0.0
+        g_hi[0, k] = 0.0
+    for S in range(1, 1 << h):
         b = 0
         while not (S >> b) & 1:
             b += 1
         prev = S ^ (1 << b)
         for k in range(m):
             g_lo[S, k] = g_lo[prev, k] + A[b, k]
-    for S in range(1, n_hi):
+    for S in range(1, 1 << (m - h)):
         b = 0
         while not (S >> b) & 1:
             b += 1
         prev = S ^ (1 << b)
         for k in range(m):
             g_hi[S, k] = g_hi[prev, k] + A[h + b, k]
-    return g_lo, g_hi, h
-
-
-@njit
-def _last_value(f, g_lo, g_hi, lo, hi, T, k):
-    """Value of the set T with item k put last (just below the rest of T): f of the rest
-    plus A[j, k] summed over j in T (``_column_sums``; lo, hi: T's low and high bits)."""
-    return f[T ^ (1 << k)] + g_lo[lo, k] + g_hi[hi, k]
-
-
-@njit
-def _tie_threshold(best):
-    """Values at or above this count as equal to ``best`` (within rounding)."""
-    return best - _TIE_RTOL * (1.0 + abs(best))
-
-
-@njit
-def _dp_exact(A, f, choice):
-    """Exact best order of the m items of A (m x m, objective terms); f, choice: 2**m buffers.
-
-    f[T] is the best value of placing the set T at the top and choice[T] the item put last
-    in T on the returned path. Also returns whether the best order is unique: every other
-    best order leaves the path at a set where another last item is as good, so it is unique
-    exactly when no set on the path has a second best last item.
-    """
-    m = A.shape[0]
-    g_lo, g_hi, h = _column_sums(A)
     full = (1 << m) - 1
-    f[0] = 0.0
     lo_mask = (1 << h) - 1
-    cand = np.empty(m)
+    f[0] = 0.0
     for T in range(1, full + 1):
         lo = T & lo_mask
         hi = T >> h
         best = -np.inf
         for k in range(m):
             # k goes just below the rest of T: A[j, k] summed over j in T (A[k, k] = 0)
-            v = _last_value(f, g_lo, g_hi, lo, hi, T, k)
+            v = f[T ^ (1 << k)] + g_lo[lo, k] + g_hi[hi, k]
             v = v if (T >> k) & 1 else -np.inf
             cand[k] = v
-            best = max(best, v)
+            if v > best:
+                best = v
         # ties (within rounding): prefer the highest index at the bottom, deterministically
-        thr = _tie_threshold(best)
+        thr = best - _TIE_RTOL * (1.0 + abs(best))
         bk = m - 1
         while not cand[bk] >= thr:
             bk -= 1
         f[T] = best
         choice[T] = bk
-    order = np.empty(m, np.int64)
     unique = True
     T = full
     for pos in range(m - 1, -1, -1):
-        k = np.int64(choice[T])  # int64, not int8: _last_value compiles once
+        k = np.int64(choice[T])
         order[pos] = k
         if unique:
-            thr = _tie_threshold(f[T])
+            thr = f[T] - _TIE_RTOL * (1.0 + abs(f[T]))
             lo = T & lo_mask
             hi = T >> h
             for q in range(k):  # choice is the highest best index: only lower ones can tie
-                if (T >> q) & 1 and _last_value(f, g_lo, g_hi, lo, hi, T, q) >= thr:
+                if (T >> q) & 1 and f[T ^ (1 << q)] + g_lo[lo, q] + g_hi[hi, q] >= thr:
                     unique = False
                     break
         T ^= 1 << k
-    return order, unique
-
-
-@njit
-def _count_best(A, f, count):
-    """count[T] = number of orders of the set T that reach f[T] (within rounding).
-
-    count[2**m - 1] is the number of equally likely best orders. Uses the same rule for
-    "equal" as ``_dp_exact``, from the f it filled.
-    """
-    m = A.shape[0]
-    g_lo, g_hi, h = _column_sums(A)
-    full = (1 << m) - 1
-    lo_mask = (1 << h) - 1
-    count[0] = 1.0
-    for T in range(1, full + 1):
-        lo = T & lo_mask
-        hi = T >> h
-        thr = _tie_threshold(f[T])
-        n = 0.0
-        for k in range(m):
-            if (T >> k) & 1:
-                rest = T ^ (1 << k)
-                if _last_value(f, g_lo, g_hi, lo, hi, T, k) >= thr:
-                    n += count[rest]
-        count[T] = n
-
-
-@njit
-def _mean_ranks_exact(A, f, count):
-    """Rank of every item (1 = best) averaged over all the best orders found by ``_dp_exact``.
-
-    An order is best exactly when every one of its prefixes is a best order of its set, so
-    the best orders are the paths through the sets that keep to f. Going down from the full
-    set, ``below[T]`` counts the best ways to order the items not in T under T; item k put
-    last in T sits at rank |T| in count[T \\ {k}] * below[T] best orders.
-    """
-    m = A.shape[0]
-    g_lo, g_hi, h = _column_sums(A)
-    full = (1 << m) - 1
-    lo_mask = (1 << h) - 1
-    below = np.zeros(full + 1)
-    below[full] = 1.0
-    rank_sum = np.zeros(m)
-    for T in range(full, 0, -1):
-        b_T = below[T]
-        if b_T == 0.0:  # T starts no best order
-            continue
-        lo = T & lo_mask
-        hi = T >> h
-        thr = _tie_threshold(f[T])
-        size = 0
-        for k in range(m):
-            size += (T >> k) & 1
-        for k in range(m):
-            if not (T >> k) & 1:
-                continue
-            rest = T ^ (1 << k)
-            if _last_value(f, g_lo, g_hi, lo, hi, T, k) >= thr:
-                below[rest] += b_T
-                rank_sum[k] += count[rest] * b_T * size
-    return rank_sum / count[full]
-
-
-@njit
-def _insertion_search(A, order):
-    """Best-improvement single-item moves until none improves (a local optimum)."""
-    m = order.shape[0]
-    improved = True
-    while improved:
-        improved = False
-        for x in range(m):
-            a = 0
-            while order[a] != x:
-                a += 1
-            best_delta = 0.0
-            best_b = a
-            delta = 0.0
-            for b in range(a - 1, -1, -1):
-                y = order[b]
-                delta += A[x, y] - A[y, x]
-                if delta > best_delta + 1e-12 * (1.0 + abs(best_delta)):
-                    best_delta = delta
-                    best_b = b
-            delta = 0.0
-            for b in range(a + 1, m):
-                y = order[b]
-                delta += A[y, x] - A[x, y]
-                if delta > best_delta + 1e-12 * (1.0 + abs(best_delta)):
-                    best_delta = delta
-                    best_b = b
-            if best_b != a:
-                if best_b < a:
-                    for q in range(a, best_b, -1):
-                        order[q] = order[q - 1]
-                else:
-                    for q in range(a, best_b):
-                        order[q] = order[q + 1]
-                order[best_b] = x
-                improved = True
-    return order
-
-
-@njit
-def _block_value(A, items):
-    v = 0.0
-    for a in range(items.shape[0]):
-        for b in range(a + 1, items.shape[0]):
-            v += A[items[a], items[b]]
-    return v
-
-
-@njit
-def _window_search(A, order, width):
-    """Re-order blocks of ``width`` consecutive items exactly (DP); True if anything improved.
-
-    Moving items only inside a contiguous block leaves their relations to every item outside
-    the block unchanged, so the block's own optimum is an improvement of the whole order.
-    """
-    m = order.shape[0]
-    w = min(width, m)
-    f = np.zeros(1 << w)
-    choice = np.empty(1 << w, np.int8)
-    Ab = np.empty((w, w))
-    improved = False
-    step = max(1, w // 2)
-    start = 0
-    while True:
-        block = order[start : start + w].copy()
-        for a in range(w):
-            for b in range(w):
-                Ab[a, b] = A[block[a], block[b]]
-        local, _ = _dp_exact(Ab, f, choice)
-        new_block = np.empty(w, np.int64)
-        for r in range(w):
-            new_block[r] = block[local[r]]
-        old_v = _block_value(A, block)
-        new_v = _block_value(A, new_block)
-        if new_v > old_v + 1e-12 * (1.0 + abs(old_v)):
-            order[start : start + w] = new_block
-            improved = True
-        if start + w >= m:
-            break
-        start = min(start + step, m - w)
-    return improved
-
-
-@njit
-def _heuristic(A, order):
-    """Insertion local search alternated with exact re-ordering of sliding blocks."""
-    for _ in range(1000):
-        order = _insertion_search(A, order)
-        if not _window_search(A, order, _WINDOW):
-            break
-    return order
-
-
-@njit
-def _snap_ties(values):
-    """Make values that differ only by rounding (1e-9) exactly equal (their mean), in place.
-
-    Mean ranks of items in symmetric positions are sums of the same counts added in
-    different orders; without this a rounding difference would invent an order.
-    """
-    m = values.shape[0]
-    idx = np.argsort(values)
-    s = 0
-    while s < m:
-        e = s + 1
-        while e < m and values[idx[e]] - values[idx[e - 1]] <= 1e-9:
-            e += 1
-        if e - s > 1:
-            total = 0.0
-            for q in range(s, e):
-                total += values[idx[q]]
-            for q in range(s, e):
-                values[idx[q]] = total / (e - s)
-        s = e
-
-
-@njit
-def _neutral_block_ranks(A, order):
-    """Ranks of a heuristic order with equally good items tied; and how many orders tie.
-
-    The order is cut, from the top, into the longest runs of consecutive items in which
-    every two items are neutral (A[x, y] == A[y, x] within rounding: ranking x above y or
-    y above x gives the same value). Any re-ordering inside such a run leaves the objective
-    unchanged, so the run's items share its mean rank; the number of equally good orders
-    found this way is the product of the runs' factorials.
-    """
-    m = order.shape[0]
-    ranks = np.empty(m)
-    n_orders = 1.0
-    s = 0
-    while s < m:
-        e = s + 1
-        while e < m:
-            y = order[e]
-            ok = True
-            for q in range(s, e):
-                x = order[q]
-                if abs(A[x, y] - A[y, x]) > _TIE_RTOL * (1.0 + abs(A[x, y]) + abs(A[y, x])):
-                    ok = False
-                    break
-            if not ok:
-                break
-            e += 1
-        for q in range(s, e):
-            ranks[q] = 0.5 * (s + 1 + e)  # mean of the ranks s + 1 .. e
-            n_orders *= q - s + 1
-        s = e
-    return ranks, n_orders
+    return unique
 
 
 def _ml_work(A, present, exact_max_n, start):
@@ -451,13 +228,24 @@ def _ml_batch(A, present, exact_max_n, start):
     """Per context: one best order (items best first, -1 padding), the mean rank of every
     item over the equally good orders (NaN for items not present), and their number.
 
-    start: heuristic starting orders.
+    Contexts with at most ``exact_max_n`` items present are solved exactly (:func:`_dp`);
+    larger ones are left to :func:`_ml_heuristic` (order -1, ranks NaN here). When several
+    orders are best, a second pass over the sets counts the best orders
+    through each (count[T]: the best orders of T), a third goes down from the full set
+    (below[T]: the best ways to order the items not in T under T) and sums the rank of every
+    item over all best orders: an order is best exactly when each of its prefixes is a best
+    order of its set, so item k put last in T sits at rank |T| in count[T \\ {k}] * below[T]
+    of them.
     """
     n_ctx, n, _ = A.shape
-    out = np.full((n_ctx, n), -1, np.int64)
-    ranks = np.full((n_ctx, n), np.nan)
-    n_orders = np.ones(n_ctx)
+    out = np.empty((n_ctx, n), np.int64)
+    ranks = np.empty((n_ctx, n))
+    n_orders = np.empty(n_ctx)
     for c in prange(n_ctx):
+        n_orders[c] = 1.0
+        for i in range(n):
+            out[c, i] = -1
+            ranks[c, i] = np.nan
         idx = np.empty(n, np.int64)
         m = 0
         for i in range(n):
@@ -468,40 +256,357 @@ def _ml_batch(A, present, exact_max_n, start):
         for a in range(m):
             for b in range(m):
                 Ac[a, b] = A[c, idx[a], idx[b]]
+        local = np.empty(m, np.int64)
         if m <= exact_max_n:
-            f = np.zeros(1 << m)
-            choice = np.empty(1 << m, np.int8)
-            local, unique = _dp_exact(Ac, f, choice)
-            if unique:
+            full = (1 << m) - 1
+            f = np.empty(full + 1)
+            choice = np.empty(full + 1, np.int8)
+            h = m // 2
+            g_lo = np.empty((1 << h, m))
+            g_hi = np.empty((1 << (m - h), m))
+            cand = np.empty(m)
+            if _dp(Ac, f, choice, g_lo, g_hi, cand, local):
                 for r in range(m):
                     ranks[c, idx[local[r]]] = r + 1.0
             else:  # several best orders: count them, rank by the mean over all of them
-                count = np.empty(1 << m)
-                _count_best(Ac, f, count)
-                n_orders[c] = count[(1 << m) - 1]
-                mean = _mean_ranks_exact(Ac, f, count)
-                _snap_ties(mean)
+                lo_mask = (1 << h) - 1
+                count = np.empty(full + 1)
+                count[0] = 1.0
+                for T in range(1, full + 1):
+                    lo = T & lo_mask
+                    hi = T >> h
+                    thr = f[T] - _TIE_RTOL * (1.0 + abs(f[T]))
+                    tot = 0.0
+                    for k in range(m):
+                        if (T >> k) & 1:
+                            rest = T ^ (1 << k)
+                            if f[rest] + g_lo[lo, k] + g_hi[hi, k] >= thr:
+                                tot += count[rest]
+                    count[T] = tot
+                n_orders[c] = count[full]
+                below = np.empty(full + 1)
+                for T in range(full):
+                    below[T] = 0.0
+                below[full] = 1.0
+                rank_sum = np.empty(m)
+                for k in range(m):
+                    rank_sum[k] = 0.0
+                for T in range(full, 0, -1):
+                    b_T = below[T]
+                    if b_T == 0.0:  # T starts no best order
+                        continue
+                    lo = T & lo_mask
+                    hi = T >> h
+                    thr = f[T] - _TIE_RTOL * (1.0 + abs(f[T]))
+                    size = 0
+                    for k in range(m):
+                        size += (T >> k) & 1
+                    for k in range(m):
+                        if not (T >> k) & 1:
+                            continue
+                        rest = T ^ (1 << k)
+                        if f[rest] + g_lo[lo, k] + g_hi[hi, k] >= thr:
+                            below[rest] += b_T
+                            rank_sum[k] += count[rest] * b_T * size
                 for a in range(m):
-                    ranks[c, idx[a]] = mean[a]
+                    ranks[c, idx[a]] = rank_sum[a] / count[full]
         else:
-            # start order given in original indices: map to compressed positions
-            pos_of = np.full(n, -1, np.int64)
-            for a in range(m):
-                pos_of[idx[a]] = a
-            local = np.empty(m, np.int64)
-            q = 0
-            for r in range(n):
-                s = start[c, r]
-                if s >= 0 and pos_of[s] >= 0:
-                    local[q] = pos_of[s]
-                    q += 1
-            local = _heuristic(Ac, local)
-            block, n_orders[c] = _neutral_block_ranks(Ac, local)
-            for r in range(m):
-                ranks[c, idx[local[r]]] = block[r]
+            continue  # left to the heuristic (:func:`_ml_heuristic`)
         for r in range(m):
             out[c, r] = idx[local[r]]
     return out, ranks, n_orders
+
+
+def _heuristic_work(A, present, start):
+    """Serial nanoseconds, roughly: a few sweeps of m**2 insertion moves and m / 6 block
+    re-orderings (2**12 * 12**2 steps each) per context."""
+    n_ctx, n, _ = A.shape
+    return n_ctx * (20 * n * n * n + n * 600_000)
+
+
+# the parallel compilation (seconds on a fresh install) only from about 0.2 s of serial work
+@batch_kernel(work=_heuristic_work, min_work=10 * PARALLEL_MIN_WORK)
+def _ml_heuristic(A, present, start):
+    """Per context (too many items present for the exact search): local search from
+    ``start`` (the starting order in item indices), best-improvement single-item moves
+    alternated with exact re-ordering (:func:`_dp`) of sliding blocks of ``_WINDOW``
+    consecutive items until neither improves (moving items inside a contiguous block leaves
+    their relations to every item outside it unchanged, so a block's own optimum improves
+    the whole order). Returns one order (items best first, -1 padding), ranks that tie the
+    longest runs of consecutive items neutral to each other (A[x, y] == A[y, x] within
+    rounding: any re-ordering inside such a run keeps the objective; NaN for items not
+    present) and the number of orders found equally good (the product of the runs'
+    factorials)."""
+    n_ctx, n, _ = A.shape
+    out = np.empty((n_ctx, n), np.int64)
+    ranks = np.empty((n_ctx, n))
+    n_orders = np.empty(n_ctx)
+    for c in prange(n_ctx):
+        n_orders[c] = 1.0
+        for i in range(n):
+            out[c, i] = -1
+            ranks[c, i] = np.nan
+        idx = np.empty(n, np.int64)
+        m = 0
+        for i in range(n):
+            if present[c, i]:
+                idx[m] = i
+                m += 1
+        Ac = np.empty((m, m))
+        for a in range(m):
+            for b in range(m):
+                Ac[a, b] = A[c, idx[a], idx[b]]
+        local = np.empty(m, np.int64)
+        # start order given in original indices: map to compressed positions
+        pos_of = np.empty(n, np.int64)
+        for i in range(n):
+            pos_of[i] = -1
+        for a in range(m):
+            pos_of[idx[a]] = a
+        q = 0
+        for r in range(n):
+            s = start[c, r]
+            if s >= 0 and pos_of[s] >= 0:
+                local[q] = pos_of[s]
+                q += 1
+        w = _WINDOW if _WINDOW < m else m
+        f = np.empty(1 << w)
+        choice = np.empty(1 << w, np.int8)
+        g_lo = np.empty((1 << (w // 2), w))
+        g_hi = np.empty((1 << (w - w // 2), w))
+        cand = np.empty(w)
+        Ab = np.empty((w, w))
+        block = np.empty(w, np.int64)
+        new_block = np.empty(w, np.int64)
+        perm = np.empty(w, np.int64)
+        step = w // 2 if w // 2 > 1 else 1
+        for _ in range(1000):
+            # best-improvement single-item moves until none improves
+            improved = True
+            while improved:
+                improved = False
+                for x in range(m):
+                    a = 0
+                    while local[a] != x:
+                        a += 1
+                    best_delta = 0.0
+                    best_b = a
+                    delta = 0.0
+                    for b in range(a - 1, -1, -1):
+                        y = local[b]
+                        delta += Ac[x, y] - Ac[y, x]
+                        if delta > best_delta + 1e-12 * (1.0 + abs(best_delta)):
+                            best_delta = delta
+                            best_b = b
+                    delta = 0.0
+                    for b in range(a + 1, m):
+                        y = local[b]
+                        delta += Ac[y, x] - Ac[x, y]
+                        if delta > best_delta + 1e-12 * (1.0 + abs(best_delta)):
+                            best_delta = delta
+                            best_b = b
+                    if best_b != a:
+                        if best_b < a:
+                            for q in range(a, best_b, -1):
+                                local[q] = local[q - 1]
+                        else:
+                            for q in range(a, best_b):
+                                local[q] = local[q + 1]
+                        local[best_b] = x
+                        improved = True
+            # exact re-ordering of sliding blocks of w consecutive items
+            moved = False
+            first = 0
+            while True:
+                for a in range(w):
+                    block[a] = local[first + a]
+                for a in range(w):
+                    for b in range(w):
+                        Ab[a, b] = Ac[block[a], block[b]]
+                _dp(Ab, f, choice, g_lo, g_hi, cand, perm)
+                for r in range(w):
+                    new_block[r] = block[perm[r]]
+                old_v = 0.0
+                new_v = 0.0
+                for a in range(w):
+                    for b in range(a + 1, w):
+                        old_v += Ac[block[a], block[b]]
+                        new_v += Ac[new_block[a], new_block[b]]
+                if new_v > old_v + 1e-12 * (1.0 + abs(old_v)):
+                    for a in range(w):
+                        local[first + a] = new_block[a]
+                    moved = True
+                if first + w >= m:
+                    break
+                first = first + step if first + step < m - w else m - w
+            if not moved:
+                break
+        # ties: the longest runs of consecutive items neutral to each other
+        s = 0
+        while s < m:
+            e = s + 1
+            while e < m:
+                y = local[e]
+                neutral = True
+                for q in range(s, e):
+                    x = local[q]
+                    gap = abs(Ac[x, y] - Ac[y, x])
+                    if gap > _TIE_RTOL * (1.0 + abs(Ac[x, y]) + abs(Ac[y, x])):
+                        neutral = False
+                        break
+                if not neutral:
+                    break
+                e += 1
+            for q in range(s, e):
+                ranks[c, idx[local[q]]] = 0.5 * (s + 1 + e)  # mean of ranks s + 1 .. e
+                n_orders[c] *= q - s + 1
+            s = e
+        for r in range(m):
+            out[c, r] = idx[local[r]]
+    return out, ranks, n_orders
+
+
+def _exact_numpy(A):
+    """:func:`_ml_batch`'s exact search for a stack of contexts with the same m items
+    present, A (B, m, m), in numpy: the same dynamic programme over the sets (the same
+    column-sum tables, sums in the same order, the same tie rule), taken one layer of set
+    sizes at a time over all contexts together. Returns (order (B, m), ranks (B, m),
+    n_orders (B,)), equal to the kernel's. For small m (``NUMPY_MAX_N``) only: 2**m sets.
+    """
+    B, m, _ = A.shape
+    ar = np.arange(m)
+    h = m // 2
+    full = (1 << m) - 1
+    lo_mask = (1 << h) - 1
+
+    def column_sums(width, offset):
+        g = np.zeros((B, 1 << width, m))
+        for S in range(1, 1 << width):
+            low = (S & -S).bit_length() - 1
+            g[:, S] = g[:, S ^ (1 << low)] + A[:, offset + low]
+        return g
+
+    g_lo, g_hi = column_sums(h, 0), column_sums(m - h, h)
+    sets = np.arange(full + 1)
+    size = np.zeros(full + 1, np.int64)
+    for k in range(m):
+        size += (sets >> k) & 1
+    layers = [np.flatnonzero(size == s) for s in range(m + 1)]
+
+    def last_values(T):
+        """(B, len(T), m): f[T \\ {k}] + column sum of T at k, -inf where k is not in T;
+        and the threshold of the values equal to f[T]."""
+        inside = ((T[:, None] >> ar) & 1).astype(bool)
+        rest = T[:, None] ^ (1 << ar)
+        v = f[:, rest] + g_lo[:, T & lo_mask] + g_hi[:, T >> h]
+        return np.where(inside, v, -np.inf), rest
+
+    f = np.zeros((B, full + 1))
+    choice = np.zeros((B, full + 1), np.int64)
+    for T in layers[1:]:
+        v, _ = last_values(T)
+        best = v.max(axis=2)
+        tie = v >= (best - _TIE_RTOL * (1.0 + np.abs(best)))[:, :, None]
+        f[:, T] = best
+        # ties (within rounding): the highest index at the bottom
+        choice[:, T] = m - 1 - np.argmax(tie[:, :, ::-1], axis=2)
+    rows = np.arange(B)
+    order = np.empty((B, m), np.int64)
+    unique = np.ones(B, bool)
+    T = np.full(B, full)
+    for pos in range(m - 1, -1, -1):
+        k = choice[rows, T]
+        order[:, pos] = k
+        thr = f[rows, T] - _TIE_RTOL * (1.0 + np.abs(f[rows, T]))
+        rest = T[:, None] ^ (1 << ar)
+        v = f[rows[:, None], rest] + g_lo[rows, T & lo_mask] + g_hi[rows, T >> h]
+        lower = ((T[:, None] >> ar) & 1).astype(bool) & (ar < k[:, None])
+        unique &= ~(lower & (v >= thr[:, None])).any(axis=1)
+        T = T ^ (1 << k)
+    ranks = np.empty((B, m))
+    ranks[rows[:, None], order] = ar + 1.0
+    n_orders = np.ones(B)
+    tied = np.flatnonzero(~unique)
+    if tied.size:  # several best orders: count them, rank by the mean over all of them
+        f, g_lo, g_hi = f[tied], g_lo[tied], g_hi[tied]
+        Bt = tied.size
+        count = np.zeros((Bt, full + 1))
+        count[:, 0] = 1.0
+        best_of = [None]
+        for T in layers[1:]:
+            v, rest = last_values(T)
+            thr = f[:, T] - _TIE_RTOL * (1.0 + np.abs(f[:, T]))
+            ok = v >= thr[:, :, None]
+            best_of.append((ok, rest))
+            count[:, T] = np.where(ok, count[:, rest], 0.0).sum(axis=2)
+        below = np.zeros((Bt, full + 1))
+        below[:, full] = 1.0
+        rank_sum = np.zeros((Bt, m))
+        base = (np.arange(Bt) * (full + 1))[:, None, None]
+        for s in range(m, 0, -1):
+            T = layers[s]
+            ok, rest = best_of[s]
+            b_T = below[:, T][:, :, None]
+            add = np.where(ok, b_T, 0.0)
+            below += np.bincount((base + rest).ravel(), add.ravel(), Bt * (full + 1)).reshape(
+                Bt, full + 1
+            )
+            rank_sum += (np.where(ok, count[:, rest], 0.0) * b_T * s).sum(axis=1)
+        ranks[tied] = rank_sum / count[:, full][:, None]
+        n_orders[tied] = count[:, full]
+    return order, ranks, n_orders
+
+
+def _solve(A, present, n_present, exact_max_n, start):
+    """One best order, the mean ranks and the number of best orders of every context:
+    contexts with at most ``NUMPY_MAX_N`` items present by :func:`_exact_numpy` (grouped by
+    size), the other exact ones by :func:`_ml_batch`, the larger ones by
+    :func:`_ml_heuristic`; each kernel is compiled only when a context needs it."""
+    n_ctx, n, _ = A.shape
+    order = np.full((n_ctx, n), -1, np.int64)
+    ranks = np.full((n_ctx, n), np.nan)
+    n_orders = np.ones(n_ctx)
+    small = n_present <= min(exact_max_n, NUMPY_MAX_N)
+    for m in np.unique(n_present[small & (n_present > 0)]):
+        ctx = np.flatnonzero(small & (n_present == m))
+        idx = np.nonzero(present[ctx])[1].reshape(ctx.size, m)  # items present, in order
+        sub = A[ctx[:, None, None], idx[:, :, None], idx[:, None, :]]
+        local, local_ranks, n_orders[ctx] = _exact_numpy(sub)
+        order[ctx, :m] = np.take_along_axis(idx, local, 1)
+        ranks[ctx[:, None], idx] = local_ranks
+    for kernel, which in (
+        (_ml_batch, ~small & (n_present <= exact_max_n)),
+        (_ml_heuristic, n_present > exact_max_n),
+    ):
+        ctx = np.flatnonzero(which)
+        if ctx.size == 0:
+            continue
+        args = (np.ascontiguousarray(A[ctx]), np.ascontiguousarray(present[ctx]))
+        if kernel is _ml_batch:
+            got = kernel(*args, np.int64(exact_max_n), np.ascontiguousarray(start[ctx]))
+        else:
+            got = kernel(*args, np.ascontiguousarray(start[ctx]))
+        order[ctx], ranks[ctx], n_orders[ctx] = got
+    return order, ranks, n_orders
+
+
+def _snap_ties(ranks):
+    """Per row, values that differ only by rounding (consecutive gaps <= 1e-9 once sorted)
+    made exactly equal (their mean): mean ranks of items in symmetric positions are sums of
+    the same counts added in different orders, and a rounding difference must not invent an
+    order. NaN stays NaN."""
+    n_ctx, n = ranks.shape
+    order = np.argsort(ranks, axis=1, kind="stable")
+    v = np.take_along_axis(ranks, order, 1)
+    new = np.ones((n_ctx, n), bool)
+    new[:, 1:] = ~(v[:, 1:] - v[:, :-1] <= 1e-9)
+    run = np.cumsum(new.ravel()) - 1
+    total = np.bincount(run, np.where(np.isnan(v), 0.0, v).ravel())
+    mean = total / np.bincount(run)
+    snapped = np.where(np.isnan(v), np.nan, mean[run].reshape(n_ctx, n))
+    out = np.empty_like(ranks)
+    np.put_along_axis(out, order, snapped, 1)
+    return out
 
 
 def _order_value(terms, ranks):
@@ -509,6 +614,21 @@ def _order_value(terms, ranks):
     with np.errstate(invalid="ignore"):
         above = ranks[:, :, None] < ranks[:, None, :]  # False wherever a rank is NaN
     return np.where(above, terms, 0.0).sum(axis=(1, 2))
+
+
+def _order_with_ties(key):
+    """Per row, the items by increasing key, keys within rounding (1e-9, chained) counting
+    as equal and kept in item order: tied Bradley–Terry scores differ only by the rounding
+    of the solver, which must not choose the heuristic's starting order."""
+    order = np.argsort(key, axis=1, kind="stable")
+    v = np.take_along_axis(key, order, 1)
+    new = np.ones(key.shape, bool)
+    with np.errstate(invalid="ignore"):
+        new[:, 1:] = ~(v[:, 1:] - v[:, :-1] <= 1e-9 * (1.0 + np.abs(v[:, 1:])))
+    group = np.empty(key.shape, np.int64)
+    np.put_along_axis(group, order, np.cumsum(new, axis=1), 1)
+    items = np.broadcast_to(np.arange(key.shape[1]), key.shape)
+    return np.lexsort((items, group), axis=-1)
 
 
 def _by_win_ratio(arr):
@@ -577,9 +697,10 @@ def ml_ranking(P, *, tau=None, exact_max_n=20) -> MLResult:
         bt_tau = tau[heuristic] if np.ndim(tau) else tau
         bt = bradley_terry(arr[heuristic], tau=bt_tau).scores
         key = np.where(np.isfinite(bt), -bt, np.inf)
-        idx = np.argsort(key, axis=1, kind="stable")
+        idx = _order_with_ties(key)
         start[heuristic] = np.where(np.isfinite(np.take_along_axis(key, idx, 1)), idx, -1)
-    order, ranks, n_orders = _ml_batch(A, present, exact_max_n, start)
+    order, ranks, n_orders = _solve(A, present, n_present, exact_max_n, start)
+    ranks = _snap_ties(ranks)
     # the objective values are those of the returned order (one of the best ones)
     positions = np.full((n_ctx, n), np.nan)
     rows = np.repeat(np.arange(n_ctx), n).reshape(n_ctx, n)
