@@ -18,7 +18,7 @@ import numpy as np
 from numba import prange
 
 from ranking._core.checks import check_flat, check_random_state
-from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
+from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 from ranking._core.score_checks import check_confidence
 
 __all__ = ["EloResult", "elo"]
@@ -46,31 +46,30 @@ class EloResult:
     n_boot: int
 
 
-@njit
-def _elo_run(first, second, outcome, order, n_items, k, initial, base, scale, out):
-    for i in range(n_items):
-        out[i] = initial
-    log_base = np.log(base)
-    for q in range(order.shape[0]):
-        g = order[q]
-        a = first[g]
-        b = second[g]
-        e = 1.0 / (1.0 + np.exp(log_base * (out[b] - out[a]) / scale))
-        delta = k * (outcome[g] - e)
-        out[a] += delta
-        out[b] -= delta
-
-
-# about 20 ns per rating update
+# about 20 ns per rating update; the parallel compilation (seconds on a fresh install) only
+# from about 0.2 s of serial work on (10 million updates: an arena's shuffles), so a page's
+# band (200 shuffles of thousands of games) never waits for it
 @batch_kernel(
-    work=lambda first, second, outcome, orders, *rest: 20 * orders.size, min_work=PARALLEL_MIN_WORK
+    work=lambda first, second, outcome, orders, *rest: 20 * orders.size,
+    min_work=10 * PARALLEL_MIN_WORK,
 )
-def _elo_boot(first, second, outcome, orders, n_items, k, initial, base, scale):
-    n_b = orders.shape[0]
-    res = np.empty((n_b, n_items))
-    for r in prange(n_b):
-        _elo_run(first, second, outcome, orders[r], n_items, k, initial, base, scale, res[r])
-    return res
+def _elo_boot(first, second, outcome, orders, n_items, k, initial, base, scale, out):
+    """Ratings after the games in every order of ``orders`` (one row per order, game
+    indices) into the rows of ``out``; all arrays come from the caller (int64 indices,
+    float64 values), so the kernel has one signature."""
+    log_base = np.log(base)
+    for r in prange(orders.shape[0]):
+        rating = out[r]
+        for i in range(n_items):
+            rating[i] = initial
+        for q in range(orders.shape[1]):
+            g = orders[r, q]
+            a = first[g]
+            b = second[g]
+            e = 1.0 / (1.0 + np.exp(log_base * (rating[b] - rating[a]) / scale))
+            delta = k * (outcome[g] - e)
+            rating[a] += delta
+            rating[b] -= delta
 
 
 def elo(
@@ -136,9 +135,13 @@ def elo(
     rng = check_random_state(random_state)
     n_boot = int(n_boot)
     m = ei.size
-    ratings = np.empty(n_items)
-    args = (float(k), float(initial), float(base), float(scale))
-    _elo_run(ei, ej, out, np.arange(m), n_items, *args, ratings)
+    ei = np.ascontiguousarray(ei, dtype=np.int64)
+    ej = np.ascontiguousarray(ej, dtype=np.int64)
+    out = np.ascontiguousarray(out, dtype=np.float64)
+    args = (np.int64(n_items), float(k), float(initial), float(base), float(scale))
+    ratings = np.empty((1, n_items))
+    _elo_boot(ei, ej, out, np.arange(m, dtype=np.int64)[None], *args, ratings)
+    ratings = ratings[0]
     lower = upper = None
     if n_boot:
         # shuffles are drawn in batches so that memory stays near 10**7 indices
@@ -147,12 +150,12 @@ def elo(
         done = 0
         while done < n_boot:
             b = min(batch, n_boot - done)
-            # C order, so the kernel and its per-row _elo_run compile once (the permuted
-            # broadcast comes back Fortran-ordered)
+            # C order, so the kernel compiles once (the permuted broadcast comes back
+            # Fortran-ordered)
             orders = np.ascontiguousarray(
-                rng.permuted(np.broadcast_to(np.arange(m), (b, m)), axis=1)
+                rng.permuted(np.broadcast_to(np.arange(m), (b, m)), axis=1), dtype=np.int64
             )
-            samples[done : done + b] = _elo_boot(ei, ej, out, orders, n_items, *args)
+            _elo_boot(ei, ej, out, orders, *args, samples[done : done + b])
             done += b
         q = 100.0 * (1.0 - confidence) / 2.0
         lower = np.percentile(samples, q, axis=0)
