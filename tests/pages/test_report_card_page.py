@@ -17,6 +17,7 @@ from data.benchmarks import load_benchmark
 from data.io import read_upload_result
 from data.report_card import card, failures
 from data.schema import Dataset
+from pages.report import export
 from pages.shell import ui
 from pages.shell.text import unsafe
 from tests.judge.fake_openai import FakeOpenAI
@@ -83,6 +84,10 @@ def test_on_llmbar_every_section_and_a_failed_pair_on_examples(cache):
     # the report keeps the card's views under the dataset
     views = at.session_state[ui.REPORT]["llmbar"]["Judge report card"]["views"]
     assert "Judge report card" in views and DOT_PLOT in views
+    report = export.report_html(
+        at.session_state[ui.REPORT], at.session_state[ui.REPORT + ".settings"], dataset="llmbar"
+    )
+    assert "Judge report card" in report and DOT_PLOT in report
     # a failed pair, one click away on Examples
     judge = at.session_state["app.judge"]
     worst = failures(card(load_benchmark("llmbar")), judge).iloc[0]
