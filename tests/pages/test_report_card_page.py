@@ -255,3 +255,21 @@ def test_hostile_names_are_shown_escaped(cache):
     at = _open_all(at)
     assert metrics(at)["Judges"] == "3"
     assert not unescaped(at), unescaped(at)
+
+
+@need("llmbar")
+def test_reproduce_page_on_llmbar_links_to_the_card(cache):
+    from urllib.parse import parse_qs, urlsplit
+
+    at = _ok(open_page("pages/reproduce/page.py", "llmbar"))
+    assert at.selectbox(key="reproduce.paper").options == [
+        "Zeng et al., ICLR 2024: Evaluating Large Language Models at Evaluating Instruction "
+        "Following (LLMBar)"
+    ]
+    table = at.dataframe[0].value
+    assert len(table) == 610
+    both = table[table["quantity"].str.contains("(correct_both)", regex=False)]
+    assert (both["status"] == "ok").all() and len(both) == 122
+    url = urlsplit(both["link"].iloc[0])
+    assert url.path == "/report-card"
+    assert parse_qs(url.query)["dataset"] == ["llmbar"] and "judge" in parse_qs(url.query)
