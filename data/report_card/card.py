@@ -254,16 +254,10 @@ def mode_table(cards: dict[str, Card], *, confidence: float = 0.95) -> pd.DataFr
     Returns
     -------
     pandas.DataFrame
-        judge, mode, n, accuracy, lower, upper, positional_agreement, consistency.
+        judge, mode, n, accuracy, lower, upper, positional_agreement, consistency, n_ties
+        (orders the mode decides as a tie: a tie is never right, so a mode that maps every
+        verdict of a judge to 1/2 scores 0).
     """
-    parts = []
-    for mode, c in cards.items():
-        t = judge_table(c, confidence=confidence)
-        parts.append(
-            t[
-                ["judge", "n", "accuracy", "lower", "upper", "positional_agreement", "consistency"]
-            ].assign(mode=mode)
-        )
     cols = [
         "judge",
         "mode",
@@ -273,7 +267,9 @@ def mode_table(cards: dict[str, Card], *, confidence: float = 0.95) -> pd.DataFr
         "upper",
         "positional_agreement",
         "consistency",
+        "n_ties",
     ]
+    parts = [judge_table(c, confidence=confidence).assign(mode=mode) for mode, c in cards.items()]
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]

@@ -4,6 +4,7 @@ input said with counts, cost; and the command line."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -22,6 +23,7 @@ from data.report_card import (
     judge_table,
     length_table,
     mode_table,
+    pair_outcomes,
     problems,
     with_cost,
 )
@@ -226,6 +228,11 @@ def test_modes_and_cost(made):
     cards = {"off": made, "skip": card(_dataset(), unparsed="skip")}
     modes = mode_table(cards)
     assert set(modes["mode"]) == {"off", "skip"} and len(modes) == 4
+    assert (modes["n_ties"] == 0).all()  # no probability of 1/2 in either card
+    tied = made.judged.assign(p=0.5, decision=0.5, winner="", correct=0.0)
+    all_ties = dataclasses.replace(made, judged=tied, outcomes=pair_outcomes(tied))
+    t = mode_table({"isotonic": all_ties}).set_index("judge")
+    assert t.loc["J", "accuracy"] == 0.0 and t.loc["J", "n_ties"] == 10  # a tie is never right
     table = judge_table(made)
     usage = pd.DataFrame(
         [dict(judge="J", model="m", n_calls=9, prompt_tokens=900, completion_tokens=9, usd=0.018)]
