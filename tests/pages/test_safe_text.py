@@ -351,22 +351,7 @@ def test_the_hostile_dataset_is_valid(hostile):
     assert set(hostile.attributes) == set(ATTRIBUTES.values())
 
 
-#: pages/data is escaped in a change of its own (its header and the dataset's description
-#: still echo the name and the file's text as Markdown): checked, not yet required.
-_PENDING = {
-    "pages/data/page.py": "pages/data/ (the Data page) is escaped by the change that owns it"
-}
-
-
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(reason=_PENDING[p], strict=False))
-        if p in _PENDING
-        else p
-        for p in page_scripts()
-    ],
-)
+@pytest.mark.parametrize("page", page_scripts())
 def test_every_page_shows_hostile_ids_escaped(page, hostile):
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state["app.datasets"] = {"demo": data.demo_dataset(), NAME: hostile}
