@@ -129,6 +129,7 @@ _OUR_TAGS = re.compile(r"&lt;(/?extra|br ?/?)&gt;")
 #: whose value is data (escaped), is the template's own
 _BOLD_FIELD = re.compile(r"&lt;b&gt;(%\{[^}<>&]*\})&lt;/b&gt;")
 _PLAIN = "_judgescope_plain"  # set on a figure once its text is plain
+_NEEDS_ESCAPE = re.compile(r"[<>&]")
 
 
 def fig_text(value, limit: int | None = None) -> str:
@@ -144,9 +145,6 @@ def _rich(text):
         return text
     text = _OUR_TAGS.sub(r"<\1>", html.escape(text, quote=False))
     return _BOLD_FIELD.sub(r"<b>\1</b>", text)
-
-
-_NEEDS_ESCAPE = re.compile(r"[<>&]")
 
 
 def _plain_values(values, rich: bool = False):
