@@ -264,13 +264,19 @@ def coerce_weight(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
         vals = s.to_numpy(dtype=np.float64, na_value=np.nan).copy()
         blank = np.isnan(vals)
     else:
-        cells = s.tolist()
-        blank = np.fromiter((_is_blank(v) for v in cells), dtype=bool, count=n)
         text = to_str_series(s).str.strip()
+        if s.dtype == "str":  # text cells, the common case: no booleans, no None
+            blank = (text.isna() | (text == "")).to_numpy(dtype=bool)
+            booleans = np.zeros(n, dtype=bool)
+        else:
+            cells = s.tolist()
+            blank = np.fromiter((_is_blank(v) for v in cells), dtype=bool, count=n)
+            booleans = np.fromiter(
+                (isinstance(v, bool | np.bool_) for v in cells), dtype=bool, count=n
+            )
         vals = pd.to_numeric(text.where(~blank, np.nan), errors="coerce").to_numpy(
             dtype=np.float64, na_value=np.nan, copy=True
         )
-        booleans = np.fromiter((isinstance(v, bool | np.bool_) for v in cells), dtype=bool, count=n)
         vals[booleans] = np.nan
     vals[blank] = 1.0
     bad = ~np.isfinite(vals) | (vals <= 0)
