@@ -238,8 +238,11 @@ class Dataset:
             ("ratings", ("candidate_id",)),
         ):
             t = self.table(table)
-            pairs += [
-                t[["context_id", c]].set_axis(["context_id", "candidate_id"], axis=1) for c in cols
+            pairs += [  # each deduplicated first: 100k comparisons name a few thousand
+                t[["context_id", c]]
+                .drop_duplicates()
+                .set_axis(["context_id", "candidate_id"], axis=1)
+                for c in cols
             ]
         named = pd.concat(pairs, ignore_index=True).astype(str).drop_duplicates()
         have = pd.MultiIndex.from_frame(self.candidates[["context_id", "candidate_id"]].astype(str))
