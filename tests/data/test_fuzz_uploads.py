@@ -258,6 +258,8 @@ def same(got, want) -> bool:
 
 
 def id_text(value) -> str | None:
+    if isinstance(value, bytes):  # a binary Parquet column: read as the text it encodes
+        value = value.decode("utf-8")
     if value is None or isinstance(value, bool):
         return None if value is None else str(value)
     if isinstance(value, float):
