@@ -25,6 +25,27 @@ MAX_DECOMPRESSED_BYTES = 1 << 30
 #: Nesting depth of JSON reported when the parser gives up (a table cell is never nested).
 MAX_JSON_DEPTH = 64
 
+# Workspace files (``data.io.workspace``): every table member is held to the upload limits
+# (:data:`UPLOAD_LIMITS`), and the archive to these.
+#: Datasets in one workspace file (20,000 entries naming one table took minutes to open).
+MAX_WORKSPACE_DATASETS = 64
+#: Members of one workspace archive: the manifest, the report, five tables per dataset.
+MAX_WORKSPACE_MEMBERS = 2 + 5 * MAX_WORKSPACE_DATASETS
+#: Bytes of one workspace's members together, decompressed (each member is also held to
+#: ``data.validate.MAX_UPLOAD_BYTES``), and of its tables' values together once expanded.
+MAX_WORKSPACE_BYTES = 2 << 30
+#: Bytes of a workspace's manifest (``workspace.json``: names, scales, settings).
+MAX_MANIFEST_BYTES = 4 << 20
+#: Bytes of a workspace's report (``report.json``: the views collected for the Report page).
+MAX_REPORT_BYTES = 32 << 20
+#: How many times a member of a workspace may inflate (decompressed over compressed bytes)
+#: once it is over 1 MiB decompressed: JudgeScope's own members inflate 1.5 to 3 times, a
+#: deflate bomb about 1,000 times.
+MAX_INFLATION = 100
+#: Digits of an integer in a workspace's JSON (Python refuses more than 4,300 with a bare
+#: ValueError; no setting needs more than 20).
+MAX_INT_DIGITS = 20
+
 
 @dataclass(frozen=True)
 class Limits:

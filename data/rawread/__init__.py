@@ -14,7 +14,9 @@ column. ``data.io.read_frame`` picks the reader by the file's extension.
   and U+0085 are ordinary characters inside strings.
 * Parquet: rows, columns and decompressed size are checked from the metadata before anything
   is decompressed; nested columns and text that is not UTF-8 are refused; integers with gaps
-  are not rounded through float64.
+  are not rounded through float64. :func:`read_parquet_bounded` also bounds the size the
+  values expand to (dictionary-encoded text) before materialising them and reads the Arrow
+  columns as stored, ignoring the ``pandas`` metadata (workspace files use it; uploads are to).
 
 One module per format family: ``delimited`` (CSV and TSV: :func:`read_delimited`),
 ``parquet`` (:func:`read_parquet`) and ``jsonrows`` (JSON and JSONL: :func:`parse_json`,
@@ -26,11 +28,12 @@ from __future__ import annotations
 
 from data.rawread.delimited import read_delimited
 from data.rawread.jsonrows import columns_frame, jsonl_line, parse_json, parse_jsonl, records_frame
-from data.rawread.parquet import read_parquet
+from data.rawread.parquet import read_parquet, read_parquet_bounded
 
 __all__ = [
     "read_delimited",
     "read_parquet",
+    "read_parquet_bounded",
     "parse_json",
     "parse_jsonl",
     "records_frame",
