@@ -8,6 +8,7 @@ import streamlit as st
 from data import io as dio
 from data.natural import natural_sorted
 from pages.data import verdicts
+from pages.shell import ui
 
 PAGE = "data"
 #: Session key of the form's generation: a new file (or format) gets new widgets, so the
@@ -179,8 +180,12 @@ def scale_form(attributes: list[str]) -> dict[str, tuple[float, float]]:
         st.caption("Give an attribute's lowest and highest score to check every score against it.")
         for attr in attributes:
             c1, c2 = st.columns(2)
-            low = c1.number_input(f"Lowest {attr} score", value=None, key=_k(f"scale.{attr}.lo"))
-            high = c2.number_input(f"Highest {attr} score", value=None, key=_k(f"scale.{attr}.hi"))
+            low = c1.number_input(
+                f"Lowest {ui.safe(attr)} score", value=None, key=_k(f"scale.{attr}.lo")
+            )
+            high = c2.number_input(
+                f"Highest {ui.safe(attr)} score", value=None, key=_k(f"scale.{attr}.hi")
+            )
             if low is not None and high is not None:
                 scales[attr] = (float(low), float(high))
     return scales
