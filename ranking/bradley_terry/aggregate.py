@@ -95,7 +95,7 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
     by_key = m >= _SPLIT_MIN if by_key is None else by_key
     halves = (slice(0, m // 2), slice(m // 2, m)) if by_key and m >= _SPLIT_MIN else None
     a = np.minimum(ea, eb).astype(np.int64)
-    b = np.maximum(ea, eb).astype(np.int64)
+    b = np.maximum(ea, eb)
     yy = np.where(ea > eb, 1.0 - y, y)
     v2, c2 = _factorize(np.ascontiguousarray(yy).view(np.int64) if use_y else k2)
     v3, c3 = _factorize(k3)
@@ -104,18 +104,25 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
     span = n * n * v2.size * v3.size
     rows = span >= _CODE_MAX  # the codes would overflow: number the distinct rows instead
     if rows:
+        b = b.astype(np.int64)
         order = np.lexsort((c3, c2, b, a))
         keys = np.stack([a[order], b[order], c2[order], c3[order]], axis=1)
         new = np.r_[True, (np.diff(keys, axis=0) != 0).any(axis=1)]
         code = np.empty(m, np.int64)
         code[order] = np.cumsum(new) - 1
     else:
-        code = a * n + b
+        code = a * n
+        code += b
         if v2.size > 1:
-            code = code * v2.size + c2
+            code *= v2.size
+            code += c2
         if v3.size > 1:
-            code = code * v3.size + c3
-    if by_key and not rows and span <= min(_BINCOUNT_MAX, 4 * m + 4096):
+            code *= v3.size
+            code += c3
+    bincount = by_key and not rows and span <= min(_BINCOUNT_MAX, 4 * m + 4096)
+    if not bincount and limit < m and np.unique(code[: limit + 1]).size > limit:
+        return None  # more than ``limit`` cells among the first comparisons already
+    if bincount:
         cnt = np.bincount(code, minlength=span)
         uniq = np.flatnonzero(cnt)
         if uniq.size > limit:

@@ -378,7 +378,7 @@ def solver(comp):
 
 def _fit_stacked(ei, ej, wy, w, comp, n_comp, size, ridge, max_iter, tol, theta, warm):
     """Every component as one dense problem, components of similar size stacked together
-    (padded to the next power of two); theta in/out."""
+    (padded to a common width); theta in/out."""
     fitted = fit_rows(ei, ej, wy[None], w[None], comp, n_comp, size, ridge, max_iter, tol,
                       theta[None], warm)  # fmt: skip
     theta[:] = fitted[0][0]
@@ -403,7 +403,9 @@ def fit_rows(ei, ej, wy, w, comp, n_comp, size, ridge, max_iter, tol, theta, war
     start = np.concatenate([[0], np.cumsum(size)[:-1]])
     pos = np.full(n_items, -1, np.int64)
     pos[items] = np.arange(items.size) - start[comp[items]]
+    # stacked with components of similar size: widths 2, 4, ..., 32, then multiples of 16
     width = np.maximum(2, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64))
+    width = np.where(size > 32, -(-size // 16) * 16, width)
     out = np.full((R, n_items), np.nan)
     ridge_vec = np.zeros((R, n_items))
     converged, n_iter, max_change, ok = True, 0, 0.0, True
@@ -413,26 +415,29 @@ def fit_rows(ei, ej, wy, w, comp, n_comp, size, ridge, max_iter, tol, theta, war
         slot = np.full(n_comp, -1, np.int64)
         slot[group] = np.arange(G)
         e = np.flatnonzero((comp[ei] >= 0) & (slot[np.maximum(comp[ei], 0)] >= 0))
-        where = slot[comp[ei[e]]] * S * S
-        ab, ba = where + pos[ei[e]] * S + pos[ej[e]], where + pos[ej[e]] * S + pos[ei[e]]
+        every = e.size == ei.size
+        ab = slot[comp[ei[e]]] * S * S + pos[ei[e]] * S + pos[ej[e]]
         member = items[slot[comp[items]] >= 0]
         at = slot[comp[member]], pos[member]
         # rows per stack: about 2**20 matrix entries
         chunk = max(1, (1 << 20) // (G * S * S))
         for r0 in range(0, R, chunk):
-            rows = np.arange(r0, min(R, r0 + chunk))
-            cells = rows.size * G * S * S
-            shift = (np.arange(rows.size) * (G * S * S))[:, None]
-            W = np.bincount((shift + ab).ravel(), wy[rows][:, e].ravel(), cells)
-            W += np.bincount((shift + ba).ravel(), (w[rows][:, e] - wy[rows][:, e]).ravel(),
-                             cells)  # fmt: skip
-            th = np.zeros((rows.size, G, S))
+            rows = slice(r0, min(R, r0 + chunk))
+            n_rows = rows.stop - rows.start
+            cells = n_rows * G * S * S
+            index = ((np.arange(n_rows) * (G * S * S))[:, None] + ab).ravel()
+            wins = wy[rows] if every else wy[rows][:, e]
+            both = w[rows] if every else w[rows][:, e]
+            W = np.bincount(index, wins.ravel(), cells).reshape(-1, S, S)
+            losses = np.bincount(index, (both - wins).ravel(), cells).reshape(-1, S, S)
+            W += np.swapaxes(losses, 1, 2)  # the losses of i to j are wins of j over i
+            th = np.zeros((n_rows, G, S))
             th[:, at[0], at[1]] = theta[rows][:, member]
             th = th.reshape(-1, S)
-            res = fit_stack(W.reshape(-1, S, S), ridge, max_iter, tol, th, warm)
-            out[rows[:, None], member] = th.reshape(rows.size, G, S)[:, at[0], at[1]]
-            rv = res[6].reshape(rows.size, G, S)
-            ridge_vec[rows[:, None], member] = rv[:, at[0], at[1]]
+            res = fit_stack(W, ridge, max_iter, tol, th, warm)
+            out[rows, member] = th.reshape(n_rows, G, S)[:, at[0], at[1]]
+            rv = res[6].reshape(n_rows, G, S)
+            ridge_vec[rows, member] = rv[:, at[0], at[1]]
             converged = converged and bool(res[0].all())
             n_iter = max(n_iter, int(res[1].max()))
             max_change = max(max_change, float(res[2].max()))

@@ -17,6 +17,8 @@ page's fits start at once. Scores equal the compiled solver's to rounding (about
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .newton import _ARMIJO, _MAX_HALVINGS, RIDGE_FALLBACK
 
@@ -37,6 +39,27 @@ def _closure(adj):
     return reach
 
 
+# up to this N the components come from boolean matrix products (a few float32 matmuls of
+# N x N per problem, cheap for stacks of many problems), above from scipy.sparse.csgraph,
+# problem by problem (about 1 ms each)
+_CLOSURE_MAX_N = 128
+
+
+def _components_scipy(adj, beats, present):
+    """The smallest item of every item's component, and the items whose component's beats
+    graph does not connect them both ways with that item (scipy, problem by problem)."""
+    B, n, _ = adj.shape
+    rep = np.empty((B, n), np.int64)
+    fail = np.zeros((B, n), bool)
+    for b in range(B):
+        _, weak = connected_components(csr_matrix(adj[b]), directed=True, connection="weak")
+        _, smallest = np.unique(weak, return_index=True)  # labels appear smallest item first
+        rep[b] = smallest[weak]
+        _, strong = connected_components(csr_matrix(beats[b]), directed=True, connection="strong")
+        fail[b] = present[b] & (strong != strong[rep[b]])
+    return rep, fail
+
+
 def structure(W, ridge):
     """Components, MLE existence and the ridge per item of every problem of W (B, n, n).
 
@@ -54,16 +77,19 @@ def structure(W, ridge):
     adj = Ntot > 0.0
     adj[:, ar, ar] = False
     present = adj.any(axis=2)
-    rep = np.argmax(_closure(adj), axis=2)  # the smallest item of each item's component
+    beats = W > 0.0
+    beats[:, ar, ar] = False
+    if n <= _CLOSURE_MAX_N:
+        rep = np.argmax(_closure(adj), axis=2)  # the smallest item of each item's component
+        # strongly connected within its component: the root reaches the item and back
+        reach = _closure(beats)
+        rows = np.arange(B)[:, None]
+        fail = present & ~(reach[rows, rep, ar] & reach[rows, ar, rep])
+    else:
+        rep, fail = _components_scipy(adj, beats, present)
     is_root = present & (rep == ar)
     comp = np.where(present, np.take_along_axis(np.cumsum(is_root, axis=1) - 1, rep, 1), -1)
     n_comp = is_root.sum(axis=1).astype(np.int64)
-    # strongly connected within its component: the root reaches the item and back
-    beats = W > 0.0
-    beats[:, ar, ar] = False
-    reach = _closure(beats)
-    rows = np.arange(B)[:, None]
-    fail = present & ~(reach[rows, rep, ar] & reach[rows, ar, rep])
     label = np.maximum(comp, 0)
     onehot = (comp[:, :, None] == ar) & present[:, :, None]  # (B, item, label)
     comp_fail = (onehot & fail[:, :, None]).any(axis=1)
@@ -149,63 +175,82 @@ class _Problems:
 #: Up to this N the factorisations and solves are LAPACK's (numpy's batched ``linalg``); above
 #: it elementwise numpy: OpenBLAS runs its factorisations and solves of N x N matrices with
 #: N * N >= 10,000 on several threads, and those stall by a hundredfold when the cores are
-#: busy (a page's background warm-up, another user): a 129 x 129 Cholesky took 30 to 300 ms
-#: instead of 0.3 ms on the shared 2-core machine.
-LAPACK_MAX_N = 64
+#: busy (a page's background warm-up, another user): a 100 x 100 solve took 40 to 300 ms
+#: instead of 0.2 ms on the shared 2-core machine, a 96 x 96 one stayed at 0.1-0.4 ms.
+LAPACK_MAX_N = 96
+
+
+# blocks of the larger factorisations: LAPACK on 32 x 32 diagonal blocks, einsum elsewhere
+_BLOCK = 32
+
+
+def _lapack_cholesky(M):
+    """np.linalg.cholesky of every matrix of the stack (N <= ``LAPACK_MAX_N``), and which
+    factors exist."""
+    ok = np.ones(M.shape[0], bool)
+    try:
+        return np.linalg.cholesky(M), ok
+    except np.linalg.LinAlgError:
+        L = np.zeros_like(M)
+        for b in range(M.shape[0]):
+            try:
+                L[b] = np.linalg.cholesky(M[b])
+            except np.linalg.LinAlgError:
+                ok[b] = False
+        return L, ok
+
+
+def _small_solve(A, R):
+    """solve(A, R) for small A (B, k, k) and R (B, k, r): LAPACK with fewer than 10,000
+    entries k * r per call (one thread)."""
+    step = max(1, 9_999 // A.shape[1])
+    if R.shape[2] <= step:
+        return np.linalg.solve(A, R)
+    return np.concatenate(
+        [np.linalg.solve(A, R[:, :, c : c + step]) for c in range(0, R.shape[2], step)], axis=2
+    )
 
 
 def cholesky(M):
     """Lower Cholesky factors L of a stack M (B, n, n), and whether each exists (every pivot
-    positive; a failed factor is unusable). See ``LAPACK_MAX_N`` for how."""
+    positive; a failed factor is unusable). See ``LAPACK_MAX_N`` for how: above it by
+    blocks, LAPACK on the diagonal blocks and the trailing updates by ``np.einsum``."""
     B, n, _ = M.shape
     if n <= LAPACK_MAX_N:
-        ok = np.ones(B, bool)
-        try:
-            return np.linalg.cholesky(M), ok
-        except np.linalg.LinAlgError:
-            L = np.zeros_like(M)
-            for b in range(B):
-                try:
-                    L[b] = np.linalg.cholesky(M[b])
-                except np.linalg.LinAlgError:
-                    ok[b] = False
-            return L, ok
-    L = np.zeros_like(M)
+        return _lapack_cholesky(M)
+    A = np.array(M, dtype=np.float64)
+    L = np.zeros_like(A)
     ok = np.ones(B, bool)
-    for j in range(n):  # column by column over the whole stack
-        Lj = L[:, j, :j]
-        d = M[:, j, j] - np.einsum("bk,bk->b", Lj, Lj)
-        good = d > 0.0
+    for k0 in range(0, n, _BLOCK):
+        k1 = min(n, k0 + _BLOCK)
+        L11, good = _lapack_cholesky(A[:, k0:k1, k0:k1])
         ok &= good
-        pivot = np.sqrt(np.where(good, d, 1.0))
-        L[:, j, j] = pivot
-        if j + 1 < n:
-            rest = M[:, j + 1 :, j] - np.einsum("bik,bk->bi", L[:, j + 1 :, :j], Lj)
-            L[:, j + 1 :, j] = rest / pivot[:, None]
+        L11[~good] = np.eye(k1 - k0)  # unusable: keeps the rest finite
+        L[:, k0:k1, k0:k1] = L11
+        if k1 < n:  # L21 = A21 L11^-T, then the trailing matrix A22 - L21 L21^T
+            L21 = np.swapaxes(_small_solve(L11, np.swapaxes(A[:, k1:, k0:k1], 1, 2)), 1, 2)
+            L[:, k1:, k0:k1] = L21
+            A[:, k1:, k1:] -= np.einsum("bik,bjk->bij", L21, L21)
     return L, ok
 
 
 def cho_solve(L, g):
-    """x with L L^T x = g for every problem (g (B, n) or (B, n, r)); L from :func:`cholesky`
-    with every factor usable."""
+    """x with L L^T x = g for every problem (g (B, n)); L from :func:`cholesky` with every
+    factor usable."""
     n = L.shape[1]
     if n <= LAPACK_MAX_N:
-        x = g if g.ndim == 3 else g[:, :, None]
-        x = np.linalg.solve(np.swapaxes(L, 1, 2), np.linalg.solve(L, x))
-        return x if g.ndim == 3 else x[:, :, 0]
+        y = np.linalg.solve(L, g[:, :, None])
+        return np.linalg.solve(np.swapaxes(L, 1, 2), y)[:, :, 0]
     x = np.array(g, dtype=np.float64)
-    for i in range(n):  # L y = g
-        x[:, i] = (x[:, i] - np.einsum("bk,bk...->b...", L[:, i, :i], x[:, :i])) / _col(
-            L[:, i, i], x
-        )
-    for i in range(n - 1, -1, -1):  # L^T x = y
-        below = np.einsum("bk,bk...->b...", L[:, i + 1 :, i], x[:, i + 1 :])
-        x[:, i] = (x[:, i] - below) / _col(L[:, i, i], x)
+    blocks = [(k0, min(n, k0 + _BLOCK)) for k0 in range(0, n, _BLOCK)]
+    for k0, k1 in blocks:  # L y = g
+        x[:, k0:k1] = np.linalg.solve(L[:, k0:k1, k0:k1], x[:, k0:k1, None])[:, :, 0]
+        x[:, k1:] -= np.einsum("bik,bk->bi", L[:, k1:, k0:k1], x[:, k0:k1])
+    for k0, k1 in reversed(blocks):  # L^T x = y
+        x[:, k0:k1] -= np.einsum("bki,bk->bi", L[:, k1:, k0:k1], x[:, k1:])
+        Lt = np.swapaxes(L[:, k0:k1, k0:k1], 1, 2)
+        x[:, k0:k1] = np.linalg.solve(Lt, x[:, k0:k1, None])[:, :, 0]
     return x
-
-
-def _col(pivot, x):
-    return pivot if x.ndim == 2 else pivot[:, None]
 
 
 def _cholesky_solve(M, g):
@@ -316,14 +361,13 @@ def fisher_stack(W, theta, ridge_used, comp):
 
 
 def _lower_inverse(L):
-    """L^-1 of a stack of lower triangular factors (see ``LAPACK_MAX_N``)."""
+    """L^-1 of a stack of lower triangular factors (by blocks above ``LAPACK_MAX_N``)."""
     B, n, _ = L.shape
-    eye = np.broadcast_to(np.eye(n), L.shape)
+    X = np.array(np.broadcast_to(np.eye(n), L.shape))
     if n <= LAPACK_MAX_N:
-        return np.linalg.solve(L, eye)
-    Linv = np.zeros_like(L)
-    for i in range(n):  # L Linv = I, row by row
-        Linv[:, i] = (eye[:, i] - np.einsum("bk,bkc->bc", L[:, i, :i], Linv[:, :i])) / L[
-            :, i, i, None
-        ]
-    return Linv
+        return np.linalg.solve(L, X)
+    for k0 in range(0, n, _BLOCK):  # L X = I, block row by block row
+        k1 = min(n, k0 + _BLOCK)
+        X[:, k0:k1] = _small_solve(L[:, k0:k1, k0:k1], X[:, k0:k1])
+        X[:, k1:] -= np.einsum("bik,bkc->bic", L[:, k1:, k0:k1], X[:, k0:k1])
+    return X

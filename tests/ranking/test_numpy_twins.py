@@ -151,3 +151,41 @@ def test_cells_without_integer_codes_are_the_same(monkeypatch, groups):
     got = agg.aggregate(ei, ej, out, w, groups=codes)
     for x, y in zip(got, want, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def _large_weights(n=130, seed=7):
+    """Two contexts of n items: one with two blocks and an item that never loses, one
+    complete; large enough for the blocked factorisation and the scipy components."""
+    rng = np.random.default_rng(seed)
+    W = rng.poisson(3.0, (2, n, n)).astype(float)
+    W[:, np.arange(n), np.arange(n)] = 0.0
+    half = n // 2
+    W[0, :half, half:] = W[0, half:, :half] = 0.0  # two components
+    W[0, :, 3] = 0.0  # item 3 never loses
+    W[0, n - 1, :] = W[0, :, n - 1] = 0.0  # item n - 1 never compared
+    return W
+
+
+@pytest.mark.parametrize("ridge", [0.0, 0.2])
+def test_large_stacks_equal_the_compiled_dense_fit(ridge):
+    W = _large_weights()
+    th_c, th_s = np.zeros(W.shape[:2]), np.zeros(W.shape[:2])
+    compiled = fit_batch.serial(W, ridge, 10_000, 1e-10, th_c, False)
+    stacked = fit_stack(W, ridge, 10_000, 1e-10, th_s, False)
+    np.testing.assert_allclose(th_s, th_c, rtol=0, atol=1e-9)
+    for i in (0, 3, 4, 5, 6):  # converged, components, finite MLE, ridge
+        np.testing.assert_array_equal(stacked[i], compiled[i])
+    se_c = fisher_dense.serial(W, th_c, compiled[6], compiled[3], compiled[4])
+    np.testing.assert_allclose(fisher_stack(W, th_s, stacked[6], stacked[3]), se_c, rtol=1e-8)
+
+
+def test_components_by_scipy_equal_the_matrix_closure(monkeypatch):
+    from ranking.bradley_terry import stacked
+
+    W = _large_weights(40, seed=8)
+    monkeypatch.setattr(stacked, "_CLOSURE_MAX_N", 10**9)
+    want = stacked.structure(W, 0.0)
+    monkeypatch.setattr(stacked, "_CLOSURE_MAX_N", 0)
+    got = stacked.structure(W, 0.0)
+    for x, y in zip(got, want, strict=True):
+        np.testing.assert_array_equal(x, y)
