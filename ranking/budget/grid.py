@@ -26,8 +26,10 @@ from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
 
 from .selection import _poe_init, _poe_update
 
-#: The grid's helpers are inlined into its kernels (numba IR inlining): a page's first visit
-#: compiles the kernels, not one function per helper (issue 26).
+#: Small helpers, and those with one caller, are inlined into their callers (numba IR
+#: inlining): a page's first visit compiles the kernels and the few shared helpers, not one
+#: function per helper (issue 26). Larger helpers with several callers stay functions of
+#: their own (compiled once, not typed again at every call site).
 inline = njit(inline="always")
 
 
@@ -91,7 +93,7 @@ def _rho(num, ss, ref_ss):
     return rho
 
 
-@inline
+@njit
 def _spearman_preranked(x, n, ref_rc, ref_ss):
     """Spearman rho of x[:n] against reference ranks given as doubled centred ranks
     (``ranking.agreement.metrics._doubled_centred_ranks``) with sum of squares ``ref_ss``."""
@@ -116,7 +118,7 @@ def _finite_pairs(a, b, xa, xb):
     return n
 
 
-@inline
+@njit
 def _spearman_row(a, b, xa, xb):
     """``ranking.spearman`` of two rows (equal to it bit for bit: exact integer ranks);
     xa, xb are scratch of the rows' length."""
@@ -135,7 +137,7 @@ def _spearman_row(a, b, xa, xb):
     return _rho(num, ssa, ssb)
 
 
-@inline
+@njit
 def _kendall_row(a, b, xa, xb):
     """``ranking.kendall`` (tau-b) of two rows; xa, xb are scratch of the rows' length."""
     n = _finite_pairs(a, b, xa, xb)
@@ -167,7 +169,7 @@ def _kendall_row(a, b, xa, xb):
     return s / math.sqrt((tot - tx) * (tot - ty))
 
 
-@inline
+@njit
 def _correlate(scores, ref_c, corr_code, xa, xb):
     """Spearman (corr_code 0) or Kendall tau-b of two rows, over the positions finite in both."""
     if corr_code == 0:
@@ -200,7 +202,7 @@ def _bit_prefix(tree, pos):
     return s
 
 
-@inline
+@njit
 def _bit_kth(tree, kth, log2):
     """Rank of the kth (1-based) smallest inserted element."""
     pos = 0
@@ -303,6 +305,21 @@ def _value_tables(P):
 
 
 @inline
+def _first_not_below(v, x):
+    """np.searchsorted(v, x, side="left") on a sorted v, by bisection (no numba internals);
+    as numpy, NaN sorts after every number."""
+    lo = 0
+    hi = v.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if v[mid] < x or (x != x and v[mid] == v[mid]):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@inline
 def _soft_value(p, t, use_alpha, alpha):
     """Debiased soft win of the first candidate: alpha p / (alpha p + 1 - p)."""
     if not use_alpha:
@@ -311,7 +328,7 @@ def _soft_value(p, t, use_alpha, alpha):
     return num / (num + 1.0 - p)
 
 
-@inline
+@njit
 def _context_reference(ref_c, ok_c, idx, ref_rc):
     """Valid items of a context into ``idx``; their doubled centred reference ranks into
     ``ref_rc``. Returns (n_valid, sum of squares of ref_rc)."""
@@ -399,7 +416,7 @@ def _winratio_context(
                 lo = min(t_new, tau_used)
                 hi = max(t_new, tau_used)
                 n_c = csort_vals_c.shape[0]
-                q = np.searchsorted(csort_vals_c, lo, side="left")
+                q = _first_not_below(csort_vals_c, lo)
                 while q < n_c and csort_vals_c[q] <= hi:
                     code = csort_codes_c[q]
                     if seen[code]:

@@ -169,6 +169,7 @@ def _static_orders(present, strategy_code, n_draws, rng):
     n_avail = np.zeros(n_contexts, dtype=np.int64)
     pool_i = np.empty(n_ordered, dtype=np.int64)
     pool_j = np.empty(n_ordered, dtype=np.int64)
+    perm = np.empty(n_ordered, dtype=np.int64)
     for c in range(n_contexts):
         m = 0
         for i in range(n_items):
@@ -187,7 +188,8 @@ def _static_orders(present, strategy_code, n_draws, rng):
                     m += 1
         n_avail[c] = m * 2 if strategy_code == 2 else m
         for d in range(n_draws):
-            perm = np.arange(m)
+            for k in range(m):
+                perm[k] = k
             # Fisher-Yates on the caller's generator
             for k in range(m - 1, 0, -1):
                 r = rng.integers(0, k + 1)
@@ -474,19 +476,30 @@ def _replay_sigma(n, pairs, prior_weight, model_bias):
 
 
 @njit
+def _adaptive_draw(P, present_n, rule_code, prior_weight, model_bias, priority, orders_d):
+    """One draw of the adaptive sequences: context c is ``adaptive_rank(P[c], ...)`` with
+    the tie-break priorities ``priority[c]``, into orders_d[c] (-1 beforehand)."""
+    n_contexts, n_items, _ = P.shape
+    for c in range(n_contexts):
+        m = min(orders_d.shape[1], present_n[c])
+        pairs, _ = _poe_run(P[c], m, rule_code, prior_weight, model_bias, priority[c])
+        for k in range(m):
+            orders_d[c, k] = pairs[k, 0] * n_items + pairs[k, 1]
+
+
 def _adaptive_orders(P, present_n, rule_code, prior_weight, model_bias, n_draws, length, rng):
     """Adaptive sequences (n_draws, n_contexts, length) for ``budget_curves``.
 
     Context c of draw d is ``adaptive_rank(P[c], ...)`` with tie-break priorities drawn from
     the numpy Generator ``rng`` in (draw, context) order.
     """
+    P = np.ascontiguousarray(P, dtype=np.float64)
     n_contexts, n_items, _ = P.shape
+    present_n = np.ascontiguousarray(present_n, dtype=np.int64)
     orders = np.full((n_draws, n_contexts, length), -1, dtype=np.int32)
     for d in range(n_draws):
-        for c in range(n_contexts):
-            priority = rng.random((n_items, n_items))
-            m = min(length, present_n[c])
-            pairs, _ = _poe_run(P[c], m, rule_code, prior_weight, model_bias, priority)
-            for k in range(m):
-                orders[d, c, k] = pairs[k, 0] * n_items + pairs[k, 1]
+        priority = rng.random((n_contexts, n_items, n_items))
+        _adaptive_draw(
+            P, present_n, rule_code, float(prior_weight), bool(model_bias), priority, orders[d]
+        )
     return orders
