@@ -268,14 +268,19 @@ def _run_controls(
             "large runs, answers within 24 h), or a JSONL file to run elsewhere (vLLM).",
         )
         if how == "batch":
-            if preview_ok:
+            if preview_ok and chosen.confirmed:  # a batch talks to the endpoint at once
                 batch_panel.render(ds, name, settings, target.template, chosen)
             return
     job = st.session_state.get(JOB)
     running = job is not None and not job.finished
     b1, b2, _ = st.columns([1, 1, 4])
-    can_run = preview_ok and not running and (chosen.kind == "openai" or chosen.loaded is not None)
-    if b1.button("Run", type="primary", key=f"{PAGE}.run", disabled=not can_run):
+    can_run = (
+        preview_ok
+        and not running
+        and chosen.confirmed  # never a request to a host the user did not choose
+        and (chosen.kind == "openai" or chosen.loaded is not None)
+    )
+    if b1.button("Run", type="primary", key=f"{PAGE}.run", disabled=not can_run) and can_run:
         st.session_state[JOB] = svc.JudgeJob(
             ds,
             settings,

@@ -256,6 +256,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes --------------------------------------------------------------------------
     def do_GET(self):
         fake = self.server.fake
+        fake._heard(self)
         if not self._authorised():
             return
         if fake_batches.handle_get(self, fake, self.path.rstrip("/")):
@@ -280,6 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         fake = self.server.fake
+        fake._heard(self)
         length = int(self.headers.get("Content-Length", 0))
         raw = self.rfile.read(length)
         if self.path.startswith(("/v1/files", "/v1/batches")):
@@ -387,6 +389,8 @@ class FakeOpenAI:
         self.n_faults = 0
         self._rules: list[dict] = []
         self.bodies: list[dict] = []
+        #: every request that reached the server: (method, path, Authorization header)
+        self.requests: list[tuple[str, str, str | None]] = []
         self.prompts: list[str] = []
         self.n_answered = 0
         self._n_admitted = 0
@@ -516,6 +520,12 @@ class FakeOpenAI:
         """Prompts received, leaving out the backend's one-token probes."""
         with self._lock:
             return [p for p in self.prompts if PROBE_MARK not in p]
+
+    def _heard(self, handler) -> None:
+        with self._lock:
+            self.requests.append(
+                (handler.command, handler.path, handler.headers.get("Authorization"))
+            )
 
     def _record(self, body: dict, prompt: str) -> None:
         with self._lock:
