@@ -11,9 +11,12 @@ never mixes datasets.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import html
 import io
 import json
+import re
+import unicodedata
 import zipfile
 
 import pandas as pd
@@ -22,7 +25,7 @@ import plotly.io as pio
 
 from data.io.spreadsheet import spreadsheet_csv
 from data.natural import natural_key
-from pages.shell.ui import plain_fig_text, short, slug
+from pages.shell.ui import plain_fig_text, short
 
 #: The pseudo-title of a page's headline metric cards in ``chosen`` (tick them like a view).
 HEADLINE = "Headline numbers"
@@ -279,24 +282,71 @@ def report_html(
     return "\n".join(parts)
 
 
+#: Longest file or folder name in the zip of tables, in UTF-8 bytes (file systems allow
+#: 255 per name; a dataset folder, a page folder and a file make one path).
+MAX_ENTRY_BYTES = 80
+_NOT_WORD = re.compile(r"[\W_]+")
+#: Names Windows keeps for devices: a file of that name cannot be extracted there.
+_DEVICES = frozenset(
+    {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+)
+
+
+def entry_stem(title: str, limit: int = MAX_ENTRY_BYTES) -> str:
+    """A readable file name (no extension) for ``title`` in any script: lower case letters
+    and digits kept (连贯性 stays 连贯性), every run of other characters one "-", at most
+    ``limit`` UTF-8 bytes (cut at a character); "table" when nothing is left."""
+    text = unicodedata.normalize("NFKC", str(title)).lower()
+    stem = _NOT_WORD.sub("-", text).strip("-")
+    stem = stem.encode("utf-8")[:limit].decode("utf-8", "ignore").rstrip("-") or "table"
+    return f"{stem}-table" if stem in _DEVICES else stem
+
+
+class EntryNames:
+    """Unique, length-capped names in one folder of the zip: a title's :func:`entry_stem`,
+    or, when another title of the folder already has that stem, the stem cut shorter with a
+    short hash of the whole title (and a counter should even that be taken)."""
+
+    def __init__(self, limit: int = MAX_ENTRY_BYTES):
+        self.limit, self.used = limit, set()
+
+    def __call__(self, title: str) -> str:
+        stem = entry_stem(title, self.limit)
+        if stem in self.used:
+            digest = hashlib.sha1(str(title).encode("utf-8")).hexdigest()[:8]
+            base = entry_stem(title, self.limit - 9)
+            stem, n = f"{base}-{digest}", 2
+            while stem in self.used:
+                stem = f"{base}-{digest}-{n}"
+                n += 1
+        self.used.add(stem)
+        return stem
+
+
 def tables_zip(views: dict, *, dataset: str | None = None, chosen=None) -> bytes:
     """A zip with one CSV per registered table (figures' data included) of one dataset.
 
     ``views`` as for :func:`report_html`; the whole registry needs ``dataset``. The CSVs are
     for spreadsheets, so text that would start a formula is neutralised
-    (``data.io.spreadsheet``); the registered tables themselves are not changed.
+    (``data.io.spreadsheet``); the registered tables themselves are not changed. Every
+    folder and file name is unique and at most :data:`MAX_ENTRY_BYTES` bytes
+    (:class:`EntryNames`): two titles that read alike ("… — 连贯性", "… — 流畅性") or share a
+    long beginning keep their own files.
     """
     if dataset is None and is_registry(views):  # every dataset, one folder each
-        parts = [(f"{slug(name)}/", sections_of(views, name)) for name in views]
+        folders = EntryNames()
+        parts = [(f"{folders(name)}/", sections_of(views, name)) for name in views]
     else:
         parts = [("", sections_of(views, dataset or "", None))]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for prefix, sections in parts:
+            pages = EntryNames()
             for page, (titles, _) in _picked(sections, chosen).items():
+                folder, files = pages(page), EntryNames()
                 for name in sorted(titles, key=natural_key):
                     df = sections[page]["views"][name].get("data")
                     if isinstance(df, pd.DataFrame):
-                        path = f"{prefix}{slug(page)}/{slug(name)}.csv"
+                        path = f"{prefix}{folder}/{files(name)}.csv"
                         zf.writestr(path, spreadsheet_csv(df))
     return buf.getvalue()
