@@ -9,6 +9,7 @@
 - :mod:`~pages.shell.scope`: the sidebar's analysis scope (systems left out, reading);
 - :mod:`~pages.shell.ui`: figures (their text made plain: ``ui.plain_fig_text``), metrics,
   tables with downloads, errors, the report's registry of views;
+- :mod:`~pages.shell.report_store`: the report's views as JSON, kept with the workspace;
 - :mod:`~pages.shell.workspace`: workspace files and autosave;
 - :mod:`~pages.shell.url`: links in (a new session opens what its URL names) and out;
 - :mod:`~pages.shell.state`: what pages call (``state.keep``, ``state.active``,

@@ -43,6 +43,7 @@ def sync() -> None:
         return
     if not url.seeded():
         url.first_run()
+    url.resume_link()  # a link whose workspace file was just opened
     write_url()
 
 

@@ -306,6 +306,56 @@ def plain_fig_text(fig: go.Figure) -> go.Figure:
     return fig
 
 
+#: Trace types a figure read back from a file may have (the ones the pages draw).
+_RESTORED_TRACES = frozenset({"scatter", "scattergl", "bar", "heatmap", "histogram", "box"})
+#: Layout parts a figure read back from a file loses: remote images and maps, buttons and
+#: sliders, the template (the app's own is applied), free-form metadata.
+_RESTORED_DROP = frozenset(
+    {"images", "updatemenus", "sliders", "template", "mapbox", "map", "geo", "meta"}
+)
+
+
+def _plain_json(value, depth: int = 0):
+    if isinstance(value, str):
+        return _rich(html.unescape(value))
+    if depth > 40:
+        raise ValueError("the figure nests too deep")
+    if isinstance(value, list):
+        return [_plain_json(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain_json(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def figure_from_json(value) -> go.Figure:
+    """A figure read back from a file (the report's views in a workspace), its text plain.
+
+    The file may be someone else's, so only the trace types the pages draw are taken, the
+    layout's images, maps, buttons, sliders, template and metadata are dropped, and every
+    text, whatever attribute holds it, is decoded (the figure was saved plain) and escaped
+    again but for the tags the app writes (:func:`plain_fig_text`): a crafted file shows its
+    tags as text. The figure is marked plain, so it is not escaped twice.
+
+    Raises
+    ------
+    ValueError
+        Not a figure (``{"data": [...], "layout": {...}}``), a trace type not taken, a
+        property plotly does not know.
+    """
+    if not isinstance(value, dict):
+        raise ValueError("not a figure")
+    data, layout = value.get("data", []), value.get("layout", {})
+    if not isinstance(data, list) or not isinstance(layout, dict):
+        raise ValueError("not a figure")
+    for trace in data:
+        if not isinstance(trace, dict) or trace.get("type", "scatter") not in _RESTORED_TRACES:
+            raise ValueError("a trace type the pages do not draw")
+    layout = {k: v for k, v in layout.items() if k not in _RESTORED_DROP}
+    fig = go.Figure(_plain_json({"data": data, "layout": layout}))
+    object.__setattr__(fig, _PLAIN, True)
+    return fig
+
+
 def polish(fig: go.Figure, title: str) -> go.Figure:
     """The house style every page's figure gets (in place; returned for chaining).
 

@@ -19,13 +19,58 @@ from pages.shell import scope, session, ui, workspace
 
 
 def first_run() -> None:
-    """A new session: open what the query parameters name (dataset, workspace, settings)."""
+    """A new session: open what the query parameters name (dataset, workspace, settings).
+
+    A link to data uploaded in another session (its dataset is neither here, nor in the
+    autosaved workspace it names, nor a benchmark) gets one note: it needs the workspace
+    file it came from. Its other parameters wait for that file (``workspace.PENDING_LINK``,
+    :func:`resume_link`) instead of being checked against the demo shown meanwhile. A link
+    whose dataset is here opens without a word about a workspace it does not need.
+    """
     seed = {k: st.query_params.get(k) for k in st.query_params}
     st.session_state[session._SEED] = seed
-    workspace.restore_from_url(seed)
+    missing_ws = workspace.restore_from_url(seed)
     name = seed.pop("dataset", None)
-    if name:
-        _open_from_url(name)
+    if name and not _open_from_url(name):
+        scratch: dict = {}
+        for key in ("app.debias.mode", "app.debias.tau", "app.reading"):
+            param, text = session.SHARED_URL[key], seed.get(session.SHARED_URL[key])
+            session.seed_key(key, scratch)  # a malformed value is noted now (and dropped)
+            if key in scratch:
+                seed[param] = text  # a good one waits with the others
+        st.session_state[workspace.PENDING_LINK] = {
+            "dataset": name,
+            "ws": missing_ws,
+            "params": dict(seed),
+        }
+        seed.clear()
+        where = f" (its workspace {missing_ws} is not saved on this machine)" if missing_ws else ""
+        session.note(
+            f"Link: **{ui.safe(name)}** was uploaded in another session{where}; open the "
+            "workspace file it came from (sidebar, Workspace) and the link opens it, with "
+            "its settings."
+        )
+    _apply_seed(seed)
+
+
+def resume_link() -> None:
+    """A link waiting for its workspace file (:func:`first_run`): once a file brought the
+    dataset it names, open that dataset and apply the link's parameters (they win over the
+    file's settings), as a link opened on the saving machine would."""
+    pending = st.session_state.get(workspace.PENDING_LINK)
+    if not pending or pending.get("dataset") not in session.datasets():
+        return
+    del st.session_state[workspace.PENDING_LINK]
+    st.session_state[session.ACTIVE] = pending["dataset"]
+    seed = st.session_state.setdefault(session._SEED, {})
+    seed.update(pending.get("params") or {})
+    _apply_seed(seed, later=True)
+
+
+def _apply_seed(seed: dict, *, later: bool = False) -> None:
+    """Check the link's attribute, judge and systems against the active dataset (a note for
+    each it lacks) and keep the shared settings it names; ``later``: after the first run,
+    so the widgets already drawn take them too."""
     ds = session.active()
     attrs, judges = set(ds.attributes), set(ds.judges)
     for key, valid in (("app.attribute", attrs), ("app.judge", judges)):
@@ -39,8 +84,11 @@ def first_run() -> None:
             )
     scope.check_link(ds, session.active_name(), seed)
     kept_values = st.session_state.setdefault(session._KEPT, {})
-    for key in session.SHARED_URL:
+    for key, param in session.SHARED_URL.items():
+        named = param in seed
         session.seed_key(key, kept_values)
+        if later and named and key in kept_values:
+            session.put(key, kept_values[key])
 
 
 def seeded() -> bool:
@@ -48,10 +96,11 @@ def seeded() -> bool:
     return session._SEED in st.session_state
 
 
-def _open_from_url(name: str) -> None:
+def _open_from_url(name: str) -> bool:
+    """Open the dataset a link names; False when it is an upload of another session."""
     if name in session.datasets():
         st.session_state[session.ACTIVE] = name
-        return
+        return True
     if name in {b.name for b in data.list_benchmarks()}:
         try:
             session.register(name, session.load_benchmark(name))
@@ -60,11 +109,8 @@ def _open_from_url(name: str) -> None:
                 f"Link: benchmark **{ui.safe(name)}** could not be loaded "
                 f"({ui.safe(err, 200)}); showing the demo."
             )
-        return
-    session.note(
-        f"Link: dataset **{ui.safe(name)}** was an upload of another session and cannot come "
-        "back from the link alone; open its workspace file (sidebar, Workspace)."
-    )
+        return True
+    return False
 
 
 def url_params() -> dict[str, str]:

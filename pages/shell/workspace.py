@@ -6,6 +6,17 @@ the whole workspace is written to ``<cache>/workspaces/<id>.zip`` (``data.paths
 .user_cache_dir``; ``JUDGESCOPE_CACHE`` moves it) and the random id goes into the URL as
 ``ws=``: a refresh, or the link opened on this machine, loads it again. API keys are never
 kept in settings, so they never reach the file (:func:`data.io.workspace.clean_settings`).
+
+The views collected for the Report page go with the workspace too (the file's
+``report.json``, and ``<id>.report.json`` beside the autosave, rewritten when they change;
+:mod:`pages.shell.report_store`), so a refresh keeps the report. The file records the
+session's id: a link to uploaded data opened elsewhere waits for its workspace file
+(:data:`PENDING_LINK`, set by :mod:`pages.shell.url`), and opening that file keeps the
+dataset names and takes the id the link names, so the link then works on this machine too.
+
+Opening a file or a link never breaks a page: :func:`data.io.workspace.read_workspace`
+refuses a bad file with a DataError, and anything else is shown as a message too, with
+nothing already open changed.
 """
 
 from __future__ import annotations
@@ -18,16 +29,28 @@ from pathlib import Path
 
 import streamlit as st
 
-from data.io.workspace import BenchmarkRef, clean_settings, load_workspace, save_workspace
+from data.io.workspace import (
+    BenchmarkRef,
+    Workspace,
+    clean_settings,
+    read_workspace,
+    save_workspace,
+)
+from data.io.workspace_archive import WorkspaceLimits, parse_json
+from data.limits import MAX_MANIFEST_BYTES, MAX_REPORT_BYTES
 from data.paths import user_cache_dir
 from data.schema import DataError, Dataset
-from pages.shell import session, ui
+from pages.shell import report_store, session, ui
 from pages.shell.tokens import token
 
 WS = "app.ws"  # this session's workspace id (only once it has something to autosave)
 _SAVED = "app.ws.saved"  # what the last autosave held (names and revisions)
 _OPENED = "app.ws.opened"  # note of the last file opened
 _SETTINGS = "app.ws.settings"  # the settings last autosaved
+_REPORT = "app.ws.report"  # what the report held when last autosaved
+#: A link that named data of another session, waiting for its workspace file:
+#: {"dataset": name, "ws": id or None, "params": the link's other query parameters}.
+PENDING_LINK = "app.url.pending"
 _ID = re.compile(r"[0-9a-f]{12}")  # the whole text (fullmatch): no trailing newline
 
 
@@ -54,9 +77,23 @@ def _entries() -> dict[str, Dataset | BenchmarkRef]:
     return out
 
 
+def _report(registry=None, names=None) -> dict | None:
+    """The report's views of the session's datasets as JSON data (bounded in size)."""
+    registry = st.session_state.get(ui.REPORT, {}) if registry is None else registry
+    names = list(session.datasets()) if names is None else names
+    return report_store.report_json(registry, names)[0]
+
+
 def workspace_bytes() -> bytes:
-    """The session as a workspace file (datasets, active one, kept settings)."""
-    return save_workspace(_entries(), session.active_name(), session.kept())
+    """The session as a workspace file (datasets, active one, kept settings, the report's
+    views, the session's id)."""
+    return save_workspace(
+        _entries(),
+        session.active_name(),
+        session.kept(),
+        report=_report(),
+        workspace_id=workspace_id(),
+    )
 
 
 def autosave() -> None:
@@ -75,7 +112,15 @@ def autosave() -> None:
         folder().mkdir(parents=True, exist_ok=True)
         path = folder() / f"{ws}.zip"
         tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(save_workspace(entries, session.active_name(), session.kept()))
+        tmp.write_bytes(
+            save_workspace(
+                entries,
+                session.active_name(),
+                session.kept(),
+                report=_report(),
+                workspace_id=ws,
+            )
+        )
         tmp.replace(path)
         ss[_SAVED] = marks
     except (OSError, ValueError) as err:  # a full or read-only disk: the session goes on
@@ -87,10 +132,12 @@ def autosave() -> None:
 
 def autosave_settings() -> None:
     """Write the kept settings beside the autosaved workspace when they changed (cheap:
-    JSON only), so that a refresh finds the settings of every page, not only the URL's."""
+    JSON only), so that a refresh finds the settings of every page, not only the URL's;
+    and the report's views when they changed (:func:`autosave_report`)."""
     ws = workspace_id()
     if not ws:
         return
+    autosave_report(ws)
     values = clean_settings(session.kept())
     values["app.active"] = session.active_name()
     if st.session_state.get(_SETTINGS) == values:
@@ -105,12 +152,37 @@ def autosave_settings() -> None:
         logging.getLogger("judgescope").warning("settings autosave failed: %s", err)
 
 
+def autosave_report(ws: str) -> None:
+    """Write the report's views to ``<id>.report.json`` when they changed."""
+    registry = st.session_state.get(ui.REPORT, {})
+    mark = report_store.signature(registry)
+    if st.session_state.get(_REPORT) == mark:
+        return
+    try:
+        report = _report(registry)
+        path = folder() / f"{ws}.report.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(report, allow_nan=False, separators=(",", ":")))
+        tmp.replace(path)
+        st.session_state[_REPORT] = mark
+    except (OSError, TypeError, ValueError) as err:
+        logging.getLogger("judgescope").warning("report autosave failed: %s", err)
+
+
+def _saved_json(path: Path, limit: int):
+    """A JSON file autosaved beside a workspace, read within bounds (None when there is
+    none, or it is too large or unreadable)."""
+    try:
+        if path.stat().st_size > limit:
+            return None
+        return parse_json(path.read_bytes(), path.name, WorkspaceLimits())
+    except (OSError, DataError):
+        return None
+
+
 def _saved_settings(ws: str) -> dict:
     """The settings autosaved beside workspace ``ws`` (empty when none or unreadable)."""
-    try:
-        values = json.loads((folder() / f"{ws}.json").read_text())
-    except (OSError, ValueError):
-        return {}
+    values = _saved_json(folder() / f"{ws}.json", MAX_MANIFEST_BYTES)
     return clean_settings(values) if isinstance(values, dict) else {}
 
 
@@ -132,8 +204,22 @@ def _load_refs(loaded: dict) -> tuple[dict[str, Dataset], list[str]]:
     return out, problems
 
 
-def apply(loaded: dict, settings: dict, label: str) -> list[str]:
-    """Add the workspace's datasets (renamed on a clash) and its settings; the problems."""
+def apply(
+    loaded: dict,
+    settings: dict,
+    label: str,
+    *,
+    report: dict | None = None,
+    workspace_id: str | None = None,
+) -> list[str]:
+    """Add the workspace's datasets (renamed on a clash), its settings and its report's
+    views; the problems.
+
+    A link waiting for its workspace file (:data:`PENDING_LINK`) whose ``ws=`` is this
+    file's id gives the session that id, when the session has none yet and no workspace of
+    that id is saved on this machine: the autosave goes under it, so the link works here
+    from now on.
+    """
     datasets, problems = _load_refs(loaded)
     renamed = {}
     current = session.datasets()
@@ -150,34 +236,71 @@ def apply(loaded: dict, settings: dict, label: str) -> list[str]:
     active = renamed.get(settings.get("app.active"))
     if active in session.datasets():
         st.session_state[session.ACTIVE] = active
+    try:
+        report_store.restore(report, renamed)
+    except Exception:  # the report is a convenience: the datasets are open
+        logging.getLogger("judgescope").exception("restoring the report's views failed")
+    pending = st.session_state.get(PENDING_LINK) or {}
+    if (
+        workspace_id is not None
+        and pending.get("ws") == workspace_id
+        and WS not in st.session_state
+        and valid_id(workspace_id)
+        and not (folder() / f"{workspace_id}.zip").exists()
+    ):
+        st.session_state[WS] = workspace_id
     st.session_state.pop(_SAVED, None)  # saved again with its settings and active dataset
+    st.session_state.pop(_REPORT, None)
     autosave()
     return problems
 
 
-def restore_from_url(seed: dict) -> None:
-    """A new session opened with ``ws=<id>``: load that autosaved workspace."""
+def restore_from_url(seed: dict) -> str | None:
+    """A new session opened with ``ws=<id>``: load that autosaved workspace.
+
+    Returns the link's workspace id when it is well formed but not saved on this machine
+    (the link's data then needs the workspace file it came from: :mod:`pages.shell.url`
+    says so once, with the dataset it names), else None. A malformed ``ws=`` is noted.
+    """
     ws = seed.pop("ws", None)
     if not ws:
-        return
-    path = folder() / f"{ws}.zip" if valid_id(ws) else None
-    if path is None or not path.is_file():
+        return None
+    if not valid_id(ws):
         session.note(
-            f"Link: workspace '{ui.safe(ws, 40)}' is not saved on this machine; uploads of "
-            "that session cannot come back. Open its workspace file (sidebar, Workspace)."
+            f"Link: ws='{ui.safe(ws, 40)}' is not a workspace id (12 hexadecimal digits); ignored."
         )
-        return
+        return None
+    path = folder() / f"{ws}.zip"
+    if not path.is_file():
+        return ws
     try:
-        loaded, settings = load_workspace(path.read_bytes(), path.name)
-    except DataError as err:
+        opened = read_workspace(path.read_bytes(), path.name)
+        st.session_state[WS] = ws
+        settings = {**opened.settings, **_saved_settings(ws)}  # saved after the datasets
+        newer = _saved_json(folder() / f"{ws}.report.json", MAX_REPORT_BYTES)
+        report = newer if isinstance(newer, dict) else opened.report
+        for problem in apply(opened.datasets, settings, "saved", report=report):
+            session.note(f"Link: {ui.safe(problem, 200)}")
+    except Exception as err:  # DataError, or anything else: the page still opens
+        if not isinstance(err, DataError):
+            logging.getLogger("judgescope").exception("restoring workspace %s failed", ws)
         session.note(
             f"Link: the autosaved workspace {path.name} cannot be read: {ui.safe(err, 200)}"
         )
-        return
-    st.session_state[WS] = ws
-    settings.update(_saved_settings(ws))  # the settings saved after the datasets
-    for problem in apply(loaded, settings, "saved"):
-        session.note(f"Link: {ui.safe(problem, 200)}")
+    return None
+
+
+def _open_file(content: bytes, name: str) -> Workspace | None:
+    """The workspace file read, or None with its message shown (nothing is changed): the
+    sidebar runs before every page, so no error may escape it."""
+    try:
+        return read_workspace(content, name)
+    except DataError as err:  # nothing loaded is lost: the session is unchanged
+        ui.show_error(err, what=f"Could not open {name}")
+    except Exception as err:  # a reader's bug must not take every page down
+        logging.getLogger("judgescope").exception("opening workspace %s failed", name)
+        ui.show_error(err, what=f"Could not open {name}")
+    return None
 
 
 def sidebar_section() -> None:
@@ -195,9 +318,12 @@ def sidebar_section() -> None:
                 "machine: a refresh of this page brings them back."
             )
         snapshot = (entries, session.active_name(), session.kept())
+        registry, names, ws = st.session_state.get(ui.REPORT, {}), list(entries), workspace_id()
         st.download_button(
             "Save workspace",
-            data=lambda: save_workspace(*snapshot),
+            data=lambda: save_workspace(
+                *snapshot, report=_report(registry, names), workspace_id=ws
+            ),
             file_name="judgescope-workspace.zip",
             mime="application/zip",
             key="app.ws.save",
@@ -206,14 +332,17 @@ def sidebar_section() -> None:
         )
         file = st.file_uploader("Open a workspace file", type=["zip"], key="app.ws.file")
         if file is not None and st.button("Open", key="app.ws.open"):
-            try:
-                loaded, settings = load_workspace(file.getvalue(), file.name)
-            except DataError as err:  # nothing loaded is lost: the session is unchanged
-                ui.show_error(err, what=f"Could not open {file.name}")
-            else:
-                problems = apply(loaded, settings, Path(file.name).stem)
+            opened = _open_file(file.getvalue(), file.name)
+            if opened is not None:
+                problems = apply(
+                    opened.datasets,
+                    opened.settings,
+                    Path(file.name).stem,
+                    report=opened.report,
+                    workspace_id=opened.workspace_id,
+                )
                 st.session_state[_OPENED] = (
-                    f"Opened {ui.safe(file.name)}: {len(loaded)} dataset(s)."
+                    f"Opened {ui.safe(file.name)}: {len(opened.datasets)} dataset(s)."
                     + "".join(f" {ui.safe(p, 200)}." for p in problems)
                 )
                 st.rerun()

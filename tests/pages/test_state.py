@@ -104,7 +104,9 @@ def test_a_link_opens_a_calibration_mode(warnings, mode):
 def test_bad_query_params_are_ignored_with_a_note(warnings):
     at = _app(dataset="no-such-set", attribute="colour", tau="abc", debias="sideways")
     notes = " ".join(unsafe(i.value) for i in at.sidebar.info)  # the text shown (escaped)
-    assert "no-such-set" in notes and "colour" in notes
+    # the attribute waits for the dataset's workspace file (issue 23 item 5): not noted
+    assert "no-such-set" in notes and "workspace file it came from" in notes
+    assert "colour" not in notes
     assert "tau='abc' ignored" in notes and "debias='sideways' ignored" in notes
     _ok(at.switch_page("pages/position_bias/page.py").run())
     assert at.radio(key="app.debias.mode").value == "off"

@@ -111,3 +111,108 @@ def test_an_unknown_workspace_link_says_so(cache):
     notes = " ".join(unsafe(i.value) for i in at.sidebar.info)  # shown text, unescaped
     assert "not saved on this machine" in notes and "mine.csv" in notes
     assert at.session_state["app.active"] == "demo"
+
+
+# ----------------------------------------------------------------------------- issue 23
+LINK_WS = "0123456789ab"
+
+
+def _notes(at: AppTest) -> list[str]:
+    from pages.shell.text import unsafe
+
+    return [unsafe(i.value) for i in at.sidebar.info]
+
+
+def _link(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return _ok(at.run())
+
+
+def test_a_link_to_uploaded_data_works_once_its_workspace_file_is_opened(cache):
+    """Machine B opens a link to data uploaded on machine A: one note says what it needs;
+    opening the workspace file it came from keeps the names and the id the link names, so
+    the link then works on B too, its settings winning over the file's."""
+    mine = _mine()
+    attribute = mine.attributes[-1]
+    blob = save_workspace(
+        {"demo": BenchmarkRef("demo"), "mine.csv": mine},
+        "mine.csv",
+        {"app.debias.mode": "tau", "app.debias.tau": 0.7},
+        workspace_id=LINK_WS,
+    )
+    link = {"ws": LINK_WS, "dataset": "mine.csv", "tau": "0.66", "attribute": attribute}
+    at = _link(**link)
+    notes = _notes(at)
+    assert len(notes) == 1, notes
+    assert "mine.csv" in notes[0] and "workspace file it came from" in notes[0]
+    assert at.session_state["app.active"] == "demo"
+
+    at = _open(at, "mine-workspace.zip", blob)
+    assert at.session_state["app.active"] == "mine.csv"  # the name the link names
+    assert at.session_state["app.ws"] == LINK_WS  # and its id
+    assert (cache / "workspaces" / f"{LINK_WS}.zip").is_file()
+    assert _param(at, "ws") == LINK_WS and _param(at, "dataset") == "mine.csv"
+    _ok(at.switch_page("pages/position_bias/page.py").run())
+    assert at.slider(key="app.debias.tau").value == pytest.approx(0.66)  # the link's
+    assert at.selectbox(key="app.attribute").value == attribute
+
+    again = _link(**link)  # the original link, opened again on this machine
+    assert not _notes(again), _notes(again)
+    assert again.session_state["app.active"] == "mine.csv"
+    assert again.session_state["app.ws"] == LINK_WS
+
+
+def test_a_file_that_is_not_the_links_keeps_its_own_id(cache):
+    blob = save_workspace({"mine.csv": _mine()}, "mine.csv", workspace_id="fedcba987654")
+    at = _link(ws=LINK_WS, dataset="mine.csv")
+    at = _open(at, "other.zip", blob)
+    assert at.session_state["app.active"] == "mine.csv"
+    assert at.session_state["app.ws"] != LINK_WS  # the link's id is taken only from its file
+
+
+def test_a_demo_only_link_says_nothing_about_a_workspace(cache):
+    at = _link(ws=LINK_WS, dataset="demo", attribute=data.demo_dataset().attributes[0])
+    assert not _notes(at), _notes(at)
+    assert at.session_state["app.active"] == "demo"
+
+
+def test_a_hostile_workspace_file_changes_nothing_and_every_page_still_opens(cache):
+    from tests.data.test_fuzz_workspace import inputs
+
+    at = _ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
+    before = dict(at.session_state["app.datasets"])
+    hostile = [x for x in inputs(60) if x[3] == "refuse"][:6]
+    for name, story, blob, _ in hostile:
+        at = _open(at, name, blob)
+        messages = " ".join(e.value for e in at.sidebar.error)
+        assert "Could not open" in messages and "Nothing already loaded" in messages, story
+        assert at.session_state["app.datasets"] == before, story
+
+
+def test_the_reports_views_survive_a_refresh(cache):
+    from pages.shell import ui
+
+    at = _ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
+    at = _open(at, "work.zip", save_workspace({"mine.csv": _mine()}, "mine.csv"))
+    ws = at.session_state["app.ws"]
+    _ok(at.switch_page("pages/position_bias/page.py").run())
+    registry = at.session_state[ui.REPORT]
+    views = registry["mine.csv"]["Position bias"]["views"]
+    assert views and any(v["fig"] is not None for v in views.values())
+    _ok(at.run())  # the run after draws nothing new: the report is autosaved by now
+    assert (cache / "workspaces" / f"{ws}.report.json").is_file()
+
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params["ws"] = ws
+    _ok(again.run())
+    back = again.session_state[ui.REPORT]["mine.csv"]["Position bias"]["views"]
+    assert list(back) == list(views)
+    for title, view in views.items():
+        if view["fig"] is not None:
+            assert back[title]["fig"].layout.title.text == view["fig"].layout.title.text
+        if view["data"] is not None:
+            assert back[title]["data"].shape == view["data"].shape
+    _ok(again.switch_page("pages/report/page.py").run())
+    assert any(m.label == "Views" and m.value == str(len(views)) for m in again.metric)
