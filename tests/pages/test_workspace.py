@@ -179,13 +179,19 @@ def test_a_demo_only_link_says_nothing_about_a_workspace(cache):
 
 
 def test_a_hostile_workspace_file_changes_nothing_and_every_page_still_opens(cache):
-    from tests.data.test_fuzz_workspace import inputs
+    import random
+
+    from tests.data import test_fuzz_workspace as fuzz
 
     at = _ok(AppTest.from_file(APP, default_timeout=TIMEOUT).run())
     before = dict(at.session_state["app.datasets"])
-    hostile = [x for x in inputs(60) if x[3] == "refuse"][:6]
-    for name, story, blob, _ in hostile:
-        at = _open(at, name, blob)
+    rng, base = random.Random(5), fuzz._cached()
+    damage = [fuzz.manifest_damage, fuzz.json_damage, fuzz.zip_damage] * 2
+    hostile = [d(base, rng) for d in damage]
+    for n, (story, blob, expect) in enumerate(hostile):
+        if expect != "refuse":
+            continue
+        at = _open(at, f"hostile{n}.zip", blob)
         messages = " ".join(e.value for e in at.sidebar.error)
         assert "Could not open" in messages and "Nothing already loaded" in messages, story
         assert at.session_state["app.datasets"] == before, story
