@@ -40,9 +40,9 @@ def _closure(adj):
 
 
 # up to this N the components come from boolean matrix products (a few float32 matmuls of
-# N x N per problem, cheap for stacks of many problems), above from scipy.sparse.csgraph,
-# problem by problem (about 1 ms each)
-_CLOSURE_MAX_N = 128
+# N x N per problem: cheap for stacks of many small problems, while larger products run on
+# OpenBLAS threads), above from scipy.sparse.csgraph, problem by problem (about 1 ms each)
+_CLOSURE_MAX_N = 64
 
 
 def _components_scipy(adj, beats, present):
