@@ -217,10 +217,13 @@ def _dp(A, f, choice, g_lo, g_hi, cand, order):
 
 
 def _ml_work(A, present, exact_max_n, start):
-    """Serial nanoseconds, roughly: the exact DP visits 2**N subsets with N**2 steps each
-    at about 0.1 ns a step (1.8 ms per context at N = 16)."""
+    """Serial nanoseconds, roughly: the exact DP visits 2**m subsets with m**2 steps each
+    at about 0.1 ns a step (1.8 ms per context at m = 16), m the items present (N where
+    ``present`` is None)."""
     n_ctx, n, _ = A.shape
-    return n_ctx * (2 ** min(n, int(exact_max_n))) * n * n // 10
+    m = np.full(n_ctx, n) if present is None else present.sum(axis=1)
+    m = np.minimum(m, int(exact_max_n)).astype(np.float64)
+    return int((2.0**m * m * m).sum() // 10)
 
 
 @batch_kernel(work=_ml_work, min_work=PARALLEL_MIN_WORK)
@@ -318,10 +321,11 @@ def _ml_batch(A, present, exact_max_n, start):
 
 
 def _heuristic_work(A, present, start):
-    """Serial nanoseconds, roughly 600 N**2.5 per context (measured: 2 ms at N = 27, about
-    15 ms at 50, 50 ms at 100)."""
+    """Serial nanoseconds, roughly 600 m**2.5 per context of m items present (measured: 2 ms
+    at m = 27, about 15 ms at 50, 50 ms at 100)."""
     n_ctx, n, _ = A.shape
-    return int(n_ctx * 600 * n**2.5)
+    m = np.full(n_ctx, n) if present is None else present.sum(axis=1)
+    return int((600.0 * m.astype(np.float64) ** 2.5).sum())
 
 
 # the parallel compilation (seconds on a fresh install) only from about 0.2 s of serial work
