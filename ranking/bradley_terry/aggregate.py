@@ -120,8 +120,8 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
             code *= v3.size
             code += c3
     bincount = by_key and not rows and span <= min(_BINCOUNT_MAX, 4 * m + 4096)
-    if not bincount and limit < m and np.unique(code[: limit + 1]).size > limit:
-        return None  # more than ``limit`` cells among the first comparisons already
+    if not bincount and 2 * limit < m and np.unique(code[: m // 2]).size > limit:
+        return None  # more than ``limit`` cells among the first half of the comparisons
     if bincount:
         cnt = np.bincount(code, minlength=span)
         uniq = np.flatnonzero(cnt)
@@ -133,6 +133,18 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
             if halves is None:
                 return np.bincount(code, x, span)[uniq]
             return sum(np.bincount(code[sl], x[sl], span) for sl in halves)[uniq]
+
+    elif by_key and not rows:  # the order of the keys: no first occurrences needed
+        uniq, cell = np.unique(code, return_inverse=True)
+        cell = cell.ravel()
+        if uniq.size > limit:
+            return None
+        cnt = np.bincount(cell, minlength=uniq.size)
+
+        def total(x):
+            if halves is None:
+                return np.bincount(cell, x, uniq.size)
+            return sum(np.bincount(cell[sl], x[sl], uniq.size) for sl in halves)
 
     else:
         uniq, first, cell = np.unique(code, return_index=True, return_inverse=True)
