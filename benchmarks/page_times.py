@@ -55,6 +55,7 @@ PAGES = {
     "prompts": "pages/prompts/page.py",
     "reproduce": "pages/reproduce/page.py",
     "report": "pages/report/page.py",
+    "report-card": "pages/report_card/page.py",
 }
 
 

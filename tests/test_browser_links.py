@@ -21,21 +21,8 @@ from tests._routes import routed_pages
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
-NAV = [
-    "Data",
-    "Judge",
-    "Rankings",
-    "Leaderboard",
-    "Examples",
-    "Position bias",
-    "Judge bias",
-    "Rationales",
-    "Comparison budgets",
-    "Human agreement",
-    "Prompt sensitivity",
-    "Reproduce",
-    "Report",
-]
+#: The navigation app.py builds, in its order (the titles of its PAGES table).
+NAV = [title for _, title, _, _, _ in routed_pages()]
 
 
 def _shots(tmp_path: Path) -> Path:

@@ -16,7 +16,11 @@ import types
 
 import numba
 
-FLAGS = dict(cache=True, nogil=True, fastmath=False)
+#: ``_nrt=True`` is explicit because numba lets a callee inherit an unset ``_nrt`` from the
+#: caller being compiled: a helper that allocates, first compiled from one of the budget
+#: loop's ``_nrt=False`` kernels, would otherwise fail to type ``np.empty`` (on a fresh
+#: install only; a warm disk cache hides it).
+FLAGS = dict(cache=True, nogil=True, fastmath=False, _nrt=True)
 #: A :class:`BatchKernel` runs its parallel compilation from this estimated serial work on,
 #: in nanoseconds of one core: about 20 ms, where a second core starts to save more than
 #: the thread pool costs and the parallel compilation has been paid by a big batch anyway.
