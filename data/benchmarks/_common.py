@@ -45,23 +45,8 @@ def read_json(path: Path) -> Any:
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    """A JSON-lines file (blank lines skipped), errors naming the file and line.
-
-    Parameters
-    ----------
-    path : Path
-        The file, read as UTF-8.
-
-    Returns
-    -------
-    list of dict
-        One decoded JSON value per non-blank line, in file order.
-
-    Raises
-    ------
-    DataError
-        A line is not valid JSON (the message gives the line number).
-    """
+    """The values of the JSON-lines file ``path`` (UTF-8), one per non-blank line in file
+    order; a line that is not valid JSON raises a DataError naming the file and line."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for n_line, line in enumerate(f, start=1):
@@ -200,20 +185,24 @@ def parse_all(
     return values, reasons
 
 
-def verdict_columns(verdicts: Sequence[str | None]) -> tuple[np.ndarray, list[str | None]]:
-    """(p_first, verdict) columns from parsed verdicts; None stays NaN / missing.
+def comparisons(
+    columns: Mapping[str, Sequence[Any]], verdicts: Sequence[str | None]
+) -> pd.DataFrame:
+    """A canonical comparisons table from columns and parsed verdicts, every row sample 0.
 
     Parameters
     ----------
+    columns : mapping of str to sequence
+        The other columns of the table (context_id, attribute, judge, first_id, second_id,
+        raw ...), as :func:`table` takes them.
     verdicts : sequence of {"A", "B", "tie", None}
-        Parsed verdicts; "A" means the candidate shown first wins.
+        Parsed verdicts, one per row; "A" means the candidate shown first wins.
 
     Returns
     -------
-    p_first : ndarray of float64
-        1.0, 0.0 and 0.5 for "A", "B" and "tie"; NaN for None.
-    verdict : list of str or None
-        The verdicts, unchanged.
+    pandas.DataFrame
+        ``p_first`` 1.0, 0.0 and 0.5 for "A", "B" and "tie", NaN for None; ``verdict`` the
+        verdicts unchanged; ``sample`` 0.
 
     Raises
     ------
@@ -223,7 +212,10 @@ def verdict_columns(verdicts: Sequence[str | None]) -> tuple[np.ndarray, list[st
     p = np.array(
         [VERDICT_P_FIRST[v] if v is not None else np.nan for v in verdicts], dtype=np.float64
     )
-    return p, list(verdicts)
+    sample = np.zeros(len(p), dtype=np.int64)
+    return table(
+        "comparisons", {**columns, "p_first": p, "verdict": list(verdicts), "sample": sample}
+    )
 
 
 def concat(name: str, frames: Iterable[pd.DataFrame]) -> pd.DataFrame:

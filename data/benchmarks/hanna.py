@@ -54,13 +54,7 @@ _MEAN_TOL = 0.006
 
 
 def files() -> tuple[str, ...]:
-    """The files :func:`load` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpaths of the ratings CSV and PPairS' ``hanna.jsonl``.
-    """
+    """The relpaths :func:`load` reads: the ratings CSV and PPairS' ``hanna.jsonl``."""
     return (CSV, JSONL)
 
 
@@ -225,10 +219,7 @@ def load(files: dict[str, Path]) -> Dataset:
     """96 prompts x 11 systems x 6 criteria x 3 annotators, 5 LLM judges x 4 Eval-Prompts,
     and 72 automatic measures.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 from data.benchmarks import _common as c
 from data.benchmarks._sources import files_under
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
@@ -109,10 +107,7 @@ def _score(value) -> str:
 def load(files: dict[str, Path]) -> Dataset:
     """The 885 gold pairs and every released verdict, in both orders.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------
@@ -213,17 +208,12 @@ def load(files: dict[str, Path]) -> Dataset:
                 raw = scores or (_score(completion) if completion is not None else "")
                 add(cid, judge, first, second, verdict, raw)
 
-    p_first, verdict = c.verdict_columns(verdicts)
-    n = len(p_first)
     n_pairs = len(ctx["context_id"])
     return Dataset(
         name=SET,
         contexts=c.table("contexts", ctx),
         candidates=c.table("candidates", cand),
-        comparisons=c.table(
-            "comparisons",
-            {**cmp, "p_first": p_first, "verdict": verdict, "sample": np.zeros(n, dtype=np.int64)},
-        ),
+        comparisons=c.comparisons(cmp, verdicts),
         description=(
             f"LLMBar (Zeng et al., ICLR 2024): {n_pairs} instruction-following pairs whose "
             "better output is known (the human verdict, judge 'human:gold'): LLMBar's Natural "

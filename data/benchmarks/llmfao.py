@@ -22,13 +22,7 @@ _WINNER = {"left": "A", "right": "B", "tie": "tie"}
 
 
 def files() -> tuple[str, ...]:
-    """The files :func:`load` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpath of the LLMFAO vote table ``llmfao.csv``.
-    """
+    """The relpaths :func:`load` reads: the LLMFAO vote table ``llmfao.csv``."""
     return (VOTES,)
 
 
@@ -81,31 +75,23 @@ def _votes_to_comparisons(frame: pd.DataFrame, path: Path, context_of, judge_of)
             f"expected one of {list(_WINNER)}"
         )
     verdicts = [_WINNER[w] for w in frame["winner"]]
-    p_first, verdict = c.verdict_columns(verdicts)
-    n = len(frame)
-    return c.table(
-        "comparisons",
+    return c.comparisons(
         {
             "context_id": context_of(frame),
-            "attribute": [ATTRIBUTE] * n,
+            "attribute": [ATTRIBUTE] * len(frame),
             "judge": judge_of(frame),
             "first_id": frame["left"].tolist(),
             "second_id": frame["right"].tolist(),
-            "p_first": p_first,
-            "verdict": verdict,
-            "sample": np.zeros(n, dtype=np.int64),
             "raw": frame["winner"].tolist(),
         },
+        verdicts,
     )
 
 
 def load(files: dict[str, Path]) -> Dataset:
     """13 prompts x up to 59 models; 8,931 crowd votes (votes only, no texts).
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------

@@ -16,13 +16,7 @@ N_ANNOTATORS = 3
 
 
 def files() -> tuple[str, ...]:
-    """The files :func:`load` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpath of JUDGE-BENCH's ``newsroom.json``.
-    """
+    """The relpaths :func:`load` reads: JUDGE-BENCH's ``newsroom.json``."""
     return (JSON,)
 
 
@@ -39,10 +33,7 @@ def _split(instance: str, path: Path, item_id) -> tuple[str, str]:
 def load(files: dict[str, Path]) -> Dataset:
     """60 articles x 7 summaries with 3 annotators on 4 criteria.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 from data.benchmarks import _common as c
 from data.schema import HUMAN_JUDGE_PREFIX, DataError, Dataset
 
@@ -25,12 +23,8 @@ _LABEL = {1: "A", 2: "B", 0: "tie", "1": "A", "2": "B", "Tie": "tie", "0": "tie"
 
 
 def files() -> tuple[str, ...]:
-    """The files :func:`load` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpaths of the test set and of the GPT-3.5 and PandaLM-7B verdict files.
+    """The relpaths :func:`load` reads: the test set and of the GPT-3.5 and PandaLM-7B verdict
+    files.
     """
     return (TESTSET, GPT, PANDALM)
 
@@ -49,10 +43,7 @@ def _prompt_text(instruction: str, inp: str) -> str:
 def load(files: dict[str, Path]) -> Dataset:
     """170 prompts, the 5 models' responses, 3 human + 2 LLM verdicts per pair.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------
@@ -134,9 +125,9 @@ def load(files: dict[str, Path]) -> Dataset:
             reason = (r.get(f"{field}_reason") or "").strip()
             raw = f"{result}\n{reason}" if reason else str(result)
             add(r["idx"], judge, _LABEL.get(result), raw)
-    p_first, verdict = c.verdict_columns(cmp.pop("verdict"))
-    n = len(p_first)
-    n_unparsed = int(np.isnan(p_first).sum())
+    verdicts = cmp.pop("verdict")
+    comparisons = c.comparisons(cmp, verdicts)
+    n_unparsed = int(comparisons["p_first"].isna().sum())
     return Dataset(
         name="pandalm",
         contexts=c.table(
@@ -144,10 +135,7 @@ def load(files: dict[str, Path]) -> Dataset:
             {"context_id": list(ctx_of.values()), "text": [_prompt_text(*k) for k in ctx_of]},
         ),
         candidates=c.table("candidates", cand),
-        comparisons=c.table(
-            "comparisons",
-            {**cmp, "p_first": p_first, "verdict": verdict, "sample": np.zeros(n, dtype=np.int64)},
-        ),
+        comparisons=comparisons,
         description=(
             f"PandaLM test set: 999 response pairs over {len(ctx_of)} instruction prompts "
             "(context = instruction, then the input when there is one) from 5 models "

@@ -61,24 +61,15 @@ def judge_files() -> tuple[str, ...]:
 
 
 def files_summeval() -> tuple[str, ...]:
-    """The files :func:`load_summeval` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpaths of BARTScore's ``data.pkl``, PPairS' ``summeval.jsonl``, the annotation
-        files and :func:`judge_files`.
+    """The relpaths :func:`load_summeval` reads: BARTScore's ``data.pkl``, PPairS'
+    ``summeval.jsonl``, the annotation files and :func:`judge_files`.
     """
     return (PKL, PPAIRS) + files_under(ANNOTATIONS) + judge_files()
 
 
 def files_annotators() -> tuple[str, ...]:
-    """The files :func:`load_summeval_annotators` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpaths of the annotation files and :func:`judge_files`.
+    """The relpaths :func:`load_summeval_annotators` reads: the annotation files and
+    :func:`judge_files`.
     """
     return files_under(ANNOTATIONS) + judge_files()
 
@@ -151,12 +142,7 @@ def import_pairwise(files: dict[str, Path]) -> pd.DataFrame:
         lambda t: parse_verdict(t, labels=("A", "B"), tie_labels=("C",), aliases=NUMBERED_ALIASES),
         cols["raw"],
     )
-    p_first, verdict = c.verdict_columns(verdicts)
-    n = len(cols["raw"])
-    return c.table(
-        "comparisons",
-        {**cols, "p_first": p_first, "verdict": verdict, "sample": np.zeros(n, dtype=np.int64)},
-    )
+    return c.comparisons(cols, verdicts)
 
 
 def import_absolute(files: dict[str, Path]) -> pd.DataFrame:
@@ -332,10 +318,7 @@ JUDGE_NOTE = (
 def load_summeval(files: dict[str, Path]) -> Dataset:
     """100 documents x 16 systems x 4 attributes (expert means) plus the judge outputs.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files_summeval`.
+    ``files`` maps each relpath of :func:`files_summeval` to its local path.
 
     Returns
     -------
@@ -407,10 +390,7 @@ def load_summeval(files: dict[str, Path]) -> Dataset:
 def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
     """100 documents x 12 systems with 3 expert and 5 crowd ratings, plus the judge outputs.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files_annotators`.
+    ``files`` maps each relpath of :func:`files_annotators` to its local path.
 
     Returns
     -------

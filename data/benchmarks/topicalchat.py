@@ -31,13 +31,8 @@ N_SAMPLES = 20
 
 
 def files() -> tuple[str, ...]:
-    """The files :func:`load` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpaths of UniEval's ``topical_chat.json`` and the four G-Eval result files
-        (coherence, engagingness, groundedness, naturalness).
+    """The relpaths :func:`load` reads: UniEval's ``topical_chat.json`` and the four G-Eval result
+    files (coherence, engagingness, groundedness, naturalness).
     """
     return (HUMAN,) + tuple(GEVAL.format(k) for k in JUDGED)
 
@@ -45,10 +40,7 @@ def files() -> tuple[str, ...]:
 def load(files: dict[str, Path]) -> Dataset:
     """60 contexts x 6 responses (means of 3 annotators) plus GPT-3.5's 20 samples per item.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------

@@ -29,13 +29,8 @@ SCALE = (0.0, 100.0)
 
 
 def files() -> tuple[str, ...]:
-    """The files :func:`load` reads.
-
-    Returns
-    -------
-    tuple of str
-        Relpaths of every ``primary.json`` rating file, every submission file, the test-set
-        XML and ``humaneval_ids.txt``.
+    """The relpaths :func:`load` reads: every ``primary.json`` rating file, every submission file,
+    the test-set XML and ``humaneval_ids.txt``.
     """
     ratings = tuple(r for r in files_under(RESULTS) if r.endswith("/primary.json"))
     return ratings + files_under(SUBMISSIONS) + (TEST_XML, IDS)
@@ -61,10 +56,7 @@ def _read_xml(path: Path) -> dict[str, tuple[str, str]]:
 def load(files: dict[str, Path]) -> Dataset:
     """178 inputs x 17 systems with each worker's 0-100 ratings on 5 criteria.
 
-    Parameters
-    ----------
-    files : dict of str to Path
-        relpath -> local path of every file of :func:`files`.
+    ``files`` maps each relpath of :func:`files` to its local path.
 
     Returns
     -------
