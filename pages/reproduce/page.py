@@ -35,13 +35,26 @@ if not mine:
         "Load one of those on the **Data** page, or pick a paper below: its numbers come "
         "from the benchmark files in the data folder."
     )
-options = mine or list(PAPERS)
-paper = ui.select(
-    "Paper",
-    options,
-    key="reproduce.paper",
-    format_func=lambda k: PAPERS[k].title,
-)
+if mine:
+    paper = ui.select(
+        "Paper",
+        mine,
+        key="reproduce.paper",
+        format_func=lambda k: PAPERS[k].title,
+    )
+else:
+    # nothing chosen yet: a paper's numbers come from its benchmark files (seconds, with
+    # compiled kernels on a fresh install), so the page computes one only when asked
+    paper = st.selectbox(
+        "Paper",
+        list(PAPERS),
+        index=None,
+        key="reproduce.paper",
+        format_func=lambda k: PAPERS[k].title,
+        placeholder="Pick a paper to reproduce from the data folder's files",
+    )
+    if paper is None:
+        st.stop()
 
 with ui.guard("Reproducing the paper"):
     table = svc.reproduction(paper)

@@ -55,3 +55,15 @@ def test_reproduce_page_on_the_demo_offers_every_paper():
     assert "No paper is reproduced on **demo**" in at.info[0].value
     assert at.selectbox(key="reproduce.paper").options[0].startswith("Chhun")
     assert len(at.selectbox(key="reproduce.paper").options) == 4
+    # nothing is computed before a paper is picked (its files are read on demand)
+    assert at.selectbox(key="reproduce.paper").value is None
+    assert not at.dataframe and not at.metric
+
+
+@need("hanna")
+def test_reproduce_page_on_the_demo_computes_the_paper_picked():
+    at = open_page(PAGE)
+    at.selectbox(key="reproduce.paper").set_value("chhun2024").run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert table["quantity"].str.startswith("Beluga-13B overall").any()
