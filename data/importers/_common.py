@@ -20,6 +20,8 @@ import pandas as pd
 
 from data import validate as _validate
 from data.io.notes import row_ranges
+from data.io.pairwise import PairwiseMapping
+from data.io.pairwise_tables import pairwise_to_dataset
 from data.limits import MAX_ROWS
 from data.problems import Problems
 from data.schema import DataError, Dataset
@@ -318,3 +320,80 @@ def lines_where(files: Sequence[str], lines: Sequence[int]) -> Callable[[Sequenc
 def join_texts(parts: Iterable[str]) -> str:
     """Conversation turns as one text, each turn after a blank line."""
     return "\n\n".join(str(p) for p in parts if p is not None)
+
+
+#: The note of a reader whose records name questions and models but come without their texts.
+NO_TEXTS_NOTE = (
+    "No question or answer files given: the contexts and candidates have no text "
+    "(add question.jsonl and model_answer/<model>.jsonl to keep them)"
+)
+#: Columns of the flattened table read by the pairwise mapping of the same name.
+_FLAT_COLUMNS = (
+    "context_id",
+    "context_text",
+    "first_system",
+    "second_system",
+    "first_text",
+    "second_text",
+    "judge",
+    "sample",
+    "raw",
+)
+
+
+def sources_label(files: Iterable[str]) -> str:
+    """The ``source`` of an imported Dataset: the file names, or their count past three."""
+    names = [base_name(n) for n in files]
+    return ", ".join(names) if len(names) <= 3 else f"{len(names)} files"
+
+
+def flat_to_dataset(
+    flat: pd.DataFrame,
+    verdict: str,
+    options: ImportOptions,
+    *,
+    name: str,
+    files: Iterable[str],
+) -> tuple[Dataset, list[str]]:
+    """The flattened judgment rows read as an uploaded pairwise table.
+
+    Parameters
+    ----------
+    flat : pandas.DataFrame
+        One row per judged ordered pair; the columns of :data:`_FLAT_COLUMNS` it has are
+        read as the mapping roles of the same name, ``verdict`` as the verdict; ``_file``
+        and ``_line`` (each row's file and line) name the lines in notes and errors; other
+        columns are left out.
+    verdict : str
+        The verdict column.
+    options : ImportOptions
+        Its verdict map and strength policy.
+    name : str
+        The Dataset's name.
+    files : iterable of str
+        The file names read (the Dataset's source, :func:`sources_label`).
+
+    Returns
+    -------
+    (Dataset, list of str)
+        The validated Dataset and the reading's notes.
+
+    Raises
+    ------
+    DataError
+        Everything a pairwise upload checks, naming the file lines.
+    """
+    roles = {c: c for c in _FLAT_COLUMNS if c in flat.columns}
+    mapping = PairwiseMapping(
+        **roles, verdict=verdict, verdict_map=options.verdict_map, strength=options.strength
+    )
+    notes: list[str] = []
+    ds = pairwise_to_dataset(
+        flat[[c for c in flat.columns if c in roles or c == verdict]],
+        mapping,
+        name=name,
+        source=sources_label(files),
+        notes=notes,
+        where=lines_where(flat["_file"].tolist(), flat["_line"].tolist()),
+    )
+    return ds, notes

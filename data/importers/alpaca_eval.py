@@ -37,11 +37,10 @@ from data.importers._common import (
     ImportOptions,
     as_id,
     base_name,
+    flat_to_dataset,
     lines_where,
     read_records,
 )
-from data.io.pairwise import PairwiseMapping
-from data.io.pairwise_tables import pairwise_to_dataset
 from data.io.verdict_map import verdict_table
 from data.schema import DataError
 
@@ -84,10 +83,8 @@ def read(
     options : ImportOptions, optional
         Strength policy and verdict map (AlpacaEval has no graded verdicts), judge for
         records without an ``annotator``.
-    name : str
-        The Dataset's name.
-    max_bytes : float, optional
-        Size limit of each file.
+    name, max_bytes
+        The Dataset's name; each file's size limit (default: the upload limit).
 
     Returns
     -------
@@ -151,28 +148,7 @@ def read(
         raise DataError(f"{', '.join(map(base_name, files))}: no annotation records")
     flat = pd.DataFrame(rows)
     where = lines_where(flat["_file"].tolist(), flat["_line"].tolist())
-    mapping = PairwiseMapping(
-        context_text="context_text",
-        first_system="first_system",
-        second_system="second_system",
-        first_text="first_text",
-        second_text="second_text",
-        verdict="preference",
-        judge="judge",
-        raw="raw",
-        verdict_map=options.verdict_map,
-        strength=options.strength,
-    )
-    read_notes: list[str] = []
-    source = ", ".join(base_name(n) for n in files) if len(files) <= 3 else f"{len(files)} files"
-    ds = pairwise_to_dataset(
-        flat.drop(columns=["_gen1", "_file", "_line"]),
-        mapping,
-        name=name,
-        source=source,
-        notes=read_notes,
-        where=where,
-    )
+    ds, read_notes = flat_to_dataset(flat, "preference", options, name=name, files=files)
     refs = Counter(flat["_gen1"])
     baseline = refs.most_common(1)[0][0] if len(refs) == 1 else None
     models = sorted(set(flat["first_system"]) | set(flat["second_system"]) - set(refs))

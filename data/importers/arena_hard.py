@@ -35,20 +35,20 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from data.importers._common import (
+    NO_TEXTS_NOTE,
     Fields,
     Imported,
     ImportOptions,
     Record,
     as_id,
     base_name,
+    flat_to_dataset,
     join_texts,
     lines_where,
     parent_name,
     read_records,
 )
 from data.io.notes import named
-from data.io.pairwise import PairwiseMapping
-from data.io.pairwise_tables import pairwise_to_dataset
 from data.io.verdict_map import verdict_table
 from data.schema import DataError
 
@@ -165,10 +165,8 @@ def read(
     options : ImportOptions, optional
         Strength policy (default ``"weight"``, Arena-Hard's), verdict map, baseline for
         records that do not name one (default ``gpt-4-0314``), judge name.
-    name : str
-        The Dataset's name.
-    max_bytes : float, optional
-        Size limit of each file.
+    name, max_bytes
+        The Dataset's name; each file's size limit (default: the upload limit).
 
     Returns
     -------
@@ -280,37 +278,15 @@ def read(
             notes.append(
                 f"{base_name(comp_name)}: neither Arena-Hard questions nor model answers; left out"
             )
-    mapping = PairwiseMapping(
-        context_id="context_id",
-        first_system="first_system",
-        second_system="second_system",
-        verdict="score",
-        judge="judge",
-        sample="sample",
-        raw="raw",
-        verdict_map=options.verdict_map,
-        strength=options.strength,
-    )
     if questions:
         flat["context_text"] = flat["context_id"].map(questions).fillna("")
-        mapping = _with(mapping, context_text="context_text")
     if answers:
         for side in ("first", "second"):
             flat[f"{side}_text"] = [
                 answers.get((s, q), "")
                 for s, q in zip(flat[f"{side}_system"], flat["context_id"], strict=True)
             ]
-        mapping = _with(mapping, first_text="first_text", second_text="second_text")
-    source = ", ".join(base_name(n) for n in files) if len(files) <= 3 else f"{len(files)} files"
-    read_notes: list[str] = []
-    ds = pairwise_to_dataset(
-        flat.drop(columns=["_file", "_line", "category", "baseline", "model"]),
-        mapping,
-        name=name,
-        source=source,
-        notes=read_notes,
-        where=where,
-    )
+    ds, read_notes = flat_to_dataset(flat, "score", options, name=name, files=files)
     baselines = flat["baseline"].value_counts()
     baseline = str(baselines.index[0]) if len(baselines) else None
     shape = " and ".join(f"{s} records" for s in sorted(shapes))
@@ -357,10 +333,7 @@ def read(
             f"{where(no_score)}"
         )
     if files and not companions:
-        head.append(
-            "No question or answer files given: the contexts and candidates have no text "
-            "(add question.jsonl and model_answer/<model>.jsonl to keep them)"
-        )
+        head.append(NO_TEXTS_NOTE)
     elif questions or answers:
         missing = sum(int(flat[s].eq("").sum()) for s in ("first_text", "second_text") if s in flat)
         head.append(
@@ -376,9 +349,3 @@ def read(
         baseline=baseline,
         verdicts=verdict_table(cols, options.verdict_map),
     )
-
-
-def _with(mapping: PairwiseMapping, **changes) -> PairwiseMapping:
-    from dataclasses import replace
-
-    return replace(mapping, **changes)

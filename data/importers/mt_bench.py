@@ -36,18 +36,19 @@ import numpy as np
 import pandas as pd
 
 from data.importers._common import (
+    NO_TEXTS_NOTE,
     Fields,
     Imported,
     ImportOptions,
     Record,
     as_id,
     base_name,
+    flat_to_dataset,
     lines_where,
     read_records,
+    sources_label,
 )
 from data.io.notes import grouped
-from data.io.pairwise import PairwiseMapping
-from data.io.pairwise_tables import pairwise_to_dataset
 from data.io.verdict_map import verdict_table
 from data.schema import DataError, Dataset
 from data.validate import validate_dataset
@@ -163,10 +164,8 @@ def read_pair(
         ``question.jsonl`` and ``model_answer/<model>.jsonl``: the texts.
     options : ImportOptions, optional
         Strength policy (MT-Bench verdicts have no strengths) and verdict map.
-    name : str
-        The Dataset's name.
-    max_bytes : float, optional
-        Size limit of each file.
+    name, max_bytes
+        The Dataset's name; each file's size limit (default: the upload limit).
 
     Returns
     -------
@@ -234,42 +233,18 @@ def read_pair(
     flat = pd.DataFrame(rows)
     where = lines_where(flat["_file"].tolist(), flat["_line"].tolist())
     questions, answers = _texts(companions, notes, max_bytes)
-    mapping = PairwiseMapping(
-        context_id="context_id",
-        first_system="first_system",
-        second_system="second_system",
-        verdict="winner",
-        judge="judge",
-        sample="sample",
-        raw="raw",
-        verdict_map=options.verdict_map,
-        strength=options.strength,
-    )
-    from dataclasses import replace
-
     if questions:
         flat["context_text"] = [
             questions.get((q, t), "") for q, t in zip(flat["_q"], flat["_turn"], strict=True)
         ]
-        mapping = replace(mapping, context_text="context_text")
     if answers:
         for side in ("first", "second"):
             flat[f"{side}_text"] = [
                 answers.get((s, q, t), "")
                 for s, q, t in zip(flat[f"{side}_system"], flat["_q"], flat["_turn"], strict=True)
             ]
-        mapping = replace(mapping, first_text="first_text", second_text="second_text")
     errors = np.flatnonzero(flat["winner"].eq("error").to_numpy())
-    read_notes: list[str] = []
-    source = ", ".join(base_name(n) for n in files) if len(files) <= 3 else f"{len(files)} files"
-    ds = pairwise_to_dataset(
-        flat.drop(columns=[c for c in flat.columns if c.startswith("_")]),
-        mapping,
-        name=name,
-        source=source,
-        notes=read_notes,
-        where=where,
-    )
+    ds, read_notes = flat_to_dataset(flat, "winner", options, name=name, files=files)
     m2s = set(flat["_m2"])
     baseline = next(iter(m2s)) if len(m2s) == 1 and flat["_m1"].nunique() >= 2 else None
     head = [
@@ -290,10 +265,7 @@ def read_pair(
             "kept as unparsed comparisons — " + where(errors)
         )
     if not companions:
-        head.append(
-            "No question or answer files given: the contexts and candidates have no text "
-            "(add question.jsonl and model_answer/<model>.jsonl to keep them)"
-        )
+        head.append(NO_TEXTS_NOTE)
     if len(errors) and set(flat.loc[~flat["winner"].isin(["A", "B", "tie"]), "winner"]) == {
         "error"
     }:
@@ -327,10 +299,8 @@ def read_single(
         ``question.jsonl`` and ``model_answer/<model>.jsonl``: the texts.
     options : ImportOptions, optional
         Not used by ratings (no verdicts).
-    name : str
-        The Dataset's name.
-    max_bytes : float, optional
-        Size limit of each file.
+    name, max_bytes
+        The Dataset's name; each file's size limit (default: the upload limit).
 
     Returns
     -------
@@ -414,7 +384,7 @@ def read_single(
                 ],
             }
         )
-    source = ", ".join(base_name(n) for n in files) if len(files) <= 3 else f"{len(files)} files"
+    source = sources_label(files)
     ds = validate_dataset(
         Dataset(name=name, scales={"overall": SCALE}, source=source, **tables),
         sources={t: source for t in tables},
@@ -432,8 +402,5 @@ def read_single(
         )
         head.extend(grouped(["score -1 or off the scale"] * len(unparsed), unparsed, where))
     if not companions:
-        head.append(
-            "No question or answer files given: the contexts and candidates have no text "
-            "(add question.jsonl and model_answer/<model>.jsonl to keep them)"
-        )
+        head.append(NO_TEXTS_NOTE)
     return Imported(dataset=ds, format=FORMAT_SINGLE, title=TITLE_SINGLE, notes=head + notes)
