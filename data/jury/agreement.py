@@ -26,10 +26,8 @@ def judge_agreement(ds: Dataset, attribute: str, judges, votes: JuryVotes | None
 
     Parameters
     ----------
-    ds : Dataset
-        Its comparisons or ratings.
-    attribute : str
-        The attribute judged.
+    ds, attribute : Dataset, str
+        The comparisons or ratings of ``attribute`` are read.
     judges : iterable of str
         At least 2 judges of one kind (:func:`data.jury.votes.jury_votes`).
     votes : JuryVotes, optional

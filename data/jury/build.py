@@ -179,10 +179,8 @@ def build_jury(ds: Dataset, attribute: str, judges, method: str) -> Jury:
 
     Parameters
     ----------
-    ds : Dataset
-        Its comparisons or ratings.
-    attribute : str
-        The attribute judged.
+    ds, attribute : Dataset, str
+        The comparisons or ratings of ``attribute`` are read.
     judges : iterable of str
         At least 2 judges of one kind with shared items.
     method : {"majority", "mean", "dawid-skene"}

@@ -175,10 +175,8 @@ def jury_votes(ds: Dataset, attribute: str, judges) -> JuryVotes:
 
     Parameters
     ----------
-    ds : Dataset
-        Its comparisons or ratings.
-    attribute : str
-        The attribute judged.
+    ds, attribute : Dataset, str
+        The comparisons or ratings of ``attribute`` are read.
     judges : iterable of str
         At least 2 judges of one kind (:func:`jury_kind`).
 
