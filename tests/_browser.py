@@ -17,6 +17,7 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -462,5 +463,11 @@ def tall_screenshot(driver, path: Path, height: int = 7000) -> None:
     driver.save_screenshot(str(path))
     driver.set_window_size(1400, 2000)
     with Image.open(path) as shot:
-        small = shot.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        rgb = shot.convert("RGB")
+    # cut the blank window below the page's end (the main area: right of the sidebar)
+    main = np.asarray(rgb)[:, 320:]
+    inked = np.flatnonzero((main < 245).any(axis=(1, 2)))
+    if inked.size:
+        rgb = rgb.crop((0, 0, rgb.width, min(rgb.height, int(inked[-1]) + 60)))
+    small = rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT)
     small.save(path, optimize=True)

@@ -13,22 +13,11 @@ from pathlib import Path
 import pytest
 
 from tests import _browser as b
+from tests._routes import routed_pages
 
-PAGES = {
-    "": "JudgeScope",  # the default page (Data) lives at the root
-    "judge": "Judge",
-    "rankings": "Rankings",
-    "leaderboard": "Leaderboard",
-    "examples": "Examples",
-    "bias": "Position bias",
-    "judge-bias": "Judge bias",
-    "rationales": "Rationales",
-    "budgets": "Comparison budgets",
-    "agreement": "Human agreement",
-    "prompts": "Prompt sensitivity",
-    "reproduce": "Reproduce",
-    "report": "Report",
-}
+#: Every page app.py routes to, by url path and title; the default page (Data, headed
+#: JudgeScope) lives at the root.
+PAGES = {"": "JudgeScope", **{path: title for _, title, _, path, _ in routed_pages()[1:]}}
 
 pytestmark = pytest.mark.browser
 

@@ -520,26 +520,34 @@ def problems(c: Card, table: pd.DataFrame | None = None) -> list[str]:
             "left out of accuracy."
         )
     table = judge_table(c) if table is None else table
+    said: dict[str, list[str]] = {}  # what is said -> the judges it is said of, in order
     for rec in table.itertuples(index=False):
         if rec.n_gold_not_judged:
-            out.append(
-                f"{rec.judge}: no verdict on {rec.n_gold_not_judged:,} of the "
-                f"{len(g.scored):,} pairs with gold (scored on the {rec.n:,} it judged)."
-            )
+            said.setdefault(
+                f"no verdict on {rec.n_gold_not_judged:,} of the {len(g.scored):,} pairs with "
+                f"gold (scored on the {rec.n:,} it judged).",
+                [],
+            ).append(rec.judge)
         if rec.n_one_order:
-            out.append(
-                f"{rec.judge}: {rec.n_one_order:,} pair(s) judged in one order only "
-                f"(positional agreement and consistency use its {rec.n_both_orders:,} "
-                "pair(s) judged in both orders)."
-            )
+            said.setdefault(
+                f"{rec.n_one_order:,} pair(s) judged in one order only (positional agreement "
+                f"and consistency use its {rec.n_both_orders:,} pair(s) judged in both orders).",
+                [],
+            ).append(rec.judge)
         if rec.n_unparsed:
             how = "counted as wrong" if c.unparsed == "wrong" else "left out"
-            out.append(f"{rec.judge}: {rec.n_unparsed:,} unparsed verdict(s), {how}.")
+            said.setdefault(f"{rec.n_unparsed:,} unparsed verdict(s), {how}.", []).append(rec.judge)
     for rec in c.outside.itertuples(index=False):
-        out.append(
-            f"{rec.judge}: {int(rec.n_rows_without_gold):,} verdict row(s) on pairs without a "
-            "human verdict (not scored)."
-        )
+        said.setdefault(
+            f"{int(rec.n_rows_without_gold):,} verdict row(s) on pairs without a human verdict "
+            "(not scored).",
+            [],
+        ).append(rec.judge)
+    # one line per thing said, naming every judge it holds for (LLMBar: 17 judges ran on
+    # the same 419 of its 885 pairs, one line instead of 17)
+    for text, judges in said.items():
+        who = judges[0] if len(judges) == 1 else f"{len(judges)} judges ({', '.join(judges)})"
+        out.append(f"{who}: {text}")
     return out
 
 

@@ -152,7 +152,7 @@ def dot_plot(choice: Choice, table: pd.DataFrame) -> None:
     )
     fig.update_layout(
         height=height(len(t)),
-        xaxis=dict(title="accuracy against the gold (95% Wilson interval)", range=[0, 1]),
+        xaxis=dict(title="accuracy (95% Wilson interval)", range=[0, 1]),
         yaxis=dict(title=None, categoryorder="array", categoryarray=t["judge"].tolist()),
     )
     ui.figure(

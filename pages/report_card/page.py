@@ -90,7 +90,7 @@ said = svc.problems(ds, attribute, unparsed)
 if said:
     with st.container(border=True):
         st.markdown(f"**What the card could not use** ({len(said)} note(s))")
-        st.markdown("\n".join(f"- {ui.safe(text, 400)}" for text in said[:40]))
+        st.markdown("\n".join(f"- {ui.safe(text, 1200)}" for text in said[:40]))
         if len(said) > 40:
             st.caption(f"… and {len(said) - 40} more")
 

@@ -254,3 +254,16 @@ def test_no_gold_or_no_judge_gives_empty_tables():
     )
     assert only_gold.judges == [] and len(only_gold.gold.scored) == 4
     assert category_table(only_gold).empty and failures(only_gold, "J").empty
+
+
+def test_judges_with_the_same_problem_share_one_line():
+    """LLMBar: 17 judges ran on the same 419 of its 885 pairs; the card says so in one line
+    naming them, not 17 lines."""
+    ds = _dataset()
+    comps = ds.comparisons
+    twin = comps[comps["judge"] == "K"].assign(judge="K2")
+    said = problems(card(dataclasses.replace(ds, comparisons=pd.concat([comps, twin]))))
+    text = "\n".join(said)
+    assert "2 judges (K, K2): no verdict on 1 of the 4 pairs with gold" in text
+    assert "2 judges (K, K2): 2 unparsed verdict(s), counted as wrong" in text
+    assert not any(line.startswith("K: ") for line in said)
