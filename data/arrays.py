@@ -2,7 +2,8 @@
 
 ``ranking`` sees no pandas: it gets ``P`` of shape (n_contexts, N_max, N_max) with
 ``P[c, i, j]`` = mean p_first over the samples where candidate i was shown first and j
-second (NaN where the pair was not compared and in padding), score matrices of shape
+second (NaN where the pair was not compared and in padding; with weights, the weighted
+mean, the cell's mean weight beside it in ``PMatrix.weights``), score matrices of shape
 (n_contexts, N_max), or flat index arrays for one large item set (Bradley–Terry over
 systems, in ``data.flat``). The ids that give rows and columns their meaning travel beside
 the arrays.
@@ -17,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from data.schema import DataError
+from data.schema import DEFAULT_WEIGHT, DataError
 
 
 @dataclass
@@ -35,9 +36,16 @@ class PMatrix:
         Candidate of each row/column per context (``len(candidate_ids[c])`` <= N_max; the
         rest is padding).
     counts : ndarray of int64, same shape as ``P``
-        Number of parsed samples averaged into each cell.
+        Number of parsed samples averaged into each cell (comparisons, never weight).
     attribute, judge : str or None
         The selection the matrix was built from.
+    weights : ndarray of float64, same shape as ``P``, or None
+        The comparisons' weights (the ``weight`` column: how many games a comparison counts,
+        Arena-Hard's 3 for a strong verdict): per cell the mean weight of its parsed
+        samples (so repeated samples of one comparison stay one comparison, as in ``P``),
+        NaN where ``P`` is; ``P`` is then the weighted mean of the samples. None when every
+        weight is 1 (or the table has no weight column): each comparison counts once.
+        Hand it to ``ranking``'s ``weights=`` (win-ratio, Bradley–Terry, position bias).
     """
 
     P: np.ndarray
@@ -46,6 +54,7 @@ class PMatrix:
     counts: np.ndarray
     attribute: str | None = None
     judge: str | None = None
+    weights: np.ndarray | None = None
 
     @property
     def n_candidates(self) -> np.ndarray:
@@ -60,6 +69,37 @@ def _need_columns(table: pd.DataFrame, cols: Sequence[str], what: str) -> None:
             f"{what}: column(s) {', '.join(missing)} missing (columns: "
             f"{', '.join(map(str, table.columns))}); pass a canonical table"
         )
+
+
+def row_weights(table: pd.DataFrame, what: str = "comparisons") -> np.ndarray:
+    """The weight of every row of a comparisons table (float64): its ``weight`` column, an
+    empty cell (or no column) counting ``DEFAULT_WEIGHT`` (1).
+
+    Raises
+    ------
+    DataError
+        A weight that is not a finite number > 0, with its row (context, first, second).
+    """
+    if "weight" not in table.columns:
+        return np.full(len(table), DEFAULT_WEIGHT)
+    raw = table["weight"]
+    w = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    empty = raw.isna().to_numpy()
+    w[empty] = DEFAULT_WEIGHT
+    bad = ~(np.isfinite(w) & (w > 0.0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        where = ", ".join(
+            f"{c} {table[c].iloc[k]!r}"
+            for c in ("context_id", "first_id", "second_id")
+            if c in table.columns
+        )
+        raise DataError(
+            f"{what}: {int(bad.sum())} row(s) have a weight that is not a number > 0 (e.g. "
+            f"{raw.iloc[k]!r} at row {k + 1}: {where}); a weight says how many games a "
+            "comparison counts: give a number > 0, or leave the cell empty for 1"
+        )
+    return w
 
 
 def _select(table: pd.DataFrame, column: str, value, what: str, arg: str) -> pd.DataFrame:
@@ -258,12 +298,24 @@ def comparisons_to_P(
     n_max = max(len(cands) for cands in candidate_ids)
     p = table["p_first"].to_numpy(dtype=np.float64)
     valid = np.isfinite(p)
+    w = row_weights(table, what)
+    weighted = bool((w[valid] != DEFAULT_WEIGHT).any())
     flat = (c1 * n_max + i) * n_max + j
     size = n_contexts * n_max * n_max
-    sums = np.bincount(flat[valid], weights=p[valid], minlength=size)
     counts = np.bincount(flat[valid], minlength=size).astype(np.int64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        P = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    weights = None
+    if weighted:
+        # the weighted mean of the samples; the cell's weight: their mean weight
+        wsum = np.bincount(flat[valid], weights=w[valid], minlength=size)
+        sums = np.bincount(flat[valid], weights=w[valid] * p[valid], minlength=size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            P = np.where(counts > 0, sums / np.where(counts > 0, wsum, 1.0), np.nan)
+            weights = np.where(counts > 0, wsum / np.maximum(counts, 1), np.nan)
+        weights = weights.reshape(n_contexts, n_max, n_max)
+    else:
+        sums = np.bincount(flat[valid], weights=p[valid], minlength=size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            P = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
     return PMatrix(
         P=P.reshape(n_contexts, n_max, n_max),
         context_ids=context_ids,
@@ -271,6 +323,7 @@ def comparisons_to_P(
         counts=counts.reshape(n_contexts, n_max, n_max),
         attribute=attribute if attribute is not None else _single(table, "attribute"),
         judge=judge if judge is not None else _single(table, "judge"),
+        weights=weights,
     )
 
 

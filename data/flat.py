@@ -2,7 +2,8 @@
 
 ``data.arrays`` lays comparisons out per context (P); here every comparison is one entry of
 ``first``, ``second`` and ``p`` over a single list of items (candidates or systems), the flat
-input of ``ranking.bradley_terry`` and ``ranking.elo``.
+input of ``ranking.bradley_terry``, ``ranking.elo`` and ``ranking.win_matrix``, with each
+comparison's weight (the ``weight`` column, 1 by default) beside it for their ``weights=``.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from data.arrays import _need_columns, _select
-from data.schema import DataError
+from data.arrays import _need_columns, _select, row_weights
+from data.schema import DEFAULT_WEIGHT, DataError
 
 
 class FlatComparisons(NamedTuple):
@@ -30,12 +31,21 @@ class FlatComparisons(NamedTuple):
         p_first of each comparison.
     items : list of str
         The item names the indices refer to.
+    weight : ndarray of float64
+        How many games each comparison counts (the ``weight`` column; 1 where the table
+        has none). A weighted comparison is still one comparison (one battle).
     """
 
     first: np.ndarray  # int64 index into items
     second: np.ndarray  # int64 index into items
     p: np.ndarray  # float64 p_first
     items: list[str]
+    weight: np.ndarray  # float64 weight, > 0
+
+    @property
+    def weighted(self) -> bool:
+        """Whether any comparison counts other than once (a weight other than 1)."""
+        return bool((self.weight != DEFAULT_WEIGHT).any())
 
 
 def flat_comparisons(
@@ -74,7 +84,8 @@ def flat_comparisons(
     Raises
     ------
     DataError
-        A required column missing; ambiguous or unknown attribute/judge; ``item="system"``
+        A required column missing; ambiguous or unknown attribute/judge; a weight that is
+        not a number > 0 (``data.arrays.row_weights``); ``item="system"``
         without a candidates table that has a ``system`` column, or with a compared
         candidate that has no system there; a compared item missing from ``items``.
     ValueError
@@ -85,6 +96,7 @@ def flat_comparisons(
     table = _select(comparisons, "attribute", attribute, what, "attribute")
     table = _select(table, "judge", judge, what, "judge")
     p = table["p_first"].to_numpy(dtype=np.float64)
+    w = row_weights(table, what)
     if item == "candidate":
         a = table["first_id"].astype(str).to_numpy()
         b = table["second_id"].astype(str).to_numpy()
@@ -118,7 +130,7 @@ def flat_comparisons(
         raise ValueError(f"item must be 'candidate' or 'system', got {item!r}")
 
     keep = np.isfinite(p) & (a != b)
-    a, b, p = a[keep], b[keep], p[keep]
+    a, b, p, w = a[keep], b[keep], p[keep], w[keep]
     if items is None:
         names = sorted(set(a.tolist()) | set(b.tolist()))
     else:
@@ -134,4 +146,5 @@ def flat_comparisons(
         second=index.get_indexer(b).astype(np.int64),
         p=p.astype(np.float64),
         items=names,
+        weight=w.astype(np.float64),
     )

@@ -97,6 +97,8 @@ def pmatrix(ds: Dataset, attribute: str, judge: str) -> PMatrix:
     # Shared through st.cache_resource: nobody may change it in place.
     pm.P.setflags(write=False)
     pm.counts.setflags(write=False)
+    if pm.weights is not None:
+        pm.weights.setflags(write=False)
     return pm
 
 
@@ -138,8 +140,9 @@ def reference_for(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
     """Human reference for the candidates of ``pm`` (any layout), or None when there is none.
 
     Mean human score over annotators when ``human_scores`` rate ``attribute``; otherwise the
-    win-ratio at tau = 0.5 (``ranking.scores.win_ratio``) of the pooled human verdicts in the
-    comparisons (judges ``human:...``), leaving out the selected human judge itself.
+    win-ratio at tau = 0.5 (``ranking.scores.win_ratio``, each verdict with its weight) of
+    the pooled human verdicts in the comparisons (judges ``human:...``), leaving out the
+    selected human judge itself.
     """
     hs = ds.human_scores
     if len(hs) and attribute in set(hs["attribute"].astype(str)):
@@ -180,7 +183,7 @@ def reference_for(ds: Dataset, attribute: str, pm: PMatrix) -> Reference | None:
     scores = np.full(pm.P.shape[:2], np.nan)
     where = {ctx: c for c, ctx in enumerate(pm.context_ids)}
     rows_idx = [where[ctx] for ctx in hp.context_ids]
-    scores[rows_idx, : hp.P.shape[1]] = win_ratio(hp.P, tau=0.5)
+    scores[rows_idx, : hp.P.shape[1]] = win_ratio(hp.P, tau=0.5, weights=hp.weights)
     scores.setflags(write=False)
     return Reference(
         scores,

@@ -184,7 +184,10 @@ def system_ranking(
     """Bradley–Terry and Elo over systems, the comparisons of all contexts pooled.
 
     Each comparison row's outcome follows the debias ``rule`` (``Debias.rule``; default
-    the probability as it is: soft outcomes). Bradley–Terry (``ranking.bradley_terry``) with
+    the probability as it is: soft outcomes), and counts with its weight (the ``weight``
+    column: Bradley–Terry's likelihood, its Fisher intervals and its bootstrap, where a
+    weighted row is drawn as one comparison carrying its weight; Elo's step is scaled by
+    it); ``n_comparisons`` counts rows, never weight. Bradley–Terry (``ranking.bradley_terry``) with
     Fisher or bootstrap (``n_boot`` refits) intervals at 95 %; the bootstrap resamples
     single comparisons or whole contexts (``resample``, one of :data:`RESAMPLE`). Rank
     intervals, Arena ranks, the "significantly better" matrix and separability come from
@@ -210,11 +213,13 @@ def system_ranking(
         raise ValueError(f"resample must be one of {RESAMPLE}; got {resample!r}")
     by_context = intervals == "bootstrap" and resample == "contexts"
     groups = _contexts(rows, attribute, judge, item, ds.candidates) if by_context else None
+    weights = fc.weight if fc.weighted else None
     bt = bradley_terry(
         first=fc.first,
         second=fc.second,
         outcome=fc.p,
         n_items=n_items,
+        weights=weights,
         intervals=intervals,
         n_boot=n_boot,
         random_state=random_state,
@@ -224,7 +229,13 @@ def system_ranking(
     rng = np.random.default_rng(random_state)
     order = rng.permutation(len(fc.p))
     el = elo(
-        fc.first[order], fc.second[order], fc.p[order], n_items, n_boot=n_boot, random_state=rng
+        fc.first[order],
+        fc.second[order],
+        fc.p[order],
+        n_items,
+        n_boot=n_boot,
+        random_state=rng,
+        weights=None if weights is None else weights[order],
     )
     table = pd.DataFrame(
         {
@@ -251,6 +262,8 @@ def system_ranking(
         rho_bt = float(spearman(table["bt_score"].to_numpy(), human))
         rho_elo = float(spearman(table["elo"].to_numpy(), human))
     notes = [f"Bradley–Terry over the systems: {n}" for n in bt.notes]
+    if weights is not None:
+        notes.append(weight_note(fc.weight))
     if item == "candidate":
         notes.insert(0, f"The systems are the {what}.")
     table = _natural_best_first(table, "bt_score")
@@ -267,6 +280,18 @@ def system_ranking(
         better,
         float(ri.separability),
         how,
+    )
+
+
+def weight_note(weight: np.ndarray) -> str:
+    """One line saying that comparisons carry weights and what they change (the pages)."""
+    w = np.asarray(weight, dtype=np.float64)
+    other = w != 1.0
+    values = ", ".join(f"{v:g}" for v in np.unique(w[other])[:5])
+    return (
+        f"{int(other.sum())} of {w.size} comparisons carry a weight other than 1 ({values}; "
+        "e.g. Arena-Hard's strong verdicts count 3 times): scores, win shares and Elo count "
+        "each comparison with its weight; battles and comparison counts count rows."
     )
 
 
@@ -421,7 +446,9 @@ def win_rates(
 
     Rows and columns in the judge's Bradley–Terry order under the debias ``rule`` (best
     first); a battle is won when the decision at 0.5 of its outcome under ``rule`` (see
-    ``debiased_outcomes``) goes to the system (a tie counts half), in either position.
+    ``debiased_outcomes``) goes to the system (a tie counts half), in either position. The
+    share is weighted (each battle counts with its ``weight``: weighted wins over weighted
+    battles); the number of battles counts comparison rows.
     Both tables are empty when there is nothing to rank across contexts.
     """
     item, _ = system_items(ds, attribute, judge)
@@ -433,7 +460,14 @@ def win_rates(
     )
     if len(fc.items) < 2 or not len(fc.p):
         return pd.DataFrame(), pd.DataFrame()
-    wm = win_matrix(fc.first, fc.second, fc.p, len(fc.items), tau=0.5)
+    wm = win_matrix(
+        fc.first,
+        fc.second,
+        fc.p,
+        len(fc.items),
+        tau=0.5,
+        weights=fc.weight if fc.weighted else None,
+    )
     rate = pd.DataFrame(wm.rate, index=fc.items, columns=fc.items)
     battles = pd.DataFrame(wm.battles, index=fc.items, columns=fc.items)
     ranked = system_ranking(ds, attribute, judge, rule=rule)

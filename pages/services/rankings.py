@@ -105,18 +105,24 @@ def compute_rankings(
     debiased one (``pages.services.calibration.debiased_P``). With ``tau=None`` win-ratio counts
     hard wins at 0.5 and maximum likelihood and Bradley–Terry use the probabilities
     themselves (soft outcomes); with a threshold (one per context allowed) every method
-    ranks the decisions at it. The page's cached :func:`rankings` runs it on the judge's P;
+    ranks the decisions at it. Win-ratio and Bradley–Terry count each comparison with its
+    weight (``pm.weights``). The page's cached :func:`rankings` runs it on the judge's P;
     tests run it on hand-made ones.
     """
     P = pm.P if P is None else P
     ml = ml_ranking(P, tau=tau)
-    bt = bradley_terry(P, tau=tau)
+    bt = bradley_terry(P, tau=tau, weights=pm.weights)
     scores = {
-        "win-ratio": win_ratio(P, tau=0.5 if tau is None else tau),
+        "win-ratio": win_ratio(P, tau=0.5 if tau is None else tau, weights=pm.weights),
         "maximum likelihood": ml.scores,
         "Bradley–Terry": bt.scores,
     }
     notes = _bt_notes(bt, pm.context_ids, P)
+    if pm.weights is not None:
+        notes.append(
+            "The comparisons carry weights: win-ratio and Bradley–Terry count each with its "
+            "weight; maximum likelihood and pairwise accuracy count each comparison once."
+        )
     n_heur = sum(m == "heuristic" for m in ml.method)
     if n_heur:
         notes.append(

@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_P", "check_flat", "check_random_state", "check_tau"]
+__all__ = ["as_P", "check_flat", "check_random_state", "check_tau", "check_weights", "weights_on"]
 
 
 def as_P(P, *, name: str = "P", allow_empty: bool = False) -> np.ndarray:
@@ -146,6 +146,51 @@ def check_random_state(random_state):
         "random_state must be None, a non-negative int seed or a numpy.random.Generator; "
         f"got {random_state!r} ({type(random_state).__name__})"
     )
+
+
+def check_weights(weights, shape, *, name: str = "weights", of: str = "comparisons"):
+    """``weights`` as a C-contiguous float64 array of ``shape``, or None for None (all 1).
+
+    A comparison's weight is how many games' worth it counts (Arena-Hard: 3 for a strong
+    verdict); it is not a number of samples. Raises ValueError for a wrong shape or a weight
+    that is not a finite number > 0, naming the first offending position. NaN is accepted
+    only where ``of`` has no comparison: the P-shaped callers pass their mask through
+    :func:`weights_on`.
+    """
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != tuple(shape):
+        raise ValueError(
+            f"{name} must have the shape of the {of} {tuple(shape)}; got shape {w.shape}"
+        )
+    bad = ~(np.isfinite(w) & (w > 0.0))
+    if bad.any():
+        k = tuple(int(x) for x in np.argwhere(bad)[0])
+        at = k[0] if len(k) == 1 else k
+        raise ValueError(
+            f"{name} must be finite numbers > 0 (a weight is how many games a comparison "
+            f"counts); {name}[{at}] = {w[k]!r} ({int(bad.sum())} bad value(s))"
+        )
+    return np.ascontiguousarray(w)
+
+
+def weights_on(P, weights, *, name: str = "weights"):
+    """Weights of the comparisons of a checked ``P`` (same shape): None for None; else the
+    weights as float64 with 0 where P has no comparison. Where P has one, each weight must be
+    a finite number > 0 (what lies elsewhere, NaN included, is ignored)."""
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 2 and P.shape[0] == 1:
+        w = w[None]
+    if w.shape != P.shape:
+        raise ValueError(
+            f"{name} must have the shape of P {P.shape}; got shape {np.shape(weights)}"
+        )
+    present = np.isfinite(P)
+    checked = check_weights(np.where(present, w, 1.0), P.shape, name=name, of="P")
+    return np.where(present, checked, 0.0)
 
 
 def _scan_flat(first, second, outcome, weights, n_items):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ranking._core.checks import as_P, check_tau
+from ranking._core.checks import as_P, check_tau, weights_on
 from ranking._core.decisions import _decide_rows
 from ranking._core.pooled import PooledStat, pooled
 from ranking._core.pooled import per_context as per_context_values
@@ -28,10 +28,13 @@ def _decisions(P, taus):
     return _decide_rows(P.reshape(P.shape[0], -1), taus).reshape(P.shape)
 
 
-def _position_bias_counts(P, taus):
-    """Per context: (first-position wins, comparisons)."""
+def _position_bias_counts(P, taus, weights=None):
+    """Per context: (first-position wins, comparisons), each comparison counted with its
+    weight when ``weights`` (checked, 0 where P has no comparison) are given."""
     d = _decisions(P, taus)
     present = np.isfinite(d)
+    if weights is not None:
+        return np.where(present, weights * d, 0.0).sum(axis=(1, 2)), weights.sum(axis=(1, 2))
     return np.where(present, d, 0.0).sum(axis=(1, 2)), present.sum(axis=(1, 2)).astype(float)
 
 
@@ -120,7 +123,7 @@ def _pooled_or_per_context(num, den, per_context, undefined):
     return pooled(num, den, undefined)
 
 
-def position_bias(P, tau=0.5, per_context=False):
+def position_bias(P, tau=0.5, per_context=False, weights=None):
     """Share of present comparisons won by the candidate shown first.
 
     Parameters
@@ -133,6 +136,10 @@ def position_bias(P, tau=0.5, per_context=False):
         (p == tau) counts half.
     per_context : bool, default False
         Return one share per context instead of the share pooled over all comparisons.
+    weights : array_like of float, optional
+        P's shape: how many games each comparison counts (a finite number > 0 where P has
+        one; ignored elsewhere; default 1 each). The share is then the weighted share:
+        first-position wins times their weights over the summed weights.
 
     Returns
     -------
@@ -145,10 +152,11 @@ def position_bias(P, tau=0.5, per_context=False):
     Raises
     ------
     ValueError
-        Bad P or tau.
+        Bad P, tau or weights.
     """
     P = as_P(P, allow_empty=True)
-    firsts, counts = _position_bias_counts(P, check_tau(tau, P=P, broadcast=True))
+    w = weights_on(P, weights)
+    firsts, counts = _position_bias_counts(P, check_tau(tau, P=P, broadcast=True), w)
     return _pooled_or_per_context(firsts, counts, per_context, "P has no comparison")
 
 

@@ -6,8 +6,16 @@ notebooks do. With the defaults (k = 4, initial = 1000, base = 10, scale = 400, 
 given order) the ratings equal evalica's ``elo`` on the same games.
 
 Update for a game of a (first) against b (second) with outcome s in [0, 1] (1: a wins, 0.5 a
-tie, or a soft probability): e = 1 / (1 + base ** ((r_b - r_a) / scale)),
-r_a += k (s - e), r_b -= k (s - e).
+tie, or a soft probability) and weight w (default 1): e = 1 / (1 + base ** ((r_b - r_a) /
+scale)), r_a += k w (s - e), r_b -= k w (s - e).
+
+A weighted game (Arena-Hard's strong verdict, w = 3) is one game whose update counts w times:
+the K-factor scaled by its weight. Arena-Hard itself has no sequential Elo: its "Elo" was
+always the Bradley–Terry fit (``compute_mle_elo``, then ``show_result.py``'s logistic fit) on
+the battles with each strong verdict written ``weight`` times, which ``ranking.bradley_terry``'s
+``weights=`` reproduces exactly. Replicating a game w times in a row would give nearly the
+same ratings (the expectation moves a little between the copies), but it makes w games of one
+(they would be shuffled apart in the band over orderings), so the weight scales the step.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ranking._core.checks import check_flat, check_random_state
+from ranking._core.checks import check_flat, check_random_state, check_weights
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 from ranking._core.score_checks import check_confidence
 
@@ -50,10 +58,10 @@ class EloResult:
 # from about 0.2 s of serial work on (10 million updates: an arena's shuffles), so a page's
 # band (200 shuffles of thousands of games) never waits for it
 @batch_kernel(
-    work=lambda first, second, outcome, orders, *rest: 20 * orders.size,
+    work=lambda first, second, outcome, weight, orders, *rest: 20 * orders.size,
     min_work=10 * PARALLEL_MIN_WORK,
 )
-def _elo_boot(first, second, outcome, orders, n_items, k, initial, base, scale, out):
+def _elo_boot(first, second, outcome, weight, orders, n_items, k, initial, base, scale, out):
     """Ratings after the games in every order of ``orders`` (one row per order, game
     indices) into the rows of ``out``; all arrays come from the caller (int64 indices,
     float64 values), so the kernel has one signature."""
@@ -67,7 +75,7 @@ def _elo_boot(first, second, outcome, orders, n_items, k, initial, base, scale, 
             a = first[g]
             b = second[g]
             e = 1.0 / (1.0 + np.exp(log_base * (rating[b] - rating[a]) / scale))
-            delta = k * (outcome[g] - e)
+            delta = k * weight[g] * (outcome[g] - e)
             rating[a] += delta
             rating[b] -= delta
 
@@ -85,6 +93,7 @@ def elo(
     n_boot=0,
     confidence=0.95,
     random_state=None,
+    weights=None,
 ) -> EloResult:
     """Elo ratings of ``n_items`` items from games played in the given order.
 
@@ -108,6 +117,9 @@ def elo(
         Coverage of the band.
     random_state : None, int or numpy Generator
         Seed for the shuffles (``ranking._core.checks.check_random_state``).
+    weights : array_like of float, optional
+        How many games each game counts (a finite number > 0; default 1): its update is
+        scaled by its weight. The band still shuffles games, a weighted one as one game.
 
     Returns
     -------
@@ -118,8 +130,10 @@ def elo(
     Raises
     ------
     ValueError
-        Empty or mismatched arrays, indices out of range, outcomes outside [0, 1], bad options.
+        Empty or mismatched arrays, indices out of range, outcomes outside [0, 1], a weight
+        that is not a finite number > 0, bad options.
     """
+    w = check_weights(weights, np.shape(outcome), of="games")
     ei, ej, out, _, n_items = check_flat(first, second, outcome, n_items, name="elo games")
     for name, val in (("k", k), ("initial", initial), ("scale", scale)):
         if not np.isfinite(val):
@@ -138,9 +152,10 @@ def elo(
     ei = np.ascontiguousarray(ei, dtype=np.int64)
     ej = np.ascontiguousarray(ej, dtype=np.int64)
     out = np.ascontiguousarray(out, dtype=np.float64)
+    w = np.ones(m) if w is None else w
     args = (np.int64(n_items), float(k), float(initial), float(base), float(scale))
     ratings = np.empty((1, n_items))
-    _elo_boot(ei, ej, out, np.arange(m, dtype=np.int64)[None], *args, ratings)
+    _elo_boot(ei, ej, out, w, np.arange(m, dtype=np.int64)[None], *args, ratings)
     ratings = ratings[0]
     lower = upper = None
     if n_boot:
@@ -155,7 +170,7 @@ def elo(
             orders = np.ascontiguousarray(
                 rng.permuted(np.broadcast_to(np.arange(m), (b, m)), axis=1), dtype=np.int64
             )
-            _elo_boot(ei, ej, out, orders, *args, samples[done : done + b])
+            _elo_boot(ei, ej, out, w, orders, *args, samples[done : done + b])
             done += b
         q = 100.0 * (1.0 - confidence) / 2.0
         lower = np.percentile(samples, q, axis=0)

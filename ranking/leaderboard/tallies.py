@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._core.checks import check_flat
+from ranking._core.checks import check_flat, check_weights
 from ranking._core.decisions import decide
 from ranking.agreement.metrics import kendall, spearman
 
@@ -28,19 +28,24 @@ class WinMatrix:
     ----------
     wins : ndarray, shape (n_items, n_items)
         ``wins[i, j]``: battles of i against j that i won (a tie counts half), whichever of
-        the two was shown first.
+        the two was shown first, each counted with its weight.
     battles : ndarray of int64, shape (n_items, n_items)
         ``battles[i, j]``: comparisons between i and j in either order (symmetric).
     rate : ndarray, shape (n_items, n_items)
-        ``wins / battles``; NaN where i and j never met (and on the diagonal).
+        ``wins / weight``: the weighted share of their battles that i won; NaN where i and j
+        never met (and on the diagonal).
+    weight : ndarray, shape (n_items, n_items)
+        ``weight[i, j]``: the summed weight of the battles between i and j (symmetric; equal
+        to ``battles`` without weights). ``battles`` counts comparisons, never weight.
     """
 
     wins: np.ndarray
     battles: np.ndarray
     rate: np.ndarray
+    weight: np.ndarray | None = None
 
 
-def win_matrix(first, second, outcome, n_items=None, *, tau=0.5) -> WinMatrix:
+def win_matrix(first, second, outcome, n_items=None, *, tau=0.5, weights=None) -> WinMatrix:
     """Battles and win rates between every two items.
 
     Parameters
@@ -54,16 +59,21 @@ def win_matrix(first, second, outcome, n_items=None, *, tau=0.5) -> WinMatrix:
     tau : float or None, default 0.5
         Decision threshold (``ranking.decide``): a battle is won when the outcome is above
         tau, half won at tau. None: count the outcome itself (soft wins).
+    weights : array_like of float, optional
+        How many games each comparison counts (a finite number > 0; default 1 each;
+        Arena-Hard: 3 for a strong verdict). Wins and ``weight`` add the weights;
+        ``battles`` still counts each comparison once.
 
     Returns
     -------
     WinMatrix
-        ``wins + wins.T == battles`` off the diagonal.
+        ``wins + wins.T == weight`` off the diagonal (``== battles`` without weights).
 
     Raises
     ------
     ValueError
-        Bad arrays (``ranking._core.checks.check_flat``) or tau outside [0, 1].
+        Bad arrays (``ranking._core.checks.check_flat``), tau outside [0, 1], or a weight
+        that is not a finite number > 0.
 
     Examples
     --------
@@ -71,17 +81,22 @@ def win_matrix(first, second, outcome, n_items=None, *, tau=0.5) -> WinMatrix:
     >>> m.battles[0, 1], m.wins[0, 1], m.rate[0, 2]
     (np.int64(2), np.float64(1.0), np.float64(0.0))
     """
+    w = check_weights(weights, np.shape(outcome))
     first, second, outcome, _, n_items = check_flat(first, second, outcome, n_items)
     y = outcome if tau is None else decide(outcome, tau)
+    ones = np.ones(len(y)) if w is None else w
     wins = np.zeros((n_items, n_items))
     battles = np.zeros((n_items, n_items), dtype=np.int64)
-    np.add.at(wins, (first, second), y)
-    np.add.at(wins, (second, first), 1.0 - y)
+    weight = np.zeros((n_items, n_items))
+    np.add.at(wins, (first, second), ones * y)
+    np.add.at(wins, (second, first), ones * (1.0 - y))
     np.add.at(battles, (first, second), 1)
+    np.add.at(weight, (first, second), ones)
     battles = battles + battles.T
+    weight = weight + weight.T
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(battles > 0, wins / np.maximum(battles, 1), np.nan)
-    return WinMatrix(wins, battles, rate)
+        rate = np.where(battles > 0, wins / np.where(battles > 0, weight, 1.0), np.nan)
+    return WinMatrix(wins, battles, rate, weight)
 
 
 def competition_ranks(scores) -> np.ndarray:
