@@ -26,7 +26,7 @@ from scipy.stats import rankdata
 
 import ranking
 from data.bias.cycles import cycles_pmatrix
-from data.bias.pmatrix import compared_layout
+from data.bias.pmatrix import compared_layout, prebuilt
 from data.comparative.tables import human_scores_for, judge_pmatrix
 from data.schema import DataError, Dataset
 
@@ -135,14 +135,7 @@ def judge_inputs(ds: Dataset, attribute: str, judge: str, *, cycles_pm=None) -> 
     ValueError
         ``cycles_pm`` built for another attribute or judge.
     """
-    if cycles_pm is None:
-        cycles_pm = cycles_pmatrix(ds, attribute, judge)
-    elif (cycles_pm.attribute, cycles_pm.judge) != (str(attribute), str(judge)):
-        raise ValueError(
-            f"cycles_pm was built for attribute {cycles_pm.attribute!r}, judge "
-            f"{cycles_pm.judge!r}, not {attribute!r}, {judge!r}: pass "
-            "cycles_pmatrix(ds, attribute, judge)"
-        )
+    cycles_pm = prebuilt(cycles_pm, ds, attribute, judge, cycles_pmatrix, "cycles_pm")
     pm = None if cycles_pm is None else compared_layout(cycles_pm)
     if pm is None:
         raise DataError(
@@ -153,13 +146,8 @@ def judge_inputs(ds: Dataset, attribute: str, judge: str, *, cycles_pm=None) -> 
 
 def _inputs(ds, attribute, judge, pm, reference):
     """(P, ref, source) from the prebuilt ``pm`` / ``reference`` or built here."""
-    if pm is None:
-        pm = judge_pmatrix(ds, attribute, judge)
-    elif (pm.attribute, pm.judge) != (str(attribute), str(judge)):
-        raise ValueError(
-            f"pm was built for attribute {pm.attribute!r}, judge {pm.judge!r}, not "
-            f"{attribute!r}, {judge!r}: pass the PMatrix of judge_inputs(ds, attribute, judge)"
-        )
+    hint = "the PMatrix of judge_inputs(ds, attribute, judge)"
+    pm = prebuilt(pm, ds, attribute, judge, judge_pmatrix, hint=hint)
     ref, source = human_scores_for(ds, attribute, pm) if reference is None else reference
     if ref is not None and np.shape(ref) != pm.P.shape[:2]:
         raise ValueError(

@@ -16,6 +16,7 @@ import pandas as pd
 import ranking
 from data.arrays import comparisons_to_P
 from data.bias.pairs import _judge_rows
+from data.bias.pmatrix import prebuilt
 
 __all__ = [
     "CYCLE_COLUMNS",
@@ -106,13 +107,7 @@ def transitivity_of(
     ValueError
         ``pm`` built for another attribute or judge.
     """
-    if pm is None:
-        pm = cycles_pmatrix(ds, attribute, judge)
-    elif (pm.attribute, pm.judge) != (str(attribute), str(judge)):
-        raise ValueError(
-            f"pm was built for attribute {pm.attribute!r}, judge {pm.judge!r}, not "
-            f"{attribute!r}, {judge!r}: pass cycles_pmatrix(ds, attribute, judge)"
-        )
+    pm = prebuilt(pm, ds, attribute, judge, cycles_pmatrix)
     if pm is None:
         return None, None
     return ranking.transitivity(pm.P, tau=tau, max_cycles=max_cycles), pm
@@ -123,14 +118,8 @@ def cycles_summary(ds, attribute: str, judge: str, *, tau: float = 0.5, pm=None)
 
     Parameters
     ----------
-    ds : Dataset
-        A validated dataset.
-    attribute, judge : str
-        A pairwise judge and the attribute.
-    tau : float, default 0.5
-        Decision threshold of the majority preferences.
-    pm : PMatrix, optional
-        The prebuilt :func:`cycles_pmatrix`, used as is (built here when None).
+    ds, attribute, judge, tau, pm
+        As for :func:`transitivity_of`.
 
     Returns
     -------
@@ -181,16 +170,10 @@ def worst_cycles(
 
     Parameters
     ----------
-    ds : Dataset
-        A validated dataset.
-    attribute, judge : str
-        A pairwise judge and the attribute.
+    ds, attribute, judge, tau, pm
+        As for :func:`transitivity_of`.
     n : int, default 20
         Most cycles listed.
-    tau : float, default 0.5
-        Decision threshold of the majority preferences.
-    pm : PMatrix, optional
-        The prebuilt :func:`cycles_pmatrix`, used as is (built here when None).
 
     Returns
     -------

@@ -49,16 +49,24 @@ __all__ = [
 ]
 
 
-def _judge_rows(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    comp = ds.comparisons
-    judges = sorted(comp["judge"].astype(str).unique()) if len(comp) else []
+def _rows_of(ds: Dataset, kind: str, attribute: str, judge: str, other: str) -> pd.DataFrame:
+    """The ``kind`` table's rows (comparisons or ratings) of the judge and attribute; a
+    DataError listing the judges of that table when it has none by ``judge``."""
+    table = getattr(ds, kind)
+    judges = sorted(table["judge"].astype(str).unique()) if len(table) else []
     if judge not in judges:
         known = ", ".join(repr(j) for j in judges[:12])
         raise DataError(
-            f"dataset {ds.name!r}: no comparisons by judge {judge!r}; judges with comparisons: "
-            f"{known or 'none'} (ratings judges: use rating_pairs)"
+            f"dataset {ds.name!r}: no {kind} by judge {judge!r}; judges with {kind}: "
+            f"{known or 'none'} ({other})"
         )
-    return comp[(comp["judge"].astype(str) == judge) & (comp["attribute"].astype(str) == attribute)]
+    return table[
+        (table["judge"].astype(str) == judge) & (table["attribute"].astype(str) == attribute)
+    ]
+
+
+def _judge_rows(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
+    return _rows_of(ds, "comparisons", attribute, judge, "ratings judges: use rating_pairs")
 
 
 def _decisions(p: np.ndarray, tie: np.ndarray, tie_band: float) -> np.ndarray:
@@ -248,15 +256,7 @@ def judged_pairs(ds: Dataset, attribute: str, judge: str, *, tie_band: float = 0
 
 
 def _rating_rows(ds: Dataset, attribute: str, judge: str, prompt_id) -> pd.DataFrame:
-    rat = ds.ratings
-    judges = sorted(rat["judge"].astype(str).unique()) if len(rat) else []
-    if judge not in judges:
-        known = ", ".join(repr(j) for j in judges[:12])
-        raise DataError(
-            f"dataset {ds.name!r}: no ratings by judge {judge!r}; judges with ratings: "
-            f"{known or 'none'} (comparison judges: use pair_frame)"
-        )
-    sel = rat[(rat["judge"].astype(str) == judge) & (rat["attribute"].astype(str) == attribute)]
+    sel = _rows_of(ds, "ratings", attribute, judge, "comparison judges: use pair_frame")
     prompts = sorted(sel["prompt_id"].astype(str).unique())
     if prompt_id is None and len(prompts) > 1:
         raise DataError(

@@ -10,11 +10,13 @@ same rows into the same cells, so the second is a re-indexing of the first:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from data.arrays import PMatrix
 
-__all__ = ["compared_layout"]
+__all__ = ["compared_layout", "prebuilt"]
 
 
 def compared_layout(pm: PMatrix) -> PMatrix | None:
@@ -69,3 +71,32 @@ def compared_layout(pm: PMatrix) -> PMatrix | None:
         attribute=pm.attribute,
         judge=pm.judge,
     )
+
+
+def prebuilt(pm, ds, attribute, judge, build: Callable, name: str = "pm", hint: str = ""):
+    """A caller's prebuilt PMatrix checked against the selection, or built here when None.
+
+    Parameters
+    ----------
+    pm : PMatrix or None
+        The prebuilt P (None: ``build(ds, attribute, judge)``, which may return None).
+    ds, attribute, judge
+        The selection it must be of.
+    build : callable
+        ``build(ds, attribute, judge)`` builds it; its name is the error's advice.
+    name, hint : str
+        The parameter's name, and what to pass instead when not ``build(...)``, for the error.
+
+    Raises
+    ------
+    ValueError
+        ``pm`` was built for another attribute or judge.
+    """
+    if pm is None:
+        return build(ds, attribute, judge)
+    if (pm.attribute, pm.judge) != (str(attribute), str(judge)):
+        raise ValueError(
+            f"{name} was built for attribute {pm.attribute!r}, judge {pm.judge!r}, not "
+            f"{attribute!r}, {judge!r}: pass {hint or build.__name__ + '(ds, attribute, judge)'}"
+        )
+    return pm

@@ -125,18 +125,8 @@ def profile_summary(
     TypeError, ValueError
         ``pairs`` is not a pair frame of the judge, or was built with another ``tie_band``.
     """
-    jp, prof = _profile(
-        ds,
-        attribute,
-        judge,
-        n_bins=1,
-        tie_band=tie_band,
-        confidence=confidence,
-        n_boot=n_boot,
-        random_state=random_state,
-        pairs=pairs,
-        samples=True,
-    )
+    opts = dict(tie_band=tie_band, confidence=confidence, n_boot=n_boot, random_state=random_state)
+    jp, prof = _profile(ds, attribute, judge, n_bins=1, pairs=pairs, samples=True, **opts)
     rng = np.random.default_rng(random_state)
     rep = ranking.repetition_stability(
         jp.decisions, jp.groups, confidence=confidence, n_boot=n_boot, random_state=rng
@@ -202,18 +192,8 @@ def profile_by_gap(
     TypeError, ValueError
         ``pairs`` is not a pair frame of the judge, or was built with another ``tie_band``.
     """
-    jp, prof = _profile(
-        ds,
-        attribute,
-        judge,
-        n_bins=n_bins,
-        tie_band=tie_band,
-        confidence=confidence,
-        n_boot=n_boot,
-        random_state=random_state,
-        pairs=pairs,
-        samples=False,
-    )
+    opts = dict(tie_band=tie_band, confidence=confidence, n_boot=n_boot, random_state=random_state)
+    jp, prof = _profile(ds, attribute, judge, n_bins=n_bins, pairs=pairs, samples=False, **opts)
     edges = np.asarray(prof.bin_edges, dtype=np.float64)
     k = len(prof.bin_n)
     out = {
