@@ -9,8 +9,14 @@ switches to the page and times that run. Three kinds:
     an empty numba cache (``NUMBA_CACHE_DIR`` is a new temporary folder), the page visited
     as soon as the app is open: what a fresh install's first visit costs.
 ``open10``
-    the same, but the page is visited 10 s after the app opened (the warm-up thread has had
-    10 s to compile in the background).
+    the same, but the page is visited 10 s after the app's first run started (the warm-up
+    workers have had 10 s to compile in the background): issue 26's "fresh clone, warm-up
+    on, app open 10 s after start", the condition of its <= 5 s first visit.
+
+``ready``: a page that waits for the warm-up instead of compiling beside it (Comparison
+budgets, see :data:`WAITING`) paints its settings first; ``ready`` is the time from the
+start of its first visit until a rerun (what its polling fragment triggers every 2 s) shows
+the results. Otherwise ``ready`` equals ``first``.
 ``warm``
     the numba cache on disk is filled (by an earlier run), so a new process loads compiled
     code; the page's first visit (nothing in Streamlit's caches) and a second visit are timed.
@@ -57,6 +63,9 @@ PAGES = {
     "report": "pages/report/page.py",
     "report-card": "pages/report_card/page.py",
 }
+
+#: Pages that may show their settings first and wait for the warm-up: their session flag.
+WAITING = {"budgets": "budget.waiting"}
 
 
 # ---------------------------------------------------------------------------------- child
@@ -114,6 +123,14 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
     t_first = time.perf_counter() - t3
     first_compiled = compiled[n_before:]
     errors = [str(e.value)[:300] for e in at.exception]
+    # a page that waits for the warm-up (Comparison budgets on a fresh install) shows its
+    # settings first: "ready" is when a rerun (what its polling fragment triggers) shows
+    # the results, counted from the start of the first visit
+    t_ready = t_first
+    while _waiting(at, page) and time.perf_counter() - t3 < 600:
+        time.sleep(1.0)
+        at.run()
+        t_ready = time.perf_counter() - t3
     # second visit: another page, then back
     at.switch_page(PAGES["data"] if page != "data" else PAGES["judge"]).run()
     t4 = time.perf_counter()
@@ -133,9 +150,16 @@ def _child(page: str, benchmark: str, kind: str, compile_log: bool) -> dict:
         "open": t_open,
         "first": t_first,
         "second": t_second,
+        "ready": t_ready,
         "errors": errors,
         "compiled": sorted(first_compiled, key=lambda x: -x[1]),
     }
+
+
+def _waiting(at, page: str) -> bool:
+    """Whether ``page`` is waiting for the background warm-up (its ``<prefix>.waiting`` flag)."""
+    key = WAITING.get(page)
+    return bool(key and key in at.session_state and at.session_state[key])
 
 
 # --------------------------------------------------------------------------------- parent
@@ -197,7 +221,10 @@ def main(argv: list[str] | None = None) -> None:
 
     results = []
     print(f"kind={args.kind} repeats={args.repeats}  (seconds; median over repeats)")
-    print(f"{'benchmark':<12} {'page':<10} {'first':>7} {'second':>7} {'open':>6} {'load':>6}")
+    print(
+        f"{'benchmark':<12} {'page':<10} {'first':>7} {'second':>7} {'open':>6} {'load':>6} "
+        f"{'ready':>6}"
+    )
     for name in names:
         for page in pages:
             runs = [
@@ -216,7 +243,8 @@ def main(argv: list[str] | None = None) -> None:
 
             print(
                 f"{name:<12} {page:<10} {med('first'):7.2f} {med('second'):7.2f} "
-                f"{med('open'):6.2f} {med('load'):6.2f}" + (f"  errors: {errs}" if errs else ""),
+                f"{med('open'):6.2f} {med('load'):6.2f} {med('ready'):6.2f}"
+                + (f"  errors: {errs}" if errs else ""),
                 flush=True,
             )
             if args.compile_log:

@@ -6,11 +6,12 @@ import streamlit as st
 
 from pages.services import bias, comparisons
 from pages.services import budgets as svc
-from pages.shell import choices, debias, state, ui
+from pages.shell import choices, debias, state, ui, warmup
 
 PAGE = "Comparison budgets"
 BANDS = {"p10_p90": "10–90 % of draws", "sd": "±1 sd"}
 DEFAULT_STRATEGIES = ["random", "no-repeat", "symmetric", "poe-max-info"]
+WARMUP_PAGE = "pages/budgets/page.py"
 DASHES = {"raw": "solid", "debiased": "dot", svc.AS_SET: "dash"}
 
 st.title("Comparison budgets")
@@ -128,6 +129,31 @@ with ui.guard("Computing the budget curves"):
             **state.scope_settings(),
         },
     )
+
+    # A fresh install's first visit would compile the curves' kernels (about 20 s); while
+    # the app's background warm-up is on its way to this page, wait for it (the curves
+    # come by themselves when it has them on disk) unless asked to compile here now.
+    deb = any(d != "raw" for d in debias_shown)
+    st.session_state["budget.waiting"] = False
+    if not svc.kernels_ready(method, strategies, deb) and warmup.pending(WARMUP_PAGE):
+        st.info(
+            "The budget curves' compiled code is being built in the background (the first "
+            "start of a fresh install, about 20 s): the curves appear here as soon as it is "
+            "ready."
+        )
+        compile_now = st.button(
+            "Compute now", key="budget.compile_now", help="compile here (about 20 s) instead"
+        )
+        if not compile_now:
+            st.session_state["budget.waiting"] = True
+
+            @st.fragment(run_every=2)
+            def _wait_for_warmup():
+                if svc.kernels_ready(method, strategies, deb) or not warmup.pending(WARMUP_PAGE):
+                    st.rerun(scope="app")
+
+            _wait_for_warmup()
+            st.stop()
 
     progress = st.progress(0.0, text="Computing budget curves…")
     curves, labels = [], []

@@ -18,6 +18,7 @@ from pages.services.bias import debiased_P
 from pages.services.common import cache_data
 from pages.services.comparisons import human_reference, pmatrix
 from ranking import budget_curves, comparisons_needed
+from ranking.budget.curves import kernels_on_disk
 
 #: Comparison strategies of the budget curves and their display names.
 STRATEGIES = {
@@ -111,6 +112,12 @@ def compute_budget(
         tau=tau,
         random_state=int(random_state),
     )
+
+
+def kernels_ready(method: str, strategies, debias: bool = True) -> bool:
+    """Whether :func:`budget` runs without compiling first (compiled in this process or on
+    disk): ``ranking.budget.curves.kernels_on_disk`` for a page method (:data:`CURVE_ARGS`)."""
+    return kernels_on_disk(CURVE_ARGS[method][0], tuple(strategies), bool(debias))
 
 
 def _debiasing(deb: bool, label: str | None) -> str:

@@ -13,12 +13,12 @@ machine. They run at a lower priority (``nice`` + :data:`NICE`): a page the user
 they work compiles what it still lacks at full speed instead of sharing the cores three ways
 (measured: a Rankings visit 10 s after start took 38 s beside two equal-priority workers).
 
-The order serves the first visit best: Rankings compiles the most (about 90 functions) and
-is opened first by one worker while the other opens Leaderboard, which shares a good half of
-Rankings' kernels (the Bradley–Terry and Elo ones) and puts them on disk for it; then the
-lighter pages. Last, each worker compiles the parallel twins of the batch kernels it met
-(:class:`ranking._core.jit.BatchKernel`; pages run the serial ones on small batches), so a big
-benchmark's first visit finds them ready.
+The order serves the first visit best (:data:`WORKERS`): Comparison budgets, whose curves'
+kernels take about 20 s to compile, first in one worker (its page waits for them, see
+:func:`pending`); Rankings then Leaderboard, which share the Bradley–Terry and Elo kernels,
+first in the other; then the lighter pages. Last, each worker compiles the parallel twins of
+the batch kernels it met (:class:`ranking._core.jit.BatchKernel`; pages run the serial ones
+on small batches), so a big benchmark's first visit finds them ready.
 
 Once the cache is filled the workers find everything compiled and end within seconds; with
 ``JUDGESCOPE_WARMUP=0`` in the environment nothing is started.
@@ -38,16 +38,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The pages whose first visit compiles numba kernels, split over the workers; each worker
-#: visits its pages in this order. Rankings (the most compiled) first, beside Leaderboard,
-#: which compiles a good half of Rankings' kernels; the two lists take about as long.
+#: visits its pages in this order. Comparison budgets compiles the most (about 20 s of its
+#: curves' kernels, which pay: issue 26) and opens first in one worker; its page waits for
+#: that worker rather than compiling beside it (:func:`pending`). Rankings, whose kernels
+#: are now mostly numpy, opens first in the other, then Leaderboard, which shares its
+#: Bradley–Terry and Elo kernels, then the lighter pages.
 WORKERS = (
+    ("pages/budgets/page.py", "pages/judge_bias/page.py"),
     (
         "pages/rankings/page.py",
+        "pages/leaderboard/page.py",
+        "pages/position_bias/page.py",
         "pages/agreement/page.py",
         "pages/prompts/page.py",
-        "pages/judge_bias/page.py",
     ),
-    ("pages/leaderboard/page.py", "pages/position_bias/page.py", "pages/budgets/page.py"),
 )
 #: Reported as done (or failed) by each worker after its pages: the parallel twins compiled.
 PARALLEL_STEP = "parallel-kernels"
@@ -117,6 +121,18 @@ def status() -> dict:
             "procs_started": len(_state["procs"]),
             "running": running,
         }
+
+
+def pending(page: str) -> bool:
+    """Whether this process's warm-up is still on its way to ``page`` (a path like
+    ``pages/budgets/page.py``): started, workers running (or starting), and ``page`` not yet
+    reported done or failed. A page whose first visit would compile for long can wait for
+    it instead of compiling the same kernels beside it."""
+    with _lock:
+        if not _state["started"] or page in _state["done"] or page in _state["failed"]:
+            return False
+        procs = _state["procs"]
+        return not procs or any(p.poll() is None for p in procs)
 
 
 def _supervise(workers, parallel_kernels: bool = True) -> None:

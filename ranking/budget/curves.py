@@ -25,10 +25,12 @@ from ranking._core.checks import as_P, check_random_state, check_tau
 from ranking.agreement.metrics import as_reference
 
 from .bt import _bt_grid
+from .bt_kernel import _bt_grid_fast
 from .grid import _poe_grid, _pooled_taus, _value_tables, _winratio_grid
 from .selection import (
     _STRATEGY_CODE,
     ADAPTIVE_RULES,
+    _adaptive_draw,
     _adaptive_orders,
     _static_orders,
     strategy_capacity,
@@ -459,3 +461,25 @@ def comparisons_needed(curves, rho):
             hit = np.flatnonzero(np.isfinite(m) & (m >= rho))
             out[(s, deb)] = int(curves.budgets[hit[0]]) if hit.size else None
     return out
+
+
+def kernels_on_disk(method="win_ratio", strategies=CURVE_STRATEGIES, debias=True) -> bool:
+    """Whether the compiled code :func:`budget_curves` needs for ``method`` and
+    ``strategies`` is ready: compiled in this process, or in numba's disk cache for today's
+    sources (any signature). False says a call compiles first (about 20 s on a fresh
+    install for the win-ratio curves); a page can then wait for a background warm-up
+    instead of compiling beside it. Never raises: when numba's cache cannot be read it
+    answers True (the call compiles, as it would have).
+    """
+    grid = {"win_ratio": _winratio_grid, "poe": _poe_grid, "bradley_terry": _bt_grid_fast}
+    kernels = [grid[method].serial]
+    if any(s in ADAPTIVE_RULES for s in strategies):
+        kernels.append(_adaptive_draw)
+    if any(s not in ADAPTIVE_RULES for s in strategies):
+        kernels.append(_static_orders)
+    if debias and method != "poe":
+        kernels.append(_pooled_taus.serial)
+    try:
+        return all(k.signatures or k._cache._cache_file._load_index() for k in kernels)
+    except Exception:  # noqa: BLE001 - numba internals moved: behave as before (compile)
+        return True

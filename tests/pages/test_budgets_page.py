@@ -182,3 +182,25 @@ def test_symmetric_budget_grid_is_even():
     np.testing.assert_array_equal(svc.budget_grid(small, "win_ratio"), range(1, 31))
     curves = svc.compute_budget(small, rng.normal(size=(3, 6)), "symmetric", n_draws=2)
     assert np.isfinite(curves.mean).all()  # every budget of the grid is spendable
+
+
+def test_a_fresh_install_waits_for_the_warm_up_or_computes_on_request(monkeypatch):
+    """While the background warm-up is on its way to this page and the curves' kernels are
+    neither compiled nor on disk, the page shows its settings and waits (no compile beside
+    the warm-up); "Compute now" computes here; once the warm-up is past, the curves come."""
+    from pages.services import budgets as svc
+    from pages.shell import warmup
+
+    monkeypatch.setattr(svc, "kernels_ready", lambda *a, **k: False)
+    monkeypatch.setattr(warmup, "pending", lambda page: page == "pages/budgets/page.py")
+    at = open_page(PAGE)
+    assert at.session_state["budget.waiting"] is True
+    assert not charts(at)
+    assert "built in the background" in at.info[0].value
+    assert at.multiselect(key="budget.strategies").value  # the settings are there
+    at.button(key="budget.compile_now").click().run()
+    assert not at.exception
+    assert charts(at) and at.session_state["budget.waiting"] is False
+    monkeypatch.setattr(warmup, "pending", lambda page: False)
+    at.run()
+    assert charts(at) and at.session_state["budget.waiting"] is False

@@ -45,9 +45,18 @@ def test_visit_reports_a_broken_page_instead_of_raising(capsys):
     assert capsys.readouterr().out.startswith("failed pages/no_such_page.py")
 
 
-def test_rankings_is_compiled_first_beside_its_partner():
-    assert warmup.WORKERS[0][0] == "pages/rankings/page.py"
-    assert warmup.WORKERS[1][0] == "pages/leaderboard/page.py"
+def test_budgets_is_compiled_first_beside_rankings():
+    assert warmup.WORKERS[0][0] == "pages/budgets/page.py"
+    assert warmup.WORKERS[1][:2] == ("pages/rankings/page.py", "pages/leaderboard/page.py")
+
+
+def test_pending_until_the_page_is_reported(fresh):
+    page = "pages/position_bias/page.py"
+    assert not fresh.pending(page)  # nothing started: a page never waits
+    assert fresh.start(workers=((page,),), parallel_kernels=False) is True
+    assert fresh.pending(page)
+    _wait(fresh, 1)
+    assert not fresh.pending(page)
 
 
 def _wait(w, n_reports):
