@@ -66,11 +66,6 @@ def table_summary(ds: Dataset) -> pd.DataFrame:
 def human_verdicts(comparisons: pd.DataFrame) -> tuple[int, int]:
     """Comparisons made by human annotators (judge ``human:...``), and how many humans.
 
-    Parameters
-    ----------
-    comparisons : pandas.DataFrame
-        The comparisons table.
-
     Returns
     -------
     (int, int)
@@ -84,11 +79,6 @@ def human_verdicts(comparisons: pd.DataFrame) -> tuple[int, int]:
 
 def both_orders_share(comparisons: pd.DataFrame) -> float:
     """Share of the judged pairs that were judged in both presentation orders.
-
-    Parameters
-    ----------
-    comparisons : pandas.DataFrame
-        The comparisons table.
 
     Returns
     -------

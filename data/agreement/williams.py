@@ -84,12 +84,9 @@ def williams_table(
 
     Parameters
     ----------
-    ds : Dataset
-        Ratings, human scores and (for the system unit) the candidates' systems.
-    judge, prompt_id, attribute : str or iterable of str, optional
-        The ratings kept; default all.
-    annotators : str or iterable of str, optional
-        The human reference (``data.agreement.reference_annotators``).
+    ds, judge, prompt_id, attribute, annotators
+        As for :func:`data.agreement.correlation_table`: the data, the ratings kept
+        (default all) and the human reference.
     unit : {"overall", "system"}
         Correlate over all items or over per-system means.
     method : str
@@ -250,7 +247,7 @@ def williams_versus_table(
     Parameters
     ----------
     ds : Dataset
-        Ratings, human scores and (for the system unit) the candidates' systems.
+        As for :func:`data.agreement.correlation_table`.
     judge : str or (str, str)
         The rater tested (judge_a): a judge name, or a (judge, prompt_id) pair.
     versus : str, (str, str) or iterable of them, optional

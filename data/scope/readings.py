@@ -56,11 +56,6 @@ def _published(ratings: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 def has_readings(ds: Dataset) -> bool:
     """Whether the published and cleaned readings of ``ds``'s ratings differ.
 
-    Parameters
-    ----------
-    ds : Dataset
-        Any dataset.
-
     Returns
     -------
     bool

@@ -20,11 +20,6 @@ from data.schema import DataError, Dataset
 def systems_of(ds: Dataset) -> list[str]:
     """The systems of ``ds``'s candidates, in natural order.
 
-    Parameters
-    ----------
-    ds : Dataset
-        Any dataset.
-
     Returns
     -------
     list of str
@@ -39,11 +34,6 @@ def systems_of(ds: Dataset) -> list[str]:
 
 def default_excluded(ds: Dataset) -> list[str]:
     """The systems analyses leave out by default: ``ds.reference_systems`` present in ``ds``.
-
-    Parameters
-    ----------
-    ds : Dataset
-        Any dataset.
 
     Returns
     -------
