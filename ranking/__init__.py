@@ -126,10 +126,12 @@ from ranking.comparative import (
     win_ratio,
 )
 from ranking.leaderboard import (
+    BaselineWinRates,
     EloResult,
     RankChange,
     RankIntervals,
     WinMatrix,
+    baseline_win_rates,
     competition_ranks,
     elo,
     rank_change,
@@ -155,6 +157,8 @@ __all__ = [
     "MLResult",
     "elo",
     "EloResult",
+    "baseline_win_rates",
+    "BaselineWinRates",
     # leaderboards: battles, win rates, two orders compared
     "win_matrix",
     "WinMatrix",
