@@ -4,6 +4,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from pages.shell.text import unsafe
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 TIMEOUT = 180
@@ -35,8 +37,8 @@ def test_bad_upload_shows_message_and_keeps_demo():
     at.file_uploader(key="data.file").upload("scores.csv", bad, "text/csv").run()
     at.button(key="data.add").click().run()
     assert not at.exception
-    errors = " ".join(e.value for e in at.error) + " ".join(m.value for m in at.markdown)
-    assert "scores.csv" in errors
+    errors = unsafe(" ".join(e.value for e in at.error) + " ".join(m.value for m in at.markdown))
+    assert "scores.csv" in errors  # the file name as shown (escaped: never Markdown)
     assert "row 1" in errors and "score" in errors
     assert _metrics(at) == before  # nothing already loaded was lost
     assert at.sidebar.selectbox[0].value == "demo"
