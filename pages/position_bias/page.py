@@ -50,6 +50,12 @@ with ui.guard("Measuring position bias"):
         yaxis_title="P(first position wins) at tau = 0.5", yaxis_tickformat=".1f", height=380
     )
     ui.figure(bars, "First-position win rate per judge and attribute", page=PAGE, data=table)
+    if "weighted" in table and table["weighted"].any():
+        st.caption(
+            "ℹ️ Some judges' comparisons carry weights (the file's weight column, e.g. "
+            "Arena-Hard's strong verdicts counting 3 times): their first-position win rate "
+            "counts each comparison with its weight; n_comparisons counts each once."
+        )
     with st.expander("Table: win rate, swap consistency and balanced threshold"):
         ui.table(
             table.round(4), "Position bias per judge and attribute", page=PAGE, hide_index=True
@@ -160,6 +166,9 @@ def threshold_section(ds, attribute, judge):
         left_out = svc.unparsed_note(svc.unparsed(ds, attribute, judge))
         if left_out:
             st.caption(f"ℹ️ {ui.safe(left_out, 400)}")
+        weighted = svc.weights_note(ds, attribute, judge)
+        if weighted:
+            st.caption(f"ℹ️ {ui.safe(weighted, 400)}")
 
         curve = svc.tau_curve(ds, attribute, judge)
         fig = go.Figure()

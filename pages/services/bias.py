@@ -72,7 +72,10 @@ def bias_table(ds: Dataset) -> pd.DataFrame:
     """Position bias, swap consistency and balanced threshold per judge and attribute.
 
     ``n_contexts``: contexts with a parsed comparison (the ones measured);
-    ``contexts_unparsed``: contexts left out because none of their answers parsed.
+    ``contexts_unparsed``: contexts left out because none of their answers parsed;
+    ``weighted``: the judge's comparisons carry weights (the ``weight`` column), so the
+    first-position win rate counts each with its weight (``n_comparisons`` counts them
+    once each; swap consistency and the balanced threshold ignore the weights).
     """
     rows = []
     for attribute in comparison_attributes(ds):
@@ -80,7 +83,7 @@ def bias_table(ds: Dataset) -> pd.DataFrame:
             pm = pmatrix(ds, attribute, judge)
             finite = np.isfinite(pm.P)
             n_both = int((finite & np.swapaxes(finite, 1, 2)).sum() // 2)
-            pb = position_bias(pm.P)
+            pb = position_bias(pm.P, weights=pm.weights)
             rows.append(
                 {
                     "judge": judge,
@@ -92,6 +95,7 @@ def bias_table(ds: Dataset) -> pd.DataFrame:
                     "balanced_tau": float(balanced_threshold(pm.P)),
                     "n_contexts": pb.n_contexts,
                     "contexts_unparsed": len(unparsed(ds, attribute, judge)),
+                    "weighted": pm.weights is not None,
                 }
             )
     return pd.DataFrame(rows)
@@ -142,8 +146,11 @@ class Rerank:
     spearman_per_context: np.ndarray | None
 
 
-def rerank(P: np.ndarray, ref: np.ndarray | None, tau) -> Rerank:
+def rerank(P: np.ndarray, ref: np.ndarray | None, tau, weights: np.ndarray | None = None) -> Rerank:
     """Re-rank every context at ``tau`` (scalar, or one per context) — the slider's update.
+
+    ``weights`` (P's shape, ``PMatrix.weights``): win-ratio and the first-position win rate
+    count each comparison with its weight.
 
     Only numba kernels of ``ranking`` run here (win-ratio, position bias, pairwise accuracy,
     Spearman), each deciding at ``tau`` (one per context when given so); P and the reference
@@ -152,8 +159,8 @@ def rerank(P: np.ndarray, ref: np.ndarray | None, tau) -> Rerank:
     """
     if np.ndim(tau) == 0:
         tau = float(tau)
-    wr = win_ratio(P, tau)
-    pb = position_bias(P, tau)
+    wr = win_ratio(P, tau, weights=weights)
+    pb = position_bias(P, tau, weights=weights)
     swap = swap_consistency(P, tau)
     if ref is None:
         return Rerank(tau, pb, swap, math.nan, math.nan, None)
@@ -183,9 +190,10 @@ def rerank_frame(pm: PMatrix, before: Rerank, after: Rerank) -> pd.DataFrame:
 def tau_curve(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
     """First-position win rate, pairwise accuracy and mean Spearman along :data:`TAU_GRID`."""
     P, ref = _arrays(ds, attribute, judge)
+    weights = pmatrix(ds, attribute, judge).weights
     rows = []
     for t in TAU_GRID:
-        r = rerank(P, ref, float(t))
+        r = rerank(P, ref, float(t), weights)
         rows.append(
             {
                 "tau": float(t),
@@ -208,6 +216,21 @@ def unparsed_note(ids: list[str]) -> str | None:
     )
 
 
+def weights_note(ds: Dataset, attribute: str, judge: str) -> str | None:
+    """One line for the pages when the judge's comparisons carry weights; None otherwise."""
+    w = pmatrix(ds, attribute, judge).weights
+    if w is None:
+        return None
+    values = np.unique(w[np.isfinite(w) & (w != 1.0)])
+    shown = ", ".join(f"{v:g}" for v in values[:5]) + (" …" if values.size > 5 else "")
+    return (
+        f"These comparisons carry weights ({shown}; e.g. Arena-Hard's strong verdicts count "
+        "3 times): the first-position win rate and win-ratio count each comparison with its "
+        "weight; comparison counts, swap consistency and the balanced threshold count each "
+        "comparison once."
+    )
+
+
 def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.ndarray | None]:
     """The cached P and human reference scores (None without a reference)."""
     ref = human_reference(ds, attribute, judge)
@@ -216,7 +239,7 @@ def _arrays(ds: Dataset, attribute: str, judge: str) -> tuple[np.ndarray, np.nda
 
 def threshold_update(ds: Dataset, attribute: str, judge: str, tau) -> Rerank:
     """The slider's per-update work: cached P and reference, then :func:`rerank` at ``tau``."""
-    return rerank(*_arrays(ds, attribute, judge), tau)
+    return rerank(*_arrays(ds, attribute, judge), tau, pmatrix(ds, attribute, judge).weights)
 
 
 def rule_update(ds: Dataset, attribute: str, judge: str, rule: tuple) -> Rerank:
@@ -228,4 +251,5 @@ def rule_update(ds: Dataset, attribute: str, judge: str, rule: tuple) -> Rerank:
     how Rankings decides them. ``Rerank.tau`` is the threshold the decisions used.
     """
     P, tau = debiased_P(ds, attribute, judge, rule)
-    return rerank(P, _arrays(ds, attribute, judge)[1], 0.5 if tau is None else tau)
+    weights = pmatrix(ds, attribute, judge).weights
+    return rerank(P, _arrays(ds, attribute, judge)[1], 0.5 if tau is None else tau, weights)
