@@ -12,6 +12,8 @@ thread would compile on one core and stall the server; two workers use both core
 machine. They run at a lower priority (``nice`` + :data:`NICE`): a page the user opens while
 they work compiles what it still lacks at full speed instead of sharing the cores three ways
 (measured: a Rankings visit 10 s after start took 38 s beside two equal-priority workers).
+A page that waits for its worker instead (:data:`WAITED_FOR`) is opened first, at normal
+priority (nothing compiles beside it); that worker lowers its priority after it.
 
 The order serves the first visit best (:data:`WORKERS`): Comparison budgets, whose curves'
 kernels take about 20 s to compile, first in one worker (its page waits for them, see
@@ -61,6 +63,10 @@ WORKER_ENV = "JUDGESCOPE_WARMUP_WORKER"
 SWITCH_ENV = "JUDGESCOPE_WARMUP"
 #: How much the workers lower their priority (``os.nice``; ignored where unsupported).
 NICE = 10
+#: Pages that wait for the warm-up instead of compiling on their first visit (see
+#: :func:`pending`): a worker that opens one first does so at normal priority, since no page
+#: compiles beside it, and lowers its priority afterwards.
+WAITED_FOR = ("pages/budgets/page.py",)
 
 _lock = threading.Lock()
 _state: dict = {"started": False, "done": {}, "failed": {}, "procs": []}
@@ -180,10 +186,11 @@ def _read(proc: subprocess.Popen) -> None:
 # ------------------------------------------------------------------------------ worker
 
 
-def visit(pages, timeout: float = 600.0) -> dict:
+def visit(pages, timeout: float = 600.0, after=None) -> dict:
     """Open ``pages`` (paths like ``pages/rankings/page.py``) one after another on the demo, in
     this process; return {page: seconds or error message}. Prints ``done <page> <s>`` or
-    ``failed <page> <message>`` per page as it goes (read by :func:`start`'s supervisor)."""
+    ``failed <page> <message>`` per page as it goes (read by :func:`start`'s supervisor).
+    ``after``: called with each page once it is reported."""
     from streamlit.testing.v1 import AppTest
 
     out: dict = {}
@@ -210,6 +217,8 @@ def visit(pages, timeout: float = 600.0) -> dict:
                 _bootstrap_kernels()  # the page opens on Fisher intervals; its bootstrap choices
             out[page] = time.perf_counter() - t0
             print(f"done {page} {out[page]:.2f}", flush=True)
+        if after is not None:
+            after(page)
     return out
 
 
@@ -255,13 +264,22 @@ def main(argv: list[str]) -> None:
     os.environ[WORKER_ENV] = "1"
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    try:
-        os.nice(NICE)
-    except (AttributeError, OSError):  # no os.nice (Windows) or not allowed: same priority
-        pass
     parallel = "--parallel" in argv
     targets = [a for a in argv if a != "--parallel"] or [p for group in WORKERS for p in group]
-    visit(targets)
+    lowered = []
+
+    def lower(page=None):
+        if lowered:
+            return
+        lowered.append(True)
+        try:
+            os.nice(NICE)
+        except (AttributeError, OSError):  # no os.nice (Windows) or not allowed: same priority
+            pass
+
+    if targets[0] not in WAITED_FOR:
+        lower()
+    visit(targets, after=lower)
     if parallel:
         compile_parallel()
     sys.stdout.flush()

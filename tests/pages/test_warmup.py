@@ -111,3 +111,25 @@ def test_nothing_starts_inside_a_worker_or_when_switched_off(fresh, monkeypatch)
     monkeypatch.delenv(warmup.SWITCH_ENV)
     assert not fresh.enabled()  # under pytest, off unless asked for
     assert fresh.status()["started"] is False
+
+
+def test_a_worker_opens_a_waited_for_page_at_normal_priority_then_lowers_it(monkeypatch):
+    events = []
+    monkeypatch.setattr(warmup.os, "nice", lambda n: events.append(("nice", n)))
+
+    def fake_visit(pages, timeout=600.0, after=None):
+        for page in pages:
+            events.append(("visit", page))
+            after(page)
+
+    monkeypatch.setattr(warmup, "visit", fake_visit)
+    monkeypatch.setenv(warmup.WORKER_ENV, "1")
+    warmup.main(["pages/budgets/page.py", "pages/judge_bias/page.py"])
+    assert events == [
+        ("visit", "pages/budgets/page.py"),
+        ("nice", warmup.NICE),
+        ("visit", "pages/judge_bias/page.py"),
+    ]
+    events.clear()
+    warmup.main(["pages/rankings/page.py", "pages/budgets/page.py"])
+    assert events[0] == ("nice", warmup.NICE) and events.count(("nice", warmup.NICE)) == 1
