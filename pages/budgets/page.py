@@ -108,6 +108,9 @@ with ui.guard("Computing the budget curves"):
             "Bradley–Terry fits every context at every budget and draw, each fit warm started "
             "from the previous budget's scores: seconds, even for every budget."
         )
+    weighted = svc.weights_note(ds, attribute, judge, method)
+    if weighted:
+        st.caption(f"ℹ️ {ui.safe(weighted, 400)}")
     ui.need(
         bool(strategies) and bool(debias_shown),
         "Pick at least one strategy and one debiasing setting.",

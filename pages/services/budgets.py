@@ -4,6 +4,11 @@ The curves come from ``ranking.budget.budget_curves`` (raw and debiased, per com
 strategy); this module chooses the budget grid and shapes the curves into tables. When the
 shared debias setting is a calibration (``pages.services.bias.CALIBRATION_MODES``) a third
 curve, "as set", runs the same draws on the calibrated P (:func:`budget_as_set`).
+
+Comparison weights (the ``weight`` column, ``PMatrix.weights``): a weighted comparison costs
+one comparison of the budget and, for the win-ratio methods, counts with its weight
+(:data:`WEIGHTED_METHODS`); Bradley–Terry and the product of experts along the budget count
+each comparison once, and :func:`weights_note` says so.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ CURVE_ARGS = {
     "poe": ("poe", None),
     "bradley_terry": ("bradley_terry", None),
 }
+#: Page methods whose budget curves count each comparison with its weight.
+WEIGHTED_METHODS = ("win_ratio", "soft_win_ratio")
 #: The label of the curves on the calibrated P (the shared debias setting).
 AS_SET = "as set"
 #: Budget grids above this many points are thinned to a geometric grid (unless ``full``).
@@ -91,8 +98,12 @@ def compute_budget(
     random_state: int = 0,
     debias: tuple = (False, True),
     full: bool = False,
+    weights: np.ndarray | None = None,
 ):
     """``ranking.budget.budget_curves`` for one strategy, with and without debiasing.
+
+    ``weights`` (P's shape, ``PMatrix.weights``): used by the methods of
+    :data:`WEIGHTED_METHODS`, ignored by the others (which count each comparison once).
 
     ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`). The page's
     cached :func:`budget` runs it on the judge's P; tests run it on any P. ``debias``:
@@ -100,6 +111,7 @@ def compute_budget(
     ``full``: every budget (:func:`budget_grid`).
     """
     curve_method, tau = CURVE_ARGS[method]
+    weights = weights if method in WEIGHTED_METHODS else None
     return budget_curves(
         P,
         ref,
@@ -111,6 +123,24 @@ def compute_budget(
         correlation=correlation,
         tau=tau,
         random_state=int(random_state),
+        weights=weights,
+    )
+
+
+def weights_note(ds: Dataset, attribute: str, judge: str, method: str) -> str | None:
+    """One line for the page when the judge's comparisons carry weights; None otherwise."""
+    if pmatrix(ds, attribute, judge).weights is None:
+        return None
+    if method in WEIGHTED_METHODS:
+        return (
+            "These comparisons carry weights (e.g. Arena-Hard's strong verdicts count 3 "
+            "times): a weighted comparison costs one comparison of the budget and counts "
+            "with its weight in the win-ratio."
+        )
+    return (
+        "These comparisons carry weights, but "
+        f"{BUDGET_METHODS.get(method, method)} along the budget counts each comparison "
+        "once; the win-ratio curves count them with their weights."
     )
 
 
@@ -205,6 +235,7 @@ def budget(
         n_draws=n_draws,
         random_state=random_state,
         full=full,
+        weights=pmatrix(ds, attribute, judge).weights,
     )
 
 
@@ -244,4 +275,5 @@ def budget_as_set(
         random_state=random_state,
         debias=(False,),
         full=full,
+        weights=pmatrix(ds, attribute, judge).weights,
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ranking._core.checks import as_P, check_random_state, check_tau
+from ranking._core.checks import as_P, check_random_state, check_tau, weights_on
 from ranking.agreement.metrics import as_reference
 
 from .bt import _bt_grid
@@ -252,6 +252,7 @@ def budget_curves(
     random_state=None,
     prior_weight=0.1,
     bt_kwargs=None,
+    weights=None,
 ):
     """Correlation with a reference as a function of the number of comparisons per context.
 
@@ -310,6 +311,12 @@ def budget_curves(
         Ridge weight of the PoE model (``method="poe"`` and the adaptive strategies).
     bt_kwargs : dict, optional
         Extra keyword arguments for ``bradley_terry`` (``method="bradley_terry"`` only).
+    weights : array_like of float, optional
+        ``method="win_ratio"`` only: P's shape, how many games each comparison counts (a
+        finite number > 0 where P has one; Arena-Hard's 3 for a strong verdict). A weighted
+        comparison costs one comparison of the budget and counts with its weight in the
+        win-ratio (weighted wins / weighted games); the debiasing threshold (the balanced
+        threshold of the comparisons seen) counts each comparison once.
 
     Returns
     -------
@@ -319,10 +326,16 @@ def budget_curves(
     ------
     ValueError
         Bad P or reference, unknown strategy, method or correlation, budgets out of range,
-        n_draws < 1, a ``tau`` or ``bt_kwargs`` the method does not use, or no context with
-        two scored reference candidates.
+        n_draws < 1, a ``tau``, ``bt_kwargs`` or ``weights`` the method does not use, bad
+        weights, or no context with two scored reference candidates.
     """
     P = as_P(P)
+    if weights is not None and method != "win_ratio":
+        raise ValueError(
+            f"weights= works with method='win_ratio'; method {method!r} counts each comparison once"
+        )
+    W = weights_on(P, weights)
+    W = np.where(np.isfinite(P), 1.0, 0.0) if W is None else W
     n_contexts, n_items, _ = P.shape
     ref = as_reference(reference, n_contexts, n_items)
     tau0, bt_kwargs = _check_method(method, tau, bt_kwargs, n_contexts)
@@ -370,6 +383,7 @@ def budget_curves(
             if method == "win_ratio":
                 out_sum, out_n = _winratio_grid(
                     P,
+                    W,
                     ref_ok,
                     ok,
                     orders,

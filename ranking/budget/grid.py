@@ -352,6 +352,7 @@ def _context_reference(ref_c, ok_c, idx, ref_rc):
 @inline
 def _winratio_context(
     P_c,
+    W_c,
     ref_c,
     ok_c,
     orders_dc,
@@ -368,7 +369,8 @@ def _winratio_context(
     out_sum,
     out_n,
 ):
-    """Add one context's correlations at every budget of one draw into out_sum / out_n."""
+    """Add one context's correlations at every budget of one draw into out_sum / out_n;
+    each comparison's win and count weigh ``W_c[i, j]`` (1 without weights)."""
     n_items = P_c.shape[0]
     idx = np.empty(n_items, dtype=np.int64)
     ref_rc = np.empty(n_items, dtype=np.int64)
@@ -405,10 +407,11 @@ def _winratio_context(
                 i = code // n_items
                 j = code - i * n_items
                 v = _soft_value(P_c[i, j], t_new, use_alpha, alpha)
-                wins[i] += v
-                wins[j] += 1.0 - v
-                cnt[i] += 1.0
-                cnt[j] += 1.0
+                w = W_c[i, j]
+                wins[i] += w * v
+                wins[j] += w * (1.0 - v)
+                cnt[i] += w
+                cnt[j] += w
             pos = target
         else:
             if debias and t_new != tau_used:
@@ -423,7 +426,7 @@ def _winratio_context(
                         i = code // n_items
                         j = code - i * n_items
                         p = P_c[i, j]
-                        delta = _decide(p, t_new) - _decide(p, tau_used)
+                        delta = W_c[i, j] * (_decide(p, t_new) - _decide(p, tau_used))
                         wins[i] += delta
                         wins[j] -= delta
                     q += 1
@@ -434,10 +437,11 @@ def _winratio_context(
                 j = code - i * n_items
                 p = P_c[i, j]
                 v = p if soft else _decide(p, tau_used)
-                wins[i] += v
-                wins[j] += 1.0 - v
-                cnt[i] += 1.0
-                cnt[j] += 1.0
+                w = W_c[i, j]
+                wins[i] += w * v
+                wins[j] += w * (1.0 - v)
+                cnt[i] += w
+                cnt[j] += w
                 seen[code] = True
                 pos += 1
         if fast:
@@ -461,9 +465,13 @@ def _winratio_context(
             out_n[k] += 1.0
 
 
-@batch_kernel(work=_grid_work, min_work=PARALLEL_MIN_WORK)
+@batch_kernel(
+    work=lambda P, W, ref, ok, orders, *rest: _grid_work(P, ref, ok, orders),
+    min_work=PARALLEL_MIN_WORK,
+)
 def _winratio_grid(
     P,
+    W,
     ref,
     ok,
     orders,
@@ -483,7 +491,9 @@ def _winratio_grid(
 
     ``taus`` (n_draws, n_budgets) are the pooled balanced thresholds used when ``debias``;
     ``tau0`` (n_contexts,) the decision threshold of each context otherwise (unused when
-    ``soft`` without debias: the outcome is p itself). ``out_sum / out_n`` is the mean
+    ``soft`` without debias: the outcome is p itself). ``W`` (P's shape): the weight of
+    every comparison, its win and its count (ones without weights; a weighted comparison
+    still spends one comparison of the budget). ``out_sum / out_n`` is the mean
     correlation over the contexts where it is defined.
     """
     n_draws, n_contexts, _ = orders.shape
@@ -494,6 +504,7 @@ def _winratio_grid(
         for c in range(n_contexts):
             _winratio_context(
                 P[c],
+                W[c],
                 ref[c],
                 ok[c],
                 orders[d, c],

@@ -20,10 +20,12 @@ from scipy.special import expit, log_expit
 from data.flat import flat_comparisons
 from data.io import PairwiseMapping, read_upload
 from pages.services.bias import bias_table, weights_note
-from pages.services.comparisons import pmatrix
+from pages.services.budgets import budget
+from pages.services.budgets import weights_note as budget_note
+from pages.services.comparisons import human_reference, pmatrix
 from pages.services.leaderboard import leaderboard, system_ranking, win_rates
 from pages.services.rankings import compute_rankings
-from ranking import elo
+from ranking import elo, spearman, win_ratio
 
 JUDGE = "gpt-4.1"
 MODELS = ["m1", "m2", "m3", "m4"]
@@ -192,3 +194,23 @@ def test_rankings_per_context_win_ratio_is_weighted(arena):
         won = np.where(g["a"] == cand, g["y"], 1 - g["y"])
         assert res.scores["win-ratio"][c, k] == pytest.approx((g["w"] * won).sum() / g["w"].sum())
     assert any("carry weights" in n for n in res.notes)
+
+
+def test_budget_win_ratio_curves_count_the_weights():
+    rows = _lines(n_questions=8)
+    rng = np.random.default_rng(3)
+    rows = [rows[0] + ",label"] + [f"{r},{rng.choice(['A', 'B'])}" for r in rows[1:]]
+    mapping = PairwiseMapping(**{**MAPPING.__dict__, "human_verdict": "label"})
+    ds = read_upload("arena_gold.csv", "\n".join(rows).encode(), kind="pairwise", mapping=mapping)
+    pm = pmatrix(ds, "overall", JUDGE)
+    ref = human_reference(ds, "overall", JUDGE).scores
+    curves = budget(ds, "overall", JUDGE, "random", n_draws=3)
+    # the whole budget (8 comparisons a question: 4 models x 2 games): every comparison
+    # seen, each with its weight, as the weighted win-ratio at 0.5
+    assert curves.budgets[-1] == 8
+    weighted = np.nanmean(spearman(win_ratio(pm.P, tau=0.5, weights=pm.weights), ref))
+    unweighted = np.nanmean(spearman(win_ratio(pm.P, tau=0.5), ref))
+    assert curves.mean[0, 0, -1] == pytest.approx(weighted)
+    assert weighted != pytest.approx(unweighted)
+    assert "counts with its weight" in budget_note(ds, "overall", JUDGE, "win_ratio")
+    assert "counts each comparison once" in budget_note(ds, "overall", JUDGE, "poe")

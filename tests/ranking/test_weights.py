@@ -174,3 +174,27 @@ def test_weights_of_the_wrong_length_are_refused():
         elo([0, 1], [1, 0], [1.0, 0.0], 2, weights=[1.0, 1.0, 1.0])
     with pytest.raises(ValueError, match="shape"):
         win_ratio(np.full((1, 2, 2), 0.5), weights=np.ones((1, 3, 3)))
+
+
+def test_budget_win_ratio_counts_weights_and_spends_one_comparison_each():
+    from ranking import budget_curves, spearman
+
+    rng = np.random.default_rng(5)
+    n_ctx, n = 6, 5
+    P = rng.choice([0.0, 0.5, 1.0], size=(n_ctx, n, n))
+    P[:, np.arange(n), np.arange(n)] = np.nan
+    W = rng.choice([1.0, 3.0], size=P.shape)
+    ref = rng.normal(size=(n_ctx, n))
+    full = n * (n - 1)
+    kw = dict(budgets=[full // 2, full], strategies=("random",), debias=(False,), n_draws=3)
+    for tau in (None, 0.5):
+        got = budget_curves(P, ref, tau=tau, weights=W, random_state=0, **kw)
+        plain = budget_curves(P, ref, tau=tau, random_state=0, **kw)
+        ones = budget_curves(P, ref, tau=tau, weights=np.ones_like(P), random_state=0, **kw)
+        np.testing.assert_array_equal(ones.mean, plain.mean)
+        # the whole budget: every comparison seen, each with its weight
+        expected = np.mean(spearman(win_ratio(P, tau=tau, weights=W), ref))
+        assert got.mean[0, 0, -1] == pytest.approx(expected)
+        assert got.mean[0, 0, -1] != pytest.approx(plain.mean[0, 0, -1])
+    with pytest.raises(ValueError, match="method='win_ratio'"):
+        budget_curves(P, ref, method="poe", weights=W, **kw)
