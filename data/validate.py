@@ -39,6 +39,24 @@ MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 # Column names
 
 
+def self_comparisons(df: pd.DataFrame) -> np.ndarray:
+    """0-based positions of the rows of a comparisons table (canonical or misspelled column
+    names, as :func:`validate_table` matches them) whose first and second candidate are the
+    same id: e.g. the baseline judged against itself in an arena-style file. An upload
+    skips them with a count (``data.io.read_upload_result``); :func:`validate_table` refuses
+    them. Empty when either id column is missing."""
+    if not isinstance(df, pd.DataFrame) or not len(df):
+        return np.empty(0, dtype=np.int64)
+    found = _match_columns(df, "comparisons", "", Problems())
+    if "first_id" not in found or "second_id" not in found:
+        return np.empty(0, dtype=np.int64)
+    first, _ = coerce("id", df[found["first_id"]])
+    second, _ = coerce("id", df[found["second_id"]])
+    first, second = first.reset_index(drop=True), second.reset_index(drop=True)
+    same = (first == second) & first.notna() & first.astype(str).ne("")
+    return np.flatnonzero(same.to_numpy(dtype=bool))
+
+
 def _match_columns(df: pd.DataFrame, name: str, source: str, problems: Problems) -> dict:
     """Map canonical column -> column of ``df``; report missing and misspelled columns."""
     spec = TABLES[name]

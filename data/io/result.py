@@ -18,6 +18,7 @@ import pandas as pd
 from data.io.columns import alias_conflicts
 from data.io.formats import read_frame
 from data.io.guess import describe_wide, guess_wide
+from data.io.notes import row_ranges
 from data.io.pairwise import PAIR_ROLES, PairwiseMapping, describe_pairwise
 from data.io.pairwise_guess import guess_pairwise
 from data.io.pairwise_tables import CONFLICT_ROLES, pairwise_to_dataset
@@ -34,7 +35,7 @@ from data.io.verdict_map import verdict_table
 from data.io.wide import WIDE_ROLES, WideMapping, wide_to_dataset
 from data.overview import table_summary
 from data.schema import TABLE_NAMES, DataError, Dataset
-from data.validate import validate_dataset
+from data.validate import self_comparisons, validate_dataset
 
 _LONG_ORDER = ("comparisons", "ratings", "human_scores", "candidates", "contexts")
 
@@ -331,11 +332,26 @@ def _read(frame, source, kind, mapping, scales) -> ReadResult:
             ds, kind, mapping, head + read_notes, verdicts=verdicts, mapping_notes=guessed_notes
         )
         return result
+    notes = [f"read as a {kind} table"]
+    if kind == "comparisons":
+        # the baseline judged against itself (an arena's self-comparisons): skipped and
+        # counted, as the pairwise reader does, never a refusal of the whole file
+        same = self_comparisons(frame)
+        if len(same):
+            notes.append(
+                f"{source}: {len(same)} of {len(frame)} row(s) compare a candidate with itself "
+                "(first_id = second_id, e.g. the baseline against itself) and are skipped: "
+                f"{row_ranges(same)}"
+            )
+            kept = Dataset(name=stem, scales=scales, source=source)
+            setattr(kept, kind, frame.drop(index=frame.index[same]))
+            try:
+                return ReadResult(validate_dataset(kept, sources=sources), kind, None, notes)
+            except DataError:
+                pass  # checked again whole below, so that the problems name the file's rows
     ds = Dataset(name=stem, scales=scales, source=source)
     setattr(ds, kind, frame)
-    return ReadResult(
-        validate_dataset(ds, sources=sources), kind, None, [f"read as a {kind} table"]
-    )
+    return ReadResult(validate_dataset(ds, sources=sources), kind, None, notes)
 
 
 def read_upload(
