@@ -10,7 +10,7 @@ loaded again from the data folder.
 Workspace files are shared, so opening one trusts nothing in it (:func:`read_workspace`): the
 archive and every member are read within the bounds of :mod:`data.limits`
 (:mod:`data.io.workspace_archive`), every value of the manifest is checked, and every table
-is read like an upload (:func:`data.rawread.parquet.read_parquet_bounded`: the Arrow columns
+is read like an upload (:func:`data.rawread.parquet.read_parquet`: the Arrow columns
 as stored, the size they expand to bounded before they are materialised) and validated
 (:func:`data.validate.validate_dataset`). A file that fails any check is one
 :class:`~data.schema.DataError` naming the member and what is wrong; nothing is opened in part.
@@ -345,7 +345,7 @@ def _read_dataset(
     archive: Archive, entry: dict, file_name: str, limits: WorkspaceLimits, spent: list[int]
 ) -> Dataset:
     """The tables of one dataset entry, read within bounds (not validated yet)."""
-    from data.rawread.parquet import read_parquet_bounded
+    from data.rawread.parquet import read_parquet
 
     name = entry["name"]
     tables = {}
@@ -361,7 +361,7 @@ def _read_dataset(
             "keep fewer or smaller datasets in one workspace file",
         )
         sizes: list[int] = []
-        tables[table] = read_parquet_bounded(
+        tables[table] = read_parquet(
             data, f"{file_name}, member {member}", limits.tables, sizes=sizes
         )
         del data
@@ -394,7 +394,7 @@ def read_workspace(
     ``MAX_WORKSPACE_BYTES``) and inflation (``MAX_INFLATION``), the JSON's depth and digits,
     the manifest's every value (types, names unique, one folder per dataset, at most
     ``MAX_WORKSPACE_DATASETS``), and each table like an upload (:mod:`data.limits`, then
-    :func:`data.rawread.parquet.read_parquet_bounded`, the Arrow columns as stored, then
+    :func:`data.rawread.parquet.read_parquet`, the Arrow columns as stored, then
     :func:`data.validate.validate_dataset`).
 
     Parameters

@@ -12,11 +12,11 @@ column. ``data.io.read_frame`` picks the reader by the file's extension.
   are built here, not by pandas, so integers are never rounded through float64 (pandas turns
   ``[2**60 + 1, null]`` into a float). JSONL lines are split on ``\\n`` only: U+2028, U+2029
   and U+0085 are ordinary characters inside strings.
-* Parquet: rows, columns and decompressed size are checked from the metadata before anything
-  is decompressed; nested columns and text that is not UTF-8 are refused; integers with gaps
-  are not rounded through float64. :func:`read_parquet_bounded` also bounds the size the
-  values expand to (dictionary-encoded text) before materialising them and reads the Arrow
-  columns as stored, ignoring the ``pandas`` metadata (workspace files use it; uploads are to).
+* Parquet (uploads and workspace members, one reader): rows, columns and decompressed size are
+  checked from the metadata before anything is decompressed, and the size the values expand
+  to (dictionary-encoded text) before they are materialised; the Arrow columns are read as
+  stored, ignoring the ``pandas`` metadata; nested columns and text that is not UTF-8 are
+  refused; integers with gaps are not rounded through float64.
 
 One module per format family: ``delimited`` (CSV and TSV: :func:`read_delimited`),
 ``parquet`` (:func:`read_parquet`) and ``jsonrows`` (JSON and JSONL: :func:`parse_json`,
@@ -28,12 +28,11 @@ from __future__ import annotations
 
 from data.rawread.delimited import read_delimited
 from data.rawread.jsonrows import columns_frame, jsonl_line, parse_json, parse_jsonl, records_frame
-from data.rawread.parquet import read_parquet, read_parquet_bounded
+from data.rawread.parquet import read_parquet
 
 __all__ = [
     "read_delimited",
     "read_parquet",
-    "read_parquet_bounded",
     "parse_json",
     "parse_jsonl",
     "records_frame",

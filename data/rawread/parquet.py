@@ -1,12 +1,18 @@
-"""Parquet read strictly: bounds checked from the metadata before anything is decompressed.
+"""Parquet read strictly and within bounds: uploads and workspace members alike.
 
-Rows, columns and decompressed size are checked from the metadata; nested columns and text
-that is not UTF-8 are refused; integers with gaps are not rounded through float64.
+One reader (:func:`read_parquet`). Rows, columns and the row groups' decompressed size are
+checked from the metadata; those sizes count a dictionary-encoded column's indices, not the
+text they expand to (5 KB of Parquet can expand to gigabytes), so the size the values expand
+to is bounded too, counted on the dictionaries before any text is materialised. The columns
+are the ones the Arrow schema stores: the ``pandas`` metadata is ignored (it can restore a
+column as the index, or rename and swap columns). Nested columns and text that is not UTF-8
+are refused; integers with gaps are not rounded through float64.
 """
 
 from __future__ import annotations
 
 import io
+import re
 
 import pandas as pd
 import pyarrow as pa
@@ -18,86 +24,8 @@ from data.limits import Limits, check_parquet_metadata
 from data.problems import Problems, row_label
 from data.schema import DataError
 
-
-def read_parquet(data: bytes, source: str, limits: Limits) -> pd.DataFrame:
-    """Read a Parquet file, refused from its metadata (before decompressing) when over limits.
-
-    Parameters
-    ----------
-    data : bytes
-        The file's bytes.
-    source : str
-        The file, for messages.
-    limits : data.limits.Limits
-        Checked from the metadata (:func:`data.limits.check_parquet_metadata`).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table; binary columns decoded as UTF-8 text; an integer column with gaps whose
-        values pass 2**53 kept as exact Python ints (pandas would round them through
-        float64).
-
-    Raises
-    ------
-    DataError
-        Not readable as Parquet, over the limits, two columns of one name, a nested column,
-        values that fail validation (e.g. text that is not UTF-8), binary cells that are not
-        UTF-8.
-    """
-
-    def unreadable(err: Exception) -> DataError:
-        return DataError(
-            f"{source}: not a readable Parquet file ({type(err).__name__}: {err}); save it "
-            "again as Parquet or upload CSV"
-        )
-
-    try:
-        meta = pq.ParquetFile(io.BytesIO(data))
-        schema = meta.schema_arrow
-    except Exception as err:  # pyarrow raises several types for a corrupt file
-        raise unreadable(err) from None
-    check_parquet_metadata(source, meta.metadata, schema, limits)
-    problems = Problems()
-    seen: set[str] = set()
-    for field_ in schema:
-        if field_.name in seen:
-            problems.add(
-                f"{source}, column {field_.name!r}: two columns have this name; rename one"
-            )
-        seen.add(field_.name)
-        if pa.types.is_nested(field_.type) or pa.types.is_union(field_.type):
-            problems.add(
-                f"{source}, column {field_.name!r}: holds nested values ({field_.type}), not "
-                "table cells; a cell is text, a number or a boolean, so flatten the column"
-            )
-    problems.raise_if_any(source)
-    try:
-        table = meta.read()
-    except Exception as err:
-        raise unreadable(err) from None
-    for name, column in zip(table.column_names, table.columns, strict=True):
-        try:
-            column.validate(full=True)  # e.g. text that is not UTF-8 in a damaged file
-        except pa.ArrowException as err:
-            problems.add(f"{source}, column {name!r}: the values cannot be read ({err})")
-    problems.raise_if_any(source)
-    try:
-        frame = table.to_pandas()
-    except Exception as err:
-        raise unreadable(err) from None
-    for field_ in schema:
-        if field_.name not in frame.columns:
-            continue  # restored as the index
-        if pa.types.is_binary(field_.type) or pa.types.is_large_binary(field_.type):
-            frame[field_.name] = _utf8_cells(frame[field_.name], field_.name, source, problems)
-        elif pa.types.is_integer(field_.type) and frame[field_.name].dtype.kind == "f":
-            # pandas turns integers with gaps into float64, which rounds past 2**53
-            values = table.column(field_.name).to_pylist()
-            if any(v is not None and abs(v) > EXACT_FLOAT_INT for v in values):
-                frame[field_.name] = pd.Series(values, index=frame.index, dtype=object)
-    problems.raise_if_any(source)
-    return frame
+#: The name pandas gives an unnamed index it writes as a column: not the table's data.
+_PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 
 
 def _utf8_cells(column: pd.Series, name: str, source: str, problems: Problems) -> pd.Series:
@@ -114,17 +42,6 @@ def _utf8_cells(column: pd.Series, name: str, source: str, problems: Problems) -
                 )
         out.append(value)
     return pd.Series(out, index=column.index, dtype=object)
-
-
-# ---------------------------------------------------------------------------------------
-# Read within bounds, the Arrow columns as stored
-#
-# ``read_parquet`` above checks the row groups' sizes from the metadata, which count a
-# dictionary-encoded column's indices, not the text they expand to: 6 KB of Parquet can
-# expand to gigabytes. ``read_parquet_bounded`` also bounds the expanded size before any
-# text is materialised, and reads the columns the Arrow schema stores, ignoring the
-# ``pandas`` metadata (which can restore a column as the index, or rename and swap columns).
-# Workspace files read their tables with it; uploads are to move to it too (issue 23).
 
 
 def _variable_width(t: pa.DataType) -> bool:
@@ -176,7 +93,7 @@ def _expanded_text_bytes(column: pa.ChunkedArray) -> int:
     return total
 
 
-def read_parquet_bounded(
+def read_parquet(
     data: bytes, source: str, limits: Limits, *, sizes: list[int] | None = None
 ) -> pd.DataFrame:
     """Read a Parquet file within ``limits``, its columns as the Arrow schema stores them.
@@ -186,12 +103,14 @@ def read_parquet_bounded(
     columns of one name, nested, union or extension values, column chunks said to live in
     another file), then the size the values expand to: rows x width for fixed-width
     columns, and for text and binary columns the sum of their values' lengths, counted on
-    the dictionaries they are read into (a dictionary-encoded column of a 6 KB file can
+    the dictionaries they are read into (a dictionary-encoded column of a 5 KB file can
     expand to gigabytes); all together at most ``limits.max_decompressed_bytes``.
 
     The ``pandas`` metadata is ignored: a column stored as the index
     (``df.set_index("system").to_parquet()``) comes back as a column, and crafted metadata
-    cannot rename or swap columns.
+    cannot rename or swap columns. An unnamed index pandas wrote as a column
+    (``__index_level_0__``, from a filtered frame written without ``index=False``) is left
+    out: it holds row labels, not the table's cells.
 
     Parameters
     ----------
@@ -309,4 +228,6 @@ def read_parquet_bounded(
             if any(v is not None and abs(v) > EXACT_FLOAT_INT for v in values):
                 frame[name] = pd.Series(values, index=frame.index, dtype=object)
     problems.raise_if_any(source)
-    return frame
+    # an unnamed pandas index (a filtered frame written without index=False) is no column
+    unnamed = [c for c in frame.columns if _PANDAS_INDEX.fullmatch(c)]
+    return frame.drop(columns=unnamed) if unnamed else frame

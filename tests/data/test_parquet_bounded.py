@@ -1,6 +1,6 @@
-"""data.rawread.parquet.read_parquet_bounded (issue 23): the size a Parquet file's values
-expand to is bounded before they are materialised, and the Arrow columns are read as stored
-(the pandas metadata ignored)."""
+"""data.rawread.parquet.read_parquet (issue 23), the one Parquet reader of uploads and
+workspaces: the size a file's values expand to is bounded before they are materialised, and
+the Arrow columns are read as stored (the pandas metadata ignored)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from data.limits import UPLOAD_LIMITS, Limits
-from data.rawread.parquet import read_parquet_bounded
+from data.rawread.parquet import read_parquet
 from data.schema import DataError
 
 
@@ -31,7 +31,7 @@ def test_a_dictionary_bomb_is_refused_from_its_dictionary():
     assert len(body) < 1_000_000
     sizes: list[int] = []
     with pytest.raises(DataError) as err:
-        read_parquet_bounded(body, "bomb.parquet", UPLOAD_LIMITS, sizes=sizes)
+        read_parquet(body, "bomb.parquet", UPLOAD_LIMITS, sizes=sizes)
     text = str(err.value)
     assert text.startswith("bomb.parquet: the values")
     assert "4,002,000,000 bytes" in text and "MAX_DECOMPRESSED_BYTES" in text
@@ -48,15 +48,15 @@ def test_a_dictionary_bomb_is_refused_from_its_dictionary():
     body = _bytes(small, store_schema=False)
     limits = Limits(max_decompressed_bytes=rows * 101 - 1)
     with pytest.raises(DataError, match="expand to"):
-        read_parquet_bounded(body, "s.parquet", limits)
-    frame = read_parquet_bounded(body, "s.parquet", Limits(), sizes=sizes)
+        read_parquet(body, "s.parquet", limits)
+    frame = read_parquet(body, "s.parquet", Limits(), sizes=sizes)
     assert sizes == [rows * 101] and (frame["text"] == "x" * 100).all()
 
 
 def test_fixed_width_values_are_counted_before_reading():
     table = pa.table({"id": pa.array(["a"] * 3_000), "blob": pa.nulls(3_000, pa.binary(400_000))})
     with pytest.raises(DataError, match=r"fixed-width values expand to 1,200\.0 MB"):
-        read_parquet_bounded(_bytes(table, store_schema=False), "w.parquet", UPLOAD_LIMITS)
+        read_parquet(_bytes(table, store_schema=False), "w.parquet", UPLOAD_LIMITS)
 
 
 def test_columns_are_read_as_stored_not_as_the_pandas_metadata_says():
@@ -70,7 +70,7 @@ def test_columns_are_read_as_stored_not_as_the_pandas_metadata_says():
     )
     out = io.BytesIO()
     cands.set_index("system").to_parquet(out)
-    frame = read_parquet_bounded(out.getvalue(), "c.parquet", UPLOAD_LIMITS)
+    frame = read_parquet(out.getvalue(), "c.parquet", UPLOAD_LIMITS)
     assert frame["system"].tolist() == ["s1", "s2"]  # pandas restores it as the index
     assert isinstance(frame.index, pd.RangeIndex)
     # crafted metadata that swaps two columns' names
@@ -81,7 +81,7 @@ def test_columns_are_read_as_stored_not_as_the_pandas_metadata_says():
         col["name"] = swap.get(col["name"], col["name"])
     body = _bytes(table.replace_schema_metadata({b"pandas": json.dumps(meta).encode()}))
     assert pd.read_parquet(io.BytesIO(body))["context_id"].tolist() == ["x", "y"]  # mis-read
-    frame = read_parquet_bounded(body, "c.parquet", UPLOAD_LIMITS)
+    frame = read_parquet(body, "c.parquet", UPLOAD_LIMITS)
     assert frame["context_id"].tolist() == ["c1", "c1"] and frame["text"].tolist() == ["x", "y"]
 
 
@@ -101,7 +101,7 @@ def test_cells_of_every_kind_come_back_exactly():
     )
     out = io.BytesIO()
     df.to_parquet(out, index=False)
-    frame = read_parquet_bounded(out.getvalue(), "k.parquet", UPLOAD_LIMITS)
+    frame = read_parquet(out.getvalue(), "k.parquet", UPLOAD_LIMITS)
     assert list(frame.columns) == list(df.columns)
     assert frame["big"].tolist() == big  # not rounded through float64
     assert frame["bin"].tolist() == ["ok", "ü", None]
@@ -123,7 +123,7 @@ def test_cells_of_every_kind_come_back_exactly():
 )
 def test_what_is_not_a_table_cell_is_refused(table, says):
     with pytest.raises(DataError, match=says):
-        read_parquet_bounded(_bytes(table), "n.parquet", UPLOAD_LIMITS)
+        read_parquet(_bytes(table), "n.parquet", UPLOAD_LIMITS)
 
 
 def test_column_chunks_in_another_file_are_refused(tmp_path):
@@ -133,4 +133,4 @@ def test_column_chunks_in_another_file_are_refused(tmp_path):
     elsewhere.write_bytes(_bytes(pa.table({"a": ["secret"]})))
     body = external_chunk(_bytes(pa.table({"a": ["mine"]})), str(elsewhere))
     with pytest.raises(DataError, match="said to live in another file"):
-        read_parquet_bounded(body, "e.parquet", UPLOAD_LIMITS)
+        read_parquet(body, "e.parquet", UPLOAD_LIMITS)

@@ -189,7 +189,7 @@ def test_nested_parquet_column_is_refused():
     table = pa.table({"context_id": ["c1"], "text": pa.array([["a", "b"]])})
     buf = io.BytesIO()
     pq.write_table(table, buf)
-    refused("n.parquet", buf.getvalue(), r"n.parquet, column 'text': holds nested values")
+    refused("n.parquet", buf.getvalue(), r"n.parquet, column 'text': holds values of type list")
 
 
 # --- item 8: JSONL line separators, overflow, float ids, duplicated aliases, duplicate keys
