@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from pages.rankings import baseline
 from pages.rankings.views import colours
 from pages.services import bias, common, comparisons
 from pages.services import leaderboard as svc
@@ -171,6 +172,10 @@ with ui.guard("Building the leaderboard"):
         ui.metric("Battles", int(one["battles"].sum() // 2), "comparisons with a parsed answer")
 
     setting = board.settings[judge]
+    st.markdown(f"**Win rates of {ui.safe(judge)} against a baseline**")
+    baseline.render(
+        ds, attribute, judge, intervals=intervals, rule=setting.rule, elo_band=False, page=PAGE
+    )
     rate, battles = svc.win_rates(ds, attribute, judge, setting.rule)
     if len(rate) > MAX_MATRIX:
         st.caption(

@@ -4,9 +4,9 @@ sure that ranking is (``intervals``) and what a tie model changes (``ties``)."""
 
 import streamlit as st
 
-from pages.rankings import intervals, ties
+from pages.rankings import baseline, intervals, ties
 from pages.rankings.views import interval_figure, rank_slope
-from pages.services import common
+from pages.services import arena, common
 from pages.services import rankings as svc
 from pages.shell import state, ui
 
@@ -35,8 +35,17 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
     )
     interval, resample = INTERVALS[choice]
     boot = interval == "bootstrap"
+    band = True
+    if arena.design(ds, attribute, judge).arena:
+        # an arena's tens of thousands of games: the band over 200 orderings costs seconds
+        band = st.toggle(
+            "Elo band over 200 game orderings",
+            key=state.keep("rank.elo_band"),
+            help="Elo's 95% band replays every game in 200 shuffled orders: seconds on an "
+            "arena's tens of thousands of games, so it waits until asked for here.",
+        )
     result = svc.system_ranking(
-        ds, attribute, judge, interval, rule=setting.rule, resample=resample
+        ds, attribute, judge, interval, rule=setting.rule, resample=resample, elo_band=band
     )
     if result is None:
         st.caption(ui.safe(svc.system_items(ds, attribute, judge)[1], 400))
@@ -44,7 +53,13 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
         table = result.table
         if setting.active:
             raw = svc.system_ranking(
-                ds, attribute, judge, interval, rule=setting.raw_rule, resample=resample
+                ds,
+                attribute,
+                judge,
+                interval,
+                rule=setting.raw_rule,
+                resample=resample,
+                elo_band=False,  # only its Bradley–Terry scores are shown
             )
             side, change = svc.compare_systems(raw, result)
             st.markdown(f"**Raw ({setting.raw_label}) and debiased ({setting.label})**")
@@ -137,11 +152,23 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
             "Elo (k = 4, start 1000) plays every comparison once as a game, in one seeded "
             "random order; its band spans 200 seeded shuffles of that order, since Elo depends "
             "on the order of games, which is arbitrary here."
+            + ("" if band else " The band is off (the toggle above computes it).")
             + (" Both use the debiased outcomes." if setting.active else "")
         )
         for note in result.notes:
             st.caption(f"ℹ️ {ui.safe(note, 400)}")
 
     if result is not None:
+        st.markdown("**Win rates against a baseline**")
+        baseline.render(
+            ds,
+            attribute,
+            judge,
+            intervals=interval,
+            rule=setting.rule,
+            resample=resample,
+            elo_band=band,
+            page=PAGE,
+        )
         intervals.render(ds, attribute, judge, setting, result)
     ties.render(ds, attribute, judge, setting)

@@ -147,6 +147,10 @@ class SystemRanking:
     better: pd.DataFrame | None = None
     separability: float = math.nan
     intervals: str = "fisher"
+    #: the Bradley–Terry fit over the systems (``ranking.bradley_terry`` on flat input:
+    #: ``samples`` with bootstrap intervals, ``fit`` for Fisher), its items in ``items`` order
+    bt: object = dataclasses.field(default=None, repr=False, compare=False)
+    items: tuple = ()
 
 
 def _item_human_means(ds: Dataset, pm: PMatrix, ref: Reference, item: str) -> pd.Series:
@@ -180,6 +184,7 @@ def system_ranking(
     random_state: int = 0,
     rule: tuple = SOFT,
     resample: str = "comparisons",
+    elo_band: bool = True,
 ) -> SystemRanking | None:
     """Bradley–Terry and Elo over systems, the comparisons of all contexts pooled.
 
@@ -193,7 +198,9 @@ def system_ranking(
     intervals, Arena ranks, the "significantly better" matrix and separability come from
     ``ranking.rank_intervals`` (bootstrap replicates, or the Fisher intervals). Elo (``ranking.elo``, k = 4):
     the games are played in one seeded random order (their stored order, by context, is
-    arbitrary), and the 95 % band comes from ``n_boot`` seeded shuffles of that order.
+    arbitrary), and the 95 % band comes from ``n_boot`` seeded shuffles of that order
+    (``elo_band``; without it ``elo_lower`` and ``elo_upper`` are NaN: the Leaderboard shows
+    no Elo, and on an arena's 75,000 games the band costs seconds).
 
     Returns None when there is nothing to rank across contexts (:func:`system_items` says
     why).
@@ -233,7 +240,7 @@ def system_ranking(
         fc.second[order],
         fc.p[order],
         n_items,
-        n_boot=n_boot,
+        n_boot=n_boot if elo_band else 0,
         random_state=rng,
         weights=None if weights is None else weights[order],
     )
@@ -248,8 +255,8 @@ def system_ranking(
             "lower": bt.lower,
             "upper": bt.upper,
             "elo": el.scores,
-            "elo_lower": el.lower,
-            "elo_upper": el.upper,
+            "elo_lower": el.lower if el.lower is not None else np.nan,
+            "elo_upper": el.upper if el.upper is not None else np.nan,
             "n_comparisons": np.bincount(fc.first, minlength=n_items)
             + np.bincount(fc.second, minlength=n_items),
         }
@@ -280,6 +287,8 @@ def system_ranking(
         better,
         float(ri.separability),
         how,
+        bt,
+        tuple(fc.items),
     )
 
 
@@ -404,7 +413,16 @@ def leaderboard(
     for judge in leaderboard_judges(ds, attribute):
         try:
             setting = judge_setting(ds, attribute, judge, mode, tau)
-            result = system_ranking(ds, attribute, judge, intervals, rule=setting.rule)
+            # called as the pages' win rates against a baseline call it (one cache entry)
+            result = system_ranking(
+                ds,
+                attribute,
+                judge,
+                intervals,
+                rule=setting.rule,
+                resample="comparisons",
+                elo_band=False,
+            )
         except DataError as err:
             notes.append(f"{judge}: {'; '.join(err.problems[:3])}")
             continue
@@ -470,6 +488,9 @@ def win_rates(
     )
     rate = pd.DataFrame(wm.rate, index=fc.items, columns=fc.items)
     battles = pd.DataFrame(wm.battles, index=fc.items, columns=fc.items)
-    ranked = system_ranking(ds, attribute, judge, rule=rule)
+    # the order only: no Elo band (the Leaderboard's own call, one cache entry with Fisher)
+    ranked = system_ranking(
+        ds, attribute, judge, "fisher", rule=rule, resample="comparisons", elo_band=False
+    )
     order = list(ranked.table["system"]) if ranked is not None else natural_sorted(fc.items)
     return rate.loc[order, order], battles.loc[order, order]
