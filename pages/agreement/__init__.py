@@ -15,7 +15,8 @@
 - :mod:`~pages.agreement.paper`: the Eval-Prompt effect on correlations (HANNA Figures
   7/8) and a judge's ratings per system and criterion (HANNA Tables 6/7).
 
-Widget keys start with ``agreement.``.
+Each question is a tab of its own (:data:`SECTIONS`); only the open tab runs. Widget keys
+start with ``agreement.``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,17 @@ from dataclasses import dataclass
 from data.schema import Dataset
 
 PAGE = "agreement"
+#: The page's tabs (only the open one runs): name -> label. Its session-state key holds the
+#: open tab's label (a test opens one with ``at.session_state[SECTION_KEY] = label``).
+SECTIONS = {
+    "judges": "Judges and humans",
+    "significance": "Significant differences",
+    "paper": "Prompts and systems",
+    "groups": "Two groups of systems",
+    "pairwise": "Pairwise judges",
+    "ppi": "Human labels needed",
+}
+SECTION_KEY = f"{PAGE}.section"
 
 
 @dataclass(frozen=True)

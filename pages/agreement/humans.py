@@ -21,7 +21,7 @@ def render_humans(c: Choices) -> None:
                 else "this dataset has no human scores."
             )
             + (
-                " The human verdicts' agreement with each other is under **Pairwise judges** below."
+                " The human verdicts' agreement with each other is in the **Pairwise judges** tab."
                 if c.human_verdicts
                 else ""
             )

@@ -22,7 +22,7 @@ def render(c: Choices) -> None:
             "Correlations need judge **ratings** (absolute scores) and human scores for the "
             "same candidates; this dataset has "
             + ("no judge ratings." if c.has_humans else "no human scores (only human verdicts).")
-            + " Run an absolute judge on the Judge page, or see the pairwise sections below."
+            + " Run an absolute judge on the Judge page, or see the **Pairwise judges** tab."
         )
         return
     if not c.raters.pairs:

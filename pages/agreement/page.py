@@ -9,6 +9,8 @@ import streamlit as st
 from data.schema import HUMAN_JUDGE_PREFIX
 from pages.agreement import (
     PAGE,
+    SECTION_KEY,
+    SECTIONS,
     Choices,
     groups,
     humans,
@@ -117,12 +119,23 @@ choices = Choices(
 )
 
 # ------------------------------------------------------------------------------ sections
-judges.render(choices)
-humans.render_humans(choices)
-humans.render_self_consistency(choices)
-williams.render(choices)
-paper.render_prompt_effect(choices)
-paper.render_system_ratings(choices)
-groups.render(choices)
-pairwise.render(choices)
-ppi.render(choices)
+# One tab per question; only the open tab runs (issue 26: a first visit built all nine
+# sections, about 14 figures, 7-11 s; each tab now builds its own when opened).
+RENDERS = {
+    "judges": (judges.render, humans.render_humans, humans.render_self_consistency),
+    "significance": (williams.render,),
+    "paper": (paper.render_prompt_effect, paper.render_system_ratings),
+    "groups": (groups.render,),
+    "pairwise": (pairwise.render,),
+    "ppi": (ppi.render,),
+}
+# without human scores the pairwise verdicts are the page's subject: their tab comes first
+# (the first tab is the open one; no ``default``, which would change the widget's identity
+# once the tab state is set)
+order = list(SECTIONS) if has_humans else ["pairwise", *(n for n in SECTIONS if n != "pairwise")]
+tabs = st.tabs([SECTIONS[n] for n in order], key=SECTION_KEY, on_change="rerun")
+for tab, name in zip(tabs, order, strict=True):
+    if tab.open:
+        with tab:
+            for render in RENDERS[name]:
+                render(choices)

@@ -121,3 +121,14 @@ def array(value) -> np.ndarray:
             out = out.reshape([int(x) for x in str(shape).split(",")])
         return out.astype(float)
     return np.asarray(value, dtype=float)
+
+
+def agreement_tab(at: AppTest, name: str) -> AppTest:
+    """Open the Human agreement page's tab ``name`` (a key of ``pages.agreement.SECTIONS``;
+    only the open tab runs) and rerun."""
+    from pages.agreement import SECTION_KEY, SECTIONS
+
+    at.session_state[SECTION_KEY] = SECTIONS[name]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

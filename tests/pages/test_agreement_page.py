@@ -15,7 +15,7 @@ from data.agreement import verdict_agreement_table
 from data.schema import Dataset
 from pages.services import agreement as agreement_svc
 from pages.services import common
-from tests.pages._analysis_apptest import APP, TIMEOUT, open_page, open_page_loaded
+from tests.pages._analysis_apptest import APP, TIMEOUT, agreement_tab, open_page, open_page_loaded
 from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures
 from tests.pages._analysis_apptest import metrics as _metrics
@@ -79,8 +79,13 @@ def test_demo_heatmaps_metrics_and_method_switch():
     assert float(metrics["Best judge (overall)"]) == pytest.approx(max(overall), abs=5e-4)
     # the demo judge follows its humans: a clearly positive correlation
     assert 0.3 < float(metrics["Best judge (overall)"]) <= 1.0
-    assert "Williams + BH adjusted p: consistency, all prompts" in figs
-    assert "Pairwise accuracy against human scores" in figs
+    # the other questions are tabs of their own, built when opened
+    assert "Williams + BH adjusted p: consistency, all prompts" not in figs
+    assert "Williams + BH adjusted p: consistency, all prompts" in _figures(
+        agreement_tab(at, "significance")
+    )
+    assert "Pairwise accuracy against human scores" in _figures(agreement_tab(at, "pairwise"))
+    agreement_tab(at, "judges")
 
     # the other human baseline: each annotator against the mean of the others
     at.radio(key="agreement.baseline").set_value("others").run()
@@ -156,6 +161,7 @@ def test_hanna_five_judges_four_prompts():
     assert len(spec["y"]) == 20 + 4 + 1
     assert len(spec["x"]) == 6
     assert _metrics(at)["Judges × prompts"] == "20"
+    figs = _figures(agreement_tab(at, "significance"))
     will = [t for t in figs if t.startswith("Williams + BH adjusted p")]
     assert will and figs[will[0]]["data"][0]["type"] == "heatmap"
     p = _array(figs[will[0]]["data"][0]["z"])
@@ -171,7 +177,7 @@ def test_summeval_annotator_groups():
     at.selectbox(key="agreement.group").set_value("crowd").run()
     assert not at.exception
     assert _metrics(at)["Human baseline (overall)"] != expert
-    assert "Pairwise accuracy against human scores" in _figures(at)
+    assert "Pairwise accuracy against human scores" in _figures(agreement_tab(at, "pairwise"))
 
 
 @pytest.mark.slow
@@ -302,7 +308,7 @@ def _group_table(at) -> pd.DataFrame:
 
 
 def test_demo_compares_two_groups_of_systems_with_welch():
-    at = _page()
+    at = agreement_tab(_page(), "groups")
     assert "Compare two groups of systems" in [h.value for h in at.header]
     demo = data.demo_dataset()
     label = at.selectbox(key="agreement.group_judge").value
@@ -345,6 +351,6 @@ def test_group_comparison_needs_systems():
         human_scores=demo.human_scores,
         ratings=demo.ratings,
     )
-    at = open_page("pages/agreement/page.py", no_systems)
+    at = agreement_tab(open_page("pages/agreement/page.py", no_systems), "groups")
     assert not at.error
     assert any("two or more systems; this dataset has 0 system(s)." in i.value for i in at.info)

@@ -20,6 +20,7 @@ from data.schema import AUTOMATIC
 from tests.pages._analysis_apptest import (
     APP,
     TIMEOUT,
+    agreement_tab,
     array,
     figures,
     metrics,
@@ -97,7 +98,7 @@ def _versus_table(ds, me, versus, alternative):
 
 def test_one_judge_against_every_other_rater():
     ds = _with_measures()
-    at = open_page("pages/agreement/page.py", ds)
+    at = agreement_tab(open_page("pages/agreement/page.py", ds), "significance")
     title = f"{EXPLAIN} against every other rater: Williams + BH adjusted p, overall level"
     rows, cols, z = _heatmap(at, title)
     assert rows == ["consistency", "fluency"]
@@ -142,7 +143,8 @@ def test_system_filter_changes_the_correlations():
     demo = data.demo_dataset()
     at = _linked()
     rows, cols, before = _heatmap(at, OVERALL)
-    assert "hallucinator" in at.multiselect(key="agreement.group_a").options
+    groups = agreement_tab(at, "groups")  # the systems offered to the group comparison
+    assert "hallucinator" in groups.multiselect(key="agreement.group_a").options
     at = _linked(exclude="hallucinator")
     rows2, _, after = _heatmap(at, OVERALL)
     assert rows2 == rows
@@ -155,13 +157,14 @@ def test_system_filter_changes_the_correlations():
         assert before[i, j] == pytest.approx(kendall_by_unit(items)["overall"])
     assert not np.allclose(before[:2], after[:2])
     # the systems left out are not offered to the group comparison, which shows Welch's t
+    agreement_tab(at, "groups")
     assert "hallucinator" not in at.multiselect(key="agreement.group_a").options
     assert any("Welch's t" in d.value.columns for d in at.dataframe)
 
 
 def test_ratings_per_system_and_prompt_effect():
     demo = data.demo_dataset()
-    at = open_page("pages/agreement/page.py")
+    at = agreement_tab(open_page("pages/agreement/page.py"), "paper")
     title = f"{EXPLAIN}: mean rating per system and criterion"
     spec = figures(at)[title]["data"][0]
     systems, attrs = list(spec["y"]), list(spec["x"])
@@ -228,6 +231,7 @@ def test_hanna_paper_settings():
     assert np.nanmean(z[rows.index("Beluga-13B/eval_prompt_1")]) == pytest.approx(0.2463, abs=1e-3)
     assert np.nanmean(z[rows.index("ChatGPT/eval_prompt_1")]) == pytest.approx(0.1782, abs=1e-3)
     assert np.nanmean(z[-1]) == pytest.approx(0.477, abs=2e-3)  # the paper's ~.48
+    agreement_tab(at, "significance")
     title = "Beluga-13B/eval_prompt_1 against every other rater: Williams + BH adjusted p, overall level"
     _, cols, p = _heatmap(at, title)
     chatgpt = p[:, cols.index("ChatGPT/eval_prompt_1")]
@@ -253,9 +257,11 @@ def test_hanna_link_chooses_the_judge_and_attribute():
         exclude="Human",
         reading="published",
     )
-    figs = figures(at)
+    figs = figures(agreement_tab(at, "significance"))
     title = "Mistral-7B/eval_prompt_1 against every other rater: Williams + BH adjusted p"
     assert f"{title}, overall level" in figs
-    assert "Mistral-7B/eval_prompt_1: mean rating per system and criterion" in figs
     assert "Williams + BH adjusted p: surprise, eval_prompt_1" in figs
+    figs = figures(agreement_tab(at, "paper"))
+    assert "Mistral-7B/eval_prompt_1: mean rating per system and criterion" in figs
+    agreement_tab(at, "judges")
     assert at.selectbox(key="agreement.dot_attr").value == "surprise"

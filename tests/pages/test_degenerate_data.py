@@ -27,7 +27,14 @@ from ranking import (
     swap_consistency,
     win_ratio,
 )
-from tests.pages._analysis_apptest import array, figures, need, open_page, summeval_with_a_hole
+from tests.pages._analysis_apptest import (
+    agreement_tab,
+    array,
+    figures,
+    need,
+    open_page,
+    summeval_with_a_hole,
+)
 
 JUDGE = "gpt-3.5-turbo-0301/ab-choice"
 ATTRIBUTES = ["coherence", "consistency", "fluency", "relevance"]
@@ -128,7 +135,7 @@ def test_pairwise_accuracy_table_of_a_judge_never_parsed_is_nan_with_the_reason(
 
 def test_human_agreement_page_shows_every_pairwise_accuracy(summeval):
     _, holes, doc = summeval
-    at = open_page("pages/agreement/page.py", holes)
+    at = agreement_tab(open_page("pages/agreement/page.py", holes), "pairwise")
     assert not at.error
     bars = figures(at)["Pairwise accuracy against human scores"]["data"]
     assert sorted(t["name"] for t in bars) == ATTRIBUTES

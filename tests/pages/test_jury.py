@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from data.jury import jury_name
 from pages.shell.text import unsafe
 from tests.data._benchmark_files import need
+from tests.pages._analysis_apptest import agreement_tab
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300
@@ -52,6 +53,7 @@ def test_build_a_jury_and_rank_with_it():
         assert at.selectbox(key="app.judge").value == name
     # Human agreement: the kappa heatmap against the human verdicts has a row for the jury
     _ok(at.switch_page("pages/agreement/page.py").run())
+    agreement_tab(at, "pairwise")
     key = "agreement.fig.cohen-s-kappa-with-the-human-verdicts"
     (fig,) = [e for e in at.main if getattr(e, "key", None) == key]
     assert name in str(fig.proto)
