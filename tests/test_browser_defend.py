@@ -49,6 +49,7 @@ def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
 
     driver.get(f"{url}/agreement?dataset=summeval")
     b.wait_title(driver, "Human agreement")
+    b.tab(driver, "Human labels needed")  # one tab per question, only the open one runs
     b.wait_text(driver, "How many human labels do I need?")
     b.assert_no_error(driver, "/agreement?dataset=summeval")
     b.tall_screenshot(driver, shots / "agreement-ppi-summeval.png", 11000)
