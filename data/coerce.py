@@ -303,7 +303,8 @@ def outside(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 
 def _int_value(v) -> int | None:
-    """The exact whole number ``v`` stands for (text, int or float), or None."""
+    """The exact whole number ``v`` stands for (text, int or float), or None; text of more
+    than 19 significant digits gives a stand-in outside int64 (+-2**64), not the number."""
     if isinstance(v, bool | np.bool_) or _is_missing_scalar(v):
         return None
     if isinstance(v, int | np.integer):
@@ -313,7 +314,10 @@ def _int_value(v) -> int | None:
         return int(v) if math.isfinite(v) and v.is_integer() else None
     text = str(v).strip()
     if _INTEGER_TEXT.fullmatch(text):
-        return int(text)  # exact, however many digits
+        if len(text.lstrip("+-").lstrip("0")) > 19:
+            # outside int64 whatever the digits; int() refuses more than 4,300 of them
+            return -(2**64) if text.startswith("-") else 2**64
+        return int(text)  # exact
     try:
         f = float(text)
     except ValueError:

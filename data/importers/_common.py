@@ -87,6 +87,10 @@ class Imported:
     verdicts: pd.DataFrame | None = None
 
 
+#: What to do about a number Python will not convert (more than 4,300 digits).
+_NO_SUCH = "no judgment file holds such a number: is this the file the benchmark published?"
+
+
 def base_name(name: str) -> str:
     """The file name without its folders."""
     return PurePosixPath(str(name).replace("\\", "/")).name
@@ -160,6 +164,8 @@ def read_records(name: str, data: bytes, *, max_bytes: float | None = None) -> l
             ) from None
         except RecursionError:
             raise DataError(f"{source}: the JSON is nested too deeply to read") from None
+        except ValueError as err:  # an integer of more than 4,300 digits
+            raise DataError(f"{source}: a number cannot be read ({err}); {_NO_SUCH}") from None
     if whole is not None:
         starts = _element_lines(text) if isinstance(whole, list) else []
         for k, obj in enumerate(whole):
@@ -180,6 +186,10 @@ def read_records(name: str, data: bytes, *, max_bytes: float | None = None) -> l
                     f"{source}, line {i}, column {err.colno}: not valid JSON ({err.msg}); each "
                     "line of a JSONL judgment file is one JSON object, as written by the "
                     "benchmark's scripts"
+                ) from None
+            except ValueError as err:  # an integer of more than 4,300 digits
+                raise DataError(
+                    f"{source}, line {i}: a number cannot be read ({err}); {_NO_SUCH}"
                 ) from None
             records.append((source, i, obj))
     problems = Problems()

@@ -110,8 +110,8 @@ def load_dataset(folder: str | Path) -> Dataset:
         )
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-        raise DataError(f"{meta_path}: not valid UTF-8 JSON ({err})") from None
+    except (ValueError, RecursionError) as err:  # an integer of over 4,300 digits too
+        raise DataError(f"{meta_path}: not valid UTF-8 JSON ({str(err)[:200]})") from None
     files = meta.get("tables", {}) if isinstance(meta, dict) else None
     scales = meta.get("scales", {}) if isinstance(meta, dict) else None
     if not isinstance(files, dict) or not isinstance(scales, dict):

@@ -10,6 +10,7 @@ every format.
 from __future__ import annotations
 
 import codecs
+import csv
 import json
 from pathlib import Path
 
@@ -166,6 +167,15 @@ def _json_records(df: pd.DataFrame) -> list[dict]:
     return [dict(zip(names, row, strict=True)) for row in zip(*cols.values(), strict=True)]
 
 
+def _has_carriage_return(df: pd.DataFrame) -> bool:
+    for col in df.columns:
+        if df[col].dtype.kind in "OSU" or str(df[col].dtype) in ("str", "string"):
+            cells = df[col].dropna()
+            if any(isinstance(v, str) and "\r" in v for v in cells.tolist()):
+                return True
+    return any("\r" in str(c) for c in df.columns)
+
+
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     """Write a table in the format of ``path``'s extension; missing values stay missing.
 
@@ -196,7 +206,10 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     fmt = file_format(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt in ("csv", "tsv"):
-        df.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, na_rep="")
+        # pandas leaves a cell holding a lone carriage return unquoted, which reads back as
+        # a line break; every cell is quoted then (a quoted cell reads as the same text)
+        quoting = csv.QUOTE_ALL if _has_carriage_return(df) else csv.QUOTE_MINIMAL
+        df.to_csv(path, sep="," if fmt == "csv" else "\t", index=False, na_rep="", quoting=quoting)
     elif fmt == "parquet":
         df.to_parquet(path, index=False)
     else:

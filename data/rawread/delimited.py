@@ -81,6 +81,35 @@ def _unclosed_quote(body: str, last_cell: str, sep: str) -> int | None:
     return None
 
 
+def _ends_in_quotes(raw: bytes, sep: str, n: int) -> bool:
+    """Whether the file ends inside a quoted cell, told by reading it again with a line
+    break and a sentinel appended: inside quotes they join the last cell; after a closed
+    quote they start a row of their own. :func:`_unclosed_quote` cannot tell a cell that
+    ends in a quoted line break (``c,"\\n"`` and a final line break) from a quote opened
+    on the last line; this is asked only when it suspects one."""
+    sentinel = "\n\x01"
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(raw + sentinel.encode()),
+            read_options=pacsv.ReadOptions(
+                column_names=[f"c{i}" for i in range(n)],
+                block_size=max(1 << 20, min(len(raw) + 3, (1 << 31) - 1)),
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=sep, newlines_in_values=True, invalid_row_handler=lambda row: "skip"
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={f"c{i}": pa.string() for i in range(n)},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowException:
+        return True
+    last = table.column(n - 1)[table.num_rows - 1].as_py() if table.num_rows else ""
+    return last.endswith(sentinel)
+
+
 def _unclosed_message(source: str, row: int, line: int) -> str:
     return (
         f'{source}, row {row} (line {line} of the file): a quoted cell starts here (") and is '
@@ -208,7 +237,7 @@ def read_delimited(data: bytes, text: str, source: str, sep: str, limits: Limits
     n_rows = table.num_rows
     if n_rows:
         start = _unclosed_quote(body, table.column(n - 1)[n_rows - 1].as_py(), sep)
-        if start is not None:
+        if start is not None and _ends_in_quotes(raw, sep, n):
             line = header_lines + body.count("\n", 0, start) + 1
             problems = Problems()
             problems.add(_unclosed_message(source, n_rows, line))

@@ -3,7 +3,8 @@
 Every cell must be a scalar (text, number, true/false, null), an object may not repeat a key,
 nesting too deep for the parser is a message, not a RecursionError. Columns are built here,
 not by pandas, so integers are never rounded through float64 (pandas turns
-``[2**60 + 1, null]`` into a float). JSONL lines are split on ``\\n`` only: U+2028, U+2029 and
+``[2**60 + 1, null]`` into a float); an integer of more than 4,300 digits (more than Python
+converts) is kept as its digits, as text. JSONL lines are split on ``\\n`` only: U+2028, U+2029 and
 U+0085 are ordinary characters inside strings.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pandas as pd
 
@@ -41,8 +43,16 @@ def _pairs(pairs):
     return obj
 
 
+def _integer(digits: str) -> int | str:
+    """A JSON integer; one longer than Python converts (``sys.get_int_max_str_digits``,
+    4,300 digits) stays its digits, as text: an id or a text field reads it as written, a
+    number field refuses it with its row and column (it is no finite number)."""
+    limit = sys.get_int_max_str_digits()
+    return digits if limit and len(digits.lstrip("-")) > limit else int(digits)
+
+
 def _loads(text: str):
-    return json.loads(text, object_pairs_hook=_pairs)
+    return json.loads(text, object_pairs_hook=_pairs, parse_int=_integer)
 
 
 def _too_deep(text: str) -> tuple[int, int]:
