@@ -8,6 +8,7 @@ import numpy as np
 import data
 from data.comparative.ties import tie_models
 from pages.services.comparisons import HUMAN_POOL, select_comparisons
+from pages.shell.text import unsafe
 from tests.pages._analysis_apptest import (
     array,
     chart_titles,
@@ -22,7 +23,8 @@ SECTION = "Ties: Davidson and Rao–Kupper"
 
 
 def _captions(at) -> list[str]:
-    return [c.value for c in at.caption]
+    """The captions as shown (ids in them are escaped, never Markdown)."""
+    return [unsafe(c.value) for c in at.caption]
 
 
 @need("llmfao")
