@@ -13,6 +13,7 @@ import data
 from data.arrays import comparisons_to_P, scores_to_matrix
 from data.schema import DataError, Dataset
 from data.synthetic.simulate import simulate_with_truth
+from tests.data._holes import with_holes
 from tests.data._slow_twins import slow_comparisons_to_P, slow_scores_to_matrix
 
 
@@ -20,22 +21,7 @@ def holes_dataset() -> Dataset:
     """Unparsed samples, a context with nothing parsed, a candidate seen only in unparsed
     rows, a context judged in one order only."""
     ds, _ = simulate_with_truth(14, 6, n_systems=6, n_samples=3, random_state=7)
-    comps = ds.comparisons.copy()
-    rng = np.random.default_rng(3)
-    comps.loc[rng.random(len(comps)) < 0.2, "p_first"] = np.nan
-    ctx = comps["context_id"].astype(str)
-    contexts = list(dict.fromkeys(ctx))
-    comps.loc[ctx == contexts[1], "p_first"] = np.nan
-    two = ctx == contexts[2]
-    cand = str(comps.loc[two, "first_id"].iloc[0])
-    touch = two & ((comps["first_id"].astype(str) == cand) | (comps["second_id"] == cand))
-    comps.loc[touch, "p_first"] = np.nan
-    keep = ~((ctx == contexts[3]) & (comps["first_id"].astype(str) > comps["second_id"]))
-    comps = comps[keep & (rng.random(len(comps)) > 0.1)].reset_index(drop=True)
-    return Dataset(
-        name="holes", contexts=ds.contexts, candidates=ds.candidates,
-        human_scores=ds.human_scores, comparisons=comps, ratings=ds.ratings,
-    )  # fmt: skip
+    return with_holes(ds)
 
 
 def same_pm(got, want):

@@ -14,6 +14,7 @@ from data.bias.pmatrix import compared_layout
 from data.comparative.tables import judge_pmatrix
 from data.schema import DataError, Dataset
 from data.synthetic.simulate import simulate_with_truth
+from tests.data._holes import with_holes
 
 J = "simulated"
 
@@ -34,22 +35,7 @@ def holes() -> Dataset:
     ds, _ = simulate_with_truth(
         14, 6, n_systems=6, position_bias=0.5, n_samples=3, random_state=7, texts=True
     )
-    comps = ds.comparisons.copy()
-    rng = np.random.default_rng(3)
-    comps.loc[rng.random(len(comps)) < 0.2, "p_first"] = np.nan  # unparsed samples
-    ctx = comps["context_id"].astype(str)
-    contexts = list(dict.fromkeys(ctx))
-    comps.loc[ctx == contexts[1], "p_first"] = np.nan  # nothing parsed in a context
-    two = ctx == contexts[2]
-    cand = str(comps.loc[two, "first_id"].iloc[0])  # only unparsed rows for one candidate
-    touch = two & ((comps["first_id"].astype(str) == cand) | (comps["second_id"] == cand))
-    comps.loc[touch, "p_first"] = np.nan
-    keep = ~((ctx == contexts[3]) & (comps["first_id"].astype(str) > comps["second_id"]))
-    comps = comps[keep & (rng.random(len(comps)) > 0.1)].reset_index(drop=True)
-    return Dataset(
-        name="holes", contexts=ds.contexts, candidates=ds.candidates,
-        human_scores=ds.human_scores, comparisons=comps, ratings=ds.ratings,
-    )  # fmt: skip
+    return with_holes(ds)
 
 
 def test_simulated_judge_with_holes(holes):

@@ -60,26 +60,9 @@ def test_kendall_tau_c_is_selectable(panel):
 def test_bootstrap_interval_is_percentile_of_context_resamples(panel, unit):
     j, h, ctx, sysl = panel
     n_boot = 60
-    res = correlation(
-        j,
-        h,
-        unit=unit,
-        method="kendall",
-        contexts=ctx,
-        systems=sysl,
-        n_boot=n_boot,
-        random_state=11,
-    )
-    again = correlation(
-        j,
-        h,
-        unit=unit,
-        method="kendall",
-        contexts=ctx,
-        systems=sysl,
-        n_boot=n_boot,
-        random_state=11,
-    )
+    kw = dict(unit=unit, method="kendall", contexts=ctx, systems=sysl)
+    res = correlation(j, h, n_boot=n_boot, random_state=11, **kw)
+    again = correlation(j, h, n_boot=n_boot, random_state=11, **kw)
     assert (res.lower, res.upper) == (again.lower, again.upper)
     assert res.lower <= res.value <= res.upper
     ok = np.isfinite(j)

@@ -22,6 +22,21 @@ def _random_P(rng, n_items, p_missing=0.3, grid=None):
     return P
 
 
+def _insertion_optimal(P, order, n_items) -> float:
+    """Assert that moving any one item of ``order`` (all ``n_items`` of P) to another place does
+    not raise the ML objective; return the order's objective."""
+    order = [int(i) for i in order]
+    assert len(order) == n_items
+    value = naive.naive_ml_terms(P)
+    v0 = value(order)
+    for a in range(n_items):
+        for b in range(n_items):
+            moved = order.copy()
+            moved.insert(b, moved.pop(a))
+            assert value(moved) <= v0 + 1e-9
+    return v0
+
+
 @pytest.mark.parametrize("hard", [False, True])
 def test_exact_dp_equals_brute_force_up_to_8_items(hard):
     rng = np.random.default_rng(11 + hard)
@@ -94,15 +109,7 @@ def test_heuristic_above_exact_max_n_is_a_local_optimum():
     P = _random_P(rng, 9, p_missing=0.1)
     res = ml_ranking(P, exact_max_n=4)
     assert res.method == ("heuristic",)
-    order = [int(i) for i in res.order[0]]
-    value = naive.naive_ml_terms(P)
-    v0 = value(order)
-    # no single-item move improves it
-    for a in range(9):
-        for b in range(9):
-            moved = order.copy()
-            moved.insert(b, moved.pop(a))
-            assert value(moved) <= v0 + 1e-9
+    v0 = _insertion_optimal(P, res.order[0], 9)  # no single-item move improves it
     exact = ml_ranking(P)
     assert exact.method == ("exact-dp",)
     np.testing.assert_allclose(res.log_likelihood[0], v0, rtol=1e-10)
@@ -119,14 +126,7 @@ def test_heuristic_on_larger_context_is_insertion_optimal_and_below_exact():
     exact = ml_ranking(P)
     assert heur.method == ("heuristic",) and exact.method == ("exact-dp",)
     assert heur.log_likelihood[0] <= exact.log_likelihood[0] + 1e-9
-    order = [int(i) for i in heur.order[0]]
-    value = naive.naive_ml_terms(P)
-    v0 = value(order)
-    for a in range(18):
-        for b in range(18):
-            moved = order.copy()
-            moved.insert(b, moved.pop(a))
-            assert value(moved) <= v0 + 1e-9
+    _insertion_optimal(P, heur.order[0], 18)
 
 
 def test_exact_16_items_matches_insertion_optimum_bound():
@@ -134,15 +134,8 @@ def test_exact_16_items_matches_insertion_optimum_bound():
     rng = np.random.default_rng(19)
     P = _random_P(rng, 16, p_missing=0.2)
     res = ml_ranking(P)
-    order = [int(i) for i in res.order[0]]
-    value = naive.naive_ml_terms(P)
-    v0 = value(order)
+    v0 = _insertion_optimal(P, res.order[0], 16)
     np.testing.assert_allclose(res.log_likelihood[0], v0, rtol=1e-10)
-    for a in range(16):
-        for b in range(16):
-            moved = order.copy()
-            moved.insert(b, moved.pop(a))
-            assert value(moved) <= v0 + 1e-9
     heur = ml_ranking(P, exact_max_n=0)
     assert heur.log_likelihood[0] <= res.log_likelihood[0] + 1e-9
 

@@ -96,17 +96,8 @@ def test_permutation_test_matches_loop_twin(panel, unit):
     rng = np.random.default_rng(13)
     k = np.round(h + rng.normal(0, 2.5, h.size), 1)
     n_perm = 30
-    res = permutation_test(
-        j,
-        k,
-        h,
-        unit=unit,
-        method="kendall",
-        contexts=ctx,
-        systems=sysl,
-        n_permutations=n_perm,
-        random_state=3,
-    )
+    panel_kw = dict(unit=unit, method="kendall", contexts=ctx, systems=sysl)
+    res = permutation_test(j, k, h, n_permutations=n_perm, random_state=3, **panel_kw)
     ok = np.isfinite(j)
     kw = dict(unit=unit, method="kendall", contexts=ctx[ok], systems=sysl[ok])
     r_a = correlation(j[ok], h[ok], **kw).value
