@@ -213,9 +213,11 @@ def rationales(
     judge : str
         The judge as named in the comparisons or ratings table.
     prompt_id : str, optional
-        For a ratings judge, its prompt (None: every prompt; a pairwise judge has none).
-        A judge found in the ratings table (with this prompt) is read from there, otherwise
-        from the comparisons table.
+        For a ratings judge, its prompt (a pairwise judge has none). With a prompt the
+        judge is read from the ratings table; without one from the comparisons table when
+        the judge is found there (a name in both tables, as the demo's judges are, is the
+        pairwise judge: its rows have verdicts, not scores), otherwise from the ratings
+        table (every prompt).
 
     Returns
     -------
@@ -237,11 +239,11 @@ def rationales(
         The judge has no answers (for this attribute / prompt) in ``ds``.
     """
     judge = str(judge)
-    r = ds.ratings
-    in_ratings = len(r) and (r["judge"].astype(str) == judge).any()
-    if prompt_id is not None or in_ratings:
+    c = ds.comparisons
+    in_comparisons = len(c) and (c["judge"].astype(str) == judge).any()
+    if prompt_id is not None or not in_comparisons:
         rows = _rating_rows(ds, attribute, judge, prompt_id)
-    else:
+    else:  # a name in both tables (the demo's judges) without a prompt: the pairwise judge
         rows = _comparison_rows(ds, attribute, judge)
     if not len(rows):
         where = f" on {attribute!r}" if attribute else ""

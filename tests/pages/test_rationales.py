@@ -103,3 +103,35 @@ def test_a_clicked_rating_opens_on_the_page():
     assert any(f"candidate {row['candidate_id']}" in m.value for m in at.markdown)
     texts = [t.value for t in at.text]
     assert str(row["raw"]) in texts and len(texts) == 2
+
+
+def _demo_with_rationales():
+    """The demo with a rationale in every answer: its judge is named in both the comparisons
+    and the ratings tables (issue 23, item 11)."""
+    import dataclasses
+
+    import data
+
+    ds = data.demo_dataset()
+    words = ["coherent", "fluent", "factual", "concise", "relevant", "clear"]
+    comps, ratings = ds.comparisons.copy(), ds.ratings.copy()
+    comps["raw"] = [
+        f"{v}\nThe first summary is more {words[i % 6]} than the second one."
+        for i, v in enumerate(comps["verdict"].fillna("tie"))
+    ]
+    ratings["raw"] = [
+        f"Score: {s:g}\nThe summary reads as {words[i % 5]} and mostly accurate."
+        for i, s in enumerate(ratings["score"])
+    ]
+    return dataclasses.replace(ds, comparisons=comps, ratings=ratings)
+
+
+def test_demo_judge_in_both_tables_finds_its_keywords():
+    at = open_page(PAGE, _demo_with_rationales())
+    for judge in at.selectbox(key="app.judge").options:
+        at.selectbox(key="app.judge").set_value(judge).run()
+        _clean(at)
+        assert "Finding the keywords failed" not in _infos(at), judge
+        tables = [t.value for t in at.dataframe]
+        by = "score" if "(ratings)" in judge else "verdict"
+        assert any(by in t and "keywords" in t for t in tables), (judge, tables)
