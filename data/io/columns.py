@@ -174,7 +174,12 @@ def id_column(frame: pd.DataFrame, col: str, source: str, problems: Problems) ->
 
 
 def number_column(
-    frame: pd.DataFrame, col: str, source: str, problems: Problems, advice: str
+    frame: pd.DataFrame,
+    col: str,
+    source: str,
+    problems: Problems,
+    advice: str,
+    coerced: tuple | None = None,
 ) -> np.ndarray:
     """Column ``col`` of ``frame`` as float64; each cell that is not a number is a problem.
 
@@ -191,13 +196,18 @@ def number_column(
         number; <advice>"``.
     advice : str
         What to write instead.
+    coerced : tuple, optional
+        The column already coerced (:func:`data.coerce.coerce_float_columns`).
 
     Returns
     -------
     numpy.ndarray of float64
         NaN where a cell is empty or bad (see :func:`data.coerce.coerce_float`).
     """
-    num, bad = coerce_float(frame[col])
+    if coerced is None:
+        num, bad = coerce_float(frame[col])
+        coerced = (num.to_numpy(), bad)
+    values, bad = coerced
     problems.add_rows(
         bad,
         lambda p: (
@@ -205,4 +215,4 @@ def number_column(
             f"number; {advice}"
         ),
     )
-    return num.to_numpy()
+    return values

@@ -21,9 +21,16 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
-from data.coerce import coerce_float, normalise_column, to_str_series
+from data.coerce import (
+    coerce_float,
+    coerce_float_columns,
+    normalise_column,
+    stacked_cells,
+    to_str_series,
+)
 from data.io.guess import LONG_TEXT, recurs_across_contexts
 from data.io.pairwise import (
     PairwiseMapping,
@@ -31,7 +38,7 @@ from data.io.pairwise import (
     describe_pairwise,
     roles_by_name,
 )
-from data.parsing import verdict_map
+from data.parsing import read_verdict_value, verdict_map
 
 #: A column is read as verdicts when the vocabulary understands this share of its cells.
 VERDICT_SHARE = 0.9
@@ -46,6 +53,19 @@ _HUMAN_WORDS = ("human", "gold", "label", "annotat", "crowd", "expert")
 def _mean_length(col: pd.Series) -> float:
     text = to_str_series(col).dropna()
     return float(text.str.len().mean()) if len(text) else 0.0
+
+
+def _mean_lengths(frame: pd.DataFrame, cols: list) -> dict:
+    """:func:`_mean_length` of each column of ``cols``, measured together."""
+    if len(cols) < 2 or not len(frame):
+        return {c: _mean_length(frame[c]) for c in cols}
+    cells = stacked_cells(frame, cols, as_text=True)
+    lengths = cells.str.len().to_numpy(dtype=np.float64, na_value=np.nan).reshape(len(cols), -1)
+    present = ~np.isnan(lengths)
+    totals = np.where(present, lengths, 0.0).sum(axis=1)
+    counts = present.sum(axis=1)
+    means = np.divide(totals, counts, out=np.zeros(len(cols)), where=counts > 0)
+    return dict(zip(cols, means.tolist(), strict=True))
 
 
 def _side_pairs(columns: list) -> list[tuple[str, str]]:
@@ -76,11 +96,55 @@ def _verdict_like(col: pd.Series) -> bool:
     return bool(m.loc[m["known"], "count"].sum() >= VERDICT_SHARE * m["count"].sum())
 
 
+def _verdict_like_columns(frame: pd.DataFrame, cols: list) -> set:
+    """The columns of ``cols`` that are :func:`_verdict_like`, told for all of them at once:
+    columns of one dtype (text, or one number type) are read together, each distinct value
+    once (the vocabulary reads a value the same in any column), so a file of 1,000 columns costs one reading, not 1,000."""
+    out: set = set()
+    groups: dict[str, list] = {}
+    for c in cols:
+        groups.setdefault(str(frame[c].dtype), []).append(c)
+    n = len(frame)
+    for group in groups.values():
+        if len(group) == 1 or not n or frame[group[0]].dtype == object:
+            # mixed Python values: 1, 1.0 and True are one value to factorize, but read
+            # differently, so such columns are read one by one
+            out.update(c for c in group if _verdict_like(frame[c]))
+            continue
+        cells = stacked_cells(frame, group)
+        codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+        readings = [read_verdict_value(v) for v in uniques]
+        missing = np.array([r.missing for r in readings] + [True])  # [-1]: a missing cell
+        known = np.array([r.known for r in readings] + [False])
+        codes = codes.reshape(len(group), n)
+        for c, row in zip(group, codes, strict=True):
+            present = row[~missing[row]]
+            if not len(present) or len(np.unique(present)) > MAX_VERDICT_VALUES:
+                continue
+            if known[present].sum() >= VERDICT_SHARE * len(present):
+                out.add(c)
+    return out
+
+
 def _numeric(col: pd.Series) -> bool:
     """Whether most non-empty cells are numbers (scores, not names)."""
     num, _bad = coerce_float(col)
     present = to_str_series(col).str.strip().replace("", pd.NA).notna().sum()
     return bool(present) and num.notna().sum() >= 0.5 * present
+
+
+def _numeric_columns(frame: pd.DataFrame, cols: list) -> set:
+    """The columns of ``cols`` that are :func:`_numeric`, told together."""
+    if len(cols) < 2 or not len(frame):
+        return {c for c in cols if _numeric(frame[c])}
+    coerced = coerce_float_columns(frame, cols)
+    text = stacked_cells(frame, cols, as_text=True).str.strip()
+    present = (text.notna() & (text != "")).to_numpy(dtype=bool).reshape(len(cols), -1)
+    out = set()
+    for c, n_present in zip(cols, present.sum(axis=1), strict=True):
+        if n_present and (~np.isnan(coerced[c][0])).sum() >= 0.5 * n_present:
+            out.add(c)
+    return out
 
 
 def _says_human(name) -> bool:
@@ -115,11 +179,14 @@ def guess_pairwise(frame: pd.DataFrame) -> tuple[PairwiseMapping | None, list[st
         taken = {c for c in roles.values() if c is not None}
         return [c for c in cols if c not in taken]
 
+    lengths = _mean_lengths(frame, free())  # the cells never change: measured once
+    pairs = _side_pairs(free())
+    numeric = _numeric_columns(frame, [a for a, _ in pairs])
     # two columns that differ only by their side: texts or systems
-    for a, b in _side_pairs(free()):
+    for a, b in pairs:
         if a not in free() or b not in free():
             continue
-        long = min(_mean_length(frame[a]), _mean_length(frame[b])) >= LONG_TEXT
+        long = min(lengths[a], lengths[b]) >= LONG_TEXT
         if long and roles["first_text"] is None and roles["second_text"] is None:
             roles["first_text"], roles["second_text"] = a, b
             why.append(
@@ -128,9 +195,9 @@ def guess_pairwise(frame: pd.DataFrame) -> tuple[PairwiseMapping | None, list[st
             )
         elif (
             not long
-            and not _numeric(frame[a])
             and roles["first_system"] is None
             and roles["second_system"] is None
+            and a not in numeric
             and not _verdict_like(frame[a])
             and pd.concat([frame[a], frame[b]]).nunique() < 2 * len(frame)
         ):
@@ -150,10 +217,11 @@ def guess_pairwise(frame: pd.DataFrame) -> tuple[PairwiseMapping | None, list[st
                 f"'{score}' is taken as the judge verdict: its values are verdicts "
                 "(A>B, tie, ...), not numbers on a scale"
             )
+    verdict_like = _verdict_like_columns(frame, free())
     for c in free():
         if roles["verdict"] is not None and roles["human_verdict"] is not None:
             break
-        if not _verdict_like(frame[c]):
+        if c not in verdict_like:
             continue
         if _says_human(c) and roles["human_verdict"] is None:
             roles["human_verdict"] = c
@@ -199,11 +267,11 @@ def guess_pairwise(frame: pd.DataFrame) -> tuple[PairwiseMapping | None, list[st
         texts = [
             c
             for c in free()
-            if _mean_length(frame[c]) >= LONG_TEXT
+            if lengths.get(c, 0.0) >= LONG_TEXT
             and bool((frame[c].groupby(ctx).nunique(dropna=True) <= 1).all())
         ]
         if texts:
-            hit = max(texts, key=lambda c: _mean_length(frame[c]))
+            hit = max(texts, key=lambda c: lengths[c])
             roles["context_text"] = hit
             why.append(
                 f"'{hit}' is taken as the context text: long text, the same within a context"

@@ -9,6 +9,11 @@ user commits, and never raises for bad data: the error is part of the preview.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -449,6 +454,13 @@ class UploadPreview:
         return table_summary(self.result.dataset) if self.result is not None else pd.DataFrame()
 
 
+#: Previews kept (:func:`preview_upload`): Streamlit reruns the page on every widget change,
+#: and a wide file's preview costs seconds; the last few files and mappings are kept.
+PREVIEW_CACHE_SIZE = 4
+_PREVIEWS: OrderedDict = OrderedDict()
+_PREVIEWS_LOCK = threading.Lock()
+
+
 def preview_upload(
     name: str,
     data: bytes,
@@ -461,6 +473,11 @@ def preview_upload(
     options=None,
 ) -> UploadPreview:
     """Read a file as :func:`read_upload_result` would, keeping an error instead of raising.
+
+    The same file bytes with the same kind, mapping, scales and limits give the kept preview
+    (a copy: its lists and result may be changed without changing the kept one); the last
+    :data:`PREVIEW_CACHE_SIZE` are kept. A published file read with companions or options
+    is read every time.
 
     Parameters
     ----------
@@ -475,6 +492,69 @@ def preview_upload(
     UploadPreview
         Never raises a DataError: a file that cannot be read has ``error`` set.
     """
+    from data import validate as _validate
+    from data.limits import UPLOAD_LIMITS
+
+    key = None
+    if companions is None and options is None:
+        key = (
+            name,
+            hashlib.sha256(data).digest(),
+            kind,
+            repr(mapping),
+            repr(sorted((scales or {}).items())),
+            max_bytes,
+            _validate.MAX_UPLOAD_BYTES,
+            repr(UPLOAD_LIMITS),
+        )
+        with _PREVIEWS_LOCK:
+            kept = _PREVIEWS.get(key)
+            if kept is not None:
+                _PREVIEWS.move_to_end(key)
+                return _copy_preview(kept)
+    preview = _read_preview(
+        name,
+        data,
+        kind,
+        mapping,
+        scales=scales,
+        max_bytes=max_bytes,
+        companions=companions,
+        options=options,
+    )
+    if key is not None:
+        with _PREVIEWS_LOCK:
+            _PREVIEWS[key] = _copy_preview(preview)
+            while len(_PREVIEWS) > PREVIEW_CACHE_SIZE:
+                _PREVIEWS.popitem(last=False)
+    return preview
+
+
+def _copy_preview(preview: UploadPreview) -> UploadPreview:
+    """A copy whose lists, result and dataset are its own (the tables are shared: nothing
+    changes a table in place)."""
+    result = preview.result
+    if result is not None:
+        result = copy.copy(result)
+        result.dataset = copy.copy(result.dataset)
+        result.notes = list(result.notes)
+    return dataclasses.replace(
+        preview, columns=list(preview.columns), layouts=list(preview.layouts), result=result
+    )
+
+
+def _read_preview(
+    name: str,
+    data: bytes,
+    kind: str | None,
+    mapping: WideMapping | PairwiseMapping | None,
+    *,
+    scales: Mapping[str, tuple[float, float]] | None,
+    max_bytes: float | None,
+    companions: Mapping[str, bytes] | None,
+    options,
+) -> UploadPreview:
+    """:func:`preview_upload`, read now."""
     kind = None if kind == "auto" else kind
     if kind in (None, "published") and mapping is None:
         from data.importers import detect_format

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from data.coerce import outside, to_str_series
+from data.coerce import coerce_float_columns, outside, to_str_series
 from data.io.columns import id_column, number_column, resolve_column, resolve_columns
 from data.problems import Problems, row_label
 from data.schema import TABLE_NAMES, Dataset, empty_table
@@ -152,6 +152,7 @@ def wide_to_dataset(
     scales = dict(scales or {})
     n_rows = len(frame)
     score_cols, attr_names, annotator_names = [], [], []
+    coerced = coerce_float_columns(frame, list(attr_cols))
     for col, target in attr_cols.items():
         attribute, annotator = (target, None) if isinstance(target, str) else target
         vals = number_column(
@@ -160,6 +161,7 @@ def wide_to_dataset(
             source,
             problems,
             "write a number such as 4 or 3.5, or leave the cell empty",
+            coerced[col],
         )
         if str(attribute) in scales:
             lo, hi = scales[str(attribute)]
