@@ -29,7 +29,8 @@ PAGE = "agreement"
 #: The page's tabs (only the open one runs): name -> label. Its session-state key holds the
 #: open tab's label (a test opens one with ``at.session_state[SECTION_KEY] = label``).
 SECTIONS = {
-    "judges": "Judges and humans",
+    "judges": "Judges against humans",
+    "humans": "Humans and self-consistency",
     "significance": "Significant differences",
     "paper": "Prompts and systems",
     "groups": "Two groups of systems",

@@ -122,7 +122,8 @@ choices = Choices(
 # One tab per question; only the open tab runs (issue 26: a first visit built all nine
 # sections, about 14 figures, 7-11 s; each tab now builds its own when opened).
 RENDERS = {
-    "judges": (judges.render, humans.render_humans, humans.render_self_consistency),
+    "judges": (judges.render,),
+    "humans": (humans.render_humans, humans.render_self_consistency),
     "significance": (williams.render,),
     "paper": (paper.render_prompt_effect, paper.render_system_ratings),
     "groups": (groups.render,),

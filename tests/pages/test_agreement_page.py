@@ -110,7 +110,7 @@ def test_demo_heatmaps_metrics_and_method_switch():
 
 
 def test_demo_self_consistency_and_iaa_tables():
-    at = _page()
+    at = agreement_tab(_page(), "humans")
     frames = [d.value for d in at.dataframe]
     iaa = next(f for f in frames if "alpha_interval" in f.columns)
     assert set(iaa["attribute"]) == {"consistency", "fluency"}
@@ -190,6 +190,7 @@ def test_single_reference_benchmarks(benchmark, folder):
     figs = _figures(at)
     assert "Kendall tau-b with humans, system level" in figs
     assert _metrics(at)["Human baseline (overall)"] == "–"  # one (averaged) annotator
+    agreement_tab(at, "humans")
     assert any("one (already averaged) score" in i.value for i in at.info)
 
 

@@ -202,7 +202,7 @@ def test_ratings_per_system_and_prompt_effect():
 
 def test_annotator_pairs_matrix():
     demo = data.demo_dataset()
-    at = open_page("pages/agreement/page.py")
+    at = agreement_tab(open_page("pages/agreement/page.py"), "humans")
     title = "Kendall tau-b between annotator pairs (human), overall level"
     rows, cols, z = _heatmap(at, title)
     assert rows == ["consistency", "fluency", "mean over attributes"]
