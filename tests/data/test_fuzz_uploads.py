@@ -18,6 +18,7 @@ import json
 import math
 import random
 import re
+import sys
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,7 @@ ODD_VALUES = [
 COLUMN_NAMES = ["winner", "Score", "score", "text", "notes", "sample", "", "first", "p", "judge"]
 BYTES = [b'"', b",", b"\t", b"\n", b"\r", b"[", b"{", b"}", b"]", b"\\", b"\x00", b"\xff", b":"]
 DEFAULTS = {"all", "overall", "uploaded", "human"}
+PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 
 
 def base_tables() -> dict[str, pd.DataFrame]:
@@ -209,6 +211,14 @@ def damage_bytes(data: bytes, fmt: str, rng: random.Random) -> tuple[bytes, str]
 # Independent readings of the same bytes
 
 
+def _json(text: str):
+    """json.loads, an integer longer than Python converts kept as its digits (text)."""
+    limit = sys.get_int_max_str_digits()
+    return json.loads(
+        text, parse_int=lambda d: d if limit and len(d.lstrip("-")) > limit else int(d)
+    )
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8").removeprefix("\ufeff")
 
@@ -226,12 +236,14 @@ def reference(data: bytes, fmt: str) -> tuple[list[str], list[list]] | None:
         ]
         header = [h if h != "" else f"Unnamed: {i}" for i, h in enumerate(rows[0])]
         return header, rows[1:]
-    if fmt == "parquet":
+    if fmt == "parquet":  # the columns as stored (no pandas metadata), less a pandas index
         records = pq.read_table(io.BytesIO(data)).to_pylist()
-        columns = pq.read_schema(io.BytesIO(data)).names
+        columns = [
+            c for c in pq.read_schema(io.BytesIO(data)).names if not PANDAS_INDEX.fullmatch(c)
+        ]
         return columns, [[r[c] for c in columns] for r in records]
     if fmt == "json":
-        obj = json.loads(_text(data))
+        obj = _json(_text(data))
         if isinstance(obj, dict) and len(obj) == 1 and isinstance(next(iter(obj.values())), list):
             inner = next(iter(obj.values()))
             obj = inner if all(isinstance(r, dict) for r in inner) else obj
@@ -240,7 +252,7 @@ def reference(data: bytes, fmt: str) -> tuple[list[str], list[list]] | None:
             return columns, [list(r) for r in zip(*obj.values(), strict=True)]
         records = obj
     else:
-        records = [json.loads(line) for line in _text(data).split("\n") if line.strip()]
+        records = [_json(line) for line in _text(data).split("\n") if line.strip()]
     columns = list(dict.fromkeys(k for r in records for k in r))
     return columns, [[r.get(c) for c in columns] for r in records]
 
@@ -330,6 +342,130 @@ def inputs():
         yield f"fuzz{k}.{fmt}", data, fmt, kind, f"{layout}: {'; '.join(story)}"
 
 
+# ---------------------------------------------------------------------------------------
+# Hostile and awkward files made on purpose (issue 23, items 8-10): each with what must
+# happen ("refuse"; "open": read exactly; "either": read exactly or refused with a message)
+
+
+def _parquet(table) -> bytes:
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    return out.getvalue()
+
+
+def _pandas_parquet(df: pd.DataFrame, **kw) -> bytes:
+    out = io.BytesIO()
+    df.to_parquet(out, **kw)
+    return out.getvalue()
+
+
+def _swapped_metadata(df: pd.DataFrame, a: str, b: str) -> bytes:
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    meta = json.loads(table.schema.metadata[b"pandas"])
+    for col in meta["columns"]:
+        col["name"] = {a: b, b: a}.get(col["name"], col["name"])
+    return _parquet(table.replace_schema_metadata({b"pandas": json.dumps(meta).encode()}))
+
+
+BIG = "1" + "0" * 5_000  # more digits than Python's int() converts
+
+
+def special_inputs():
+    from tests.data.test_fuzz_workspace import dictionary_bomb
+
+    tables = base_tables()
+    contexts = pd.DataFrame({"context_id": ["c1", "c2"], "text": ["one text", "two text"]})
+    cands = tables["candidates"].astype(str)
+    ratings = tables["ratings"].astype(str)
+    head = ",".join(ratings.columns)
+    row = ratings.iloc[0].tolist()
+    at = {c: i for i, c in enumerate(ratings.columns)}
+
+    def ratings_csv(col: str, value: str) -> bytes:
+        cells = list(row)
+        cells[at[col]] = value
+        return f"{head}\n{','.join(cells)}\n".encode()
+
+    def ratings_jsonl(col: str, value: str) -> bytes:
+        cells = {c: json.dumps(v) for c, v in zip(ratings.columns, row, strict=True)}
+        cells[col] = value
+        return ("{" + ", ".join(f'"{c}": {v}' for c, v in cells.items()) + "}\n").encode()
+
+    wide_header = ["context_id", "candidate_id"] + [f"sc{k:03d}" for k in range(998)]
+    wide_rows = [["c1", c] + [str((k + j) % 10) for k in range(998)] for j, c in enumerate("ab")]
+    yield (
+        "bomb5k.parquet",
+        dictionary_bomb(1_000_000, 5_500),
+        None,
+        "dictionary bomb 5 KB",
+        "refuse",
+    )
+    yield (
+        "bomb9k.parquet",
+        dictionary_bomb(1_700_000, 6_000),
+        None,
+        "dictionary bomb 9 KB",
+        "refuse",
+    )
+    yield (
+        "swap.parquet", _swapped_metadata(contexts, "context_id", "text"), "long",
+        "pandas metadata swaps two columns", "open",
+    )  # fmt: skip
+    yield (
+        "index.parquet", _pandas_parquet(cands.set_index("system")), None,
+        "system written as the pandas index", "open",
+    )  # fmt: skip
+    for layout, df in tables.items():
+        df = df.convert_dtypes()
+        body = _pandas_parquet(df.set_index(df.columns[0]))
+        want = "either" if layout == "wide" else "open"  # wide: ambiguous without a kind
+        yield f"indexed_{layout}.parquet", body, None, f"{layout}: first column as index", want
+    yield (
+        "unnamed.parquet", _pandas_parquet(contexts[contexts["context_id"] == "c2"]), None,
+        "an unnamed pandas index", "open",
+    )  # fmt: skip
+    for what, column in [
+        ("list", pa.array([["x"], ["y", "z"]])),
+        ("struct", pa.array([{"a": 1}, {"a": 2}])),
+        ("map", pa.array([[("k", 1)], [("j", 2)]], pa.map_(pa.string(), pa.int64()))),
+        ("large list", pa.array([[1], [2]], pa.large_list(pa.int64()))),
+    ]:
+        body = _parquet(pa.table({"context_id": ["c1", "c2"], "text": column}))
+        yield f"nested_{what.replace(' ', '_')}.parquet", body, None, f"nested: {what}", "refuse"
+    yield (
+        "big.json",
+        f'[{{"context_id": {BIG}, "text": "t"}}]'.encode(),
+        None,
+        "5,000 digits",
+        "either",
+    )
+    yield (
+        "big.jsonl",
+        f'{{"context_id": "c", "text": -{BIG}}}\n'.encode(),
+        None,
+        "5,000 digits",
+        "either",
+    )
+    for col in ("sample", "score", "context_id"):
+        want = "open" if col == "context_id" else "refuse"
+        yield f"big_{col}.csv", ratings_csv(col, BIG), "long", f"5,000 digits in {col}", want
+        yield f"big_{col}.jsonl", ratings_jsonl(col, BIG), "long", f"5,000 digits in {col}", want
+    for fmt, sep in (("csv", ","), ("tsv", "\t")):
+        for last, tail in (("\n", "\n"), ("\n", ""), ("a\r\n", "\r\n"), ('x"\n', "\n")):
+            quoted = '"' + last.replace('"', '""') + '"'
+            body = f"context_id{sep}text\nc1{sep}t\nc2{sep}{quoted}{tail}".encode()
+            yield f"quoted.{fmt}", body, "long", f"last cell {last!r} quoted", "open"
+        yield (
+            f"open.{fmt}",
+            f'context_id{sep}text\nc{sep}"\n'.encode(),
+            "long",
+            "quote never closed",
+            "refuse",
+        )
+    body = "".join(",".join(r) + "\n" for r in [wide_header, *wide_rows]).encode()
+    yield "wide.csv", body, None, "1,000 columns", "open"
+
+
 def outcome(name, data, fmt, kind) -> str:
     """'accepted' or 'refused'; raises AssertionError (with the reason) for anything else."""
     try:
@@ -354,17 +490,42 @@ def check_message(name: str, msg: str) -> None:
         assert any(w in msg for w in WHOLE_FILE), f"no row, line or column named: {msg}"
 
 
-def test_fuzzed_uploads_are_read_exactly_or_refused():
-    counts = {"inputs": 0, "accepted": 0, "refused": 0, "crashes": 0}
-    crashes = []
-    for name, data, fmt, kind, story in inputs():
+def run_all() -> tuple[dict, list[str]]:
+    """Counts (inputs, exact, refused, wrong, crashes) and what went wrong: 'wrong' is a
+    file read inexactly or a hostile one opened, 'crashes' any exception but a DataError."""
+    counts = {"inputs": 0, "exact": 0, "refused": 0, "wrong": 0, "crashes": 0}
+    failures = []
+    made = [(*x, "either") for x in inputs()]
+    for name, data, kind, story, expect in special_inputs():
+        made.append((name, data, name.rsplit(".", 1)[1], kind, f"special: {story}", expect))
+    for name, data, fmt, kind, story, expect in made:
         counts["inputs"] += 1
         try:
-            counts[outcome(name, data, fmt, kind)] += 1
-        except Exception as err:  # anything but a DataError, or an inexact reading
+            result = outcome(name, data, fmt, kind)
+            if result == "accepted" and expect == "refuse":
+                raise AssertionError("a file that must be refused was read")
+            if result == "refused" and expect == "open":
+                raise AssertionError("a file that must be read was refused")
+            counts["exact" if result == "accepted" else "refused"] += 1
+        except AssertionError as err:
+            counts["wrong"] += 1
+            failures.append(f"{name} (kind={kind}; {story}): {str(err)[:300]}")
+        except Exception as err:  # anything but a DataError
             counts["crashes"] += 1
-            crashes.append(f"{name} (kind={kind}; {story}): {type(err).__name__}: {err}")
+            failures.append(f"{name} (kind={kind}; {story}): {type(err).__name__}: {err!s:.300}")
+    return counts, failures
+
+
+def test_fuzzed_uploads_are_read_exactly_or_refused():
+    counts, failures = run_all()
     print(f"fuzzed uploads: {counts}")
-    assert not crashes, "\n".join(crashes[:10])
+    assert not failures, "\n".join(failures[:10])
+    assert counts["wrong"] == counts["crashes"] == 0
     # the damage is varied enough to exercise both outcomes in every format
-    assert counts["accepted"] > 40 and counts["refused"] > 100, counts
+    assert counts["exact"] > 40 and counts["refused"] > 100, counts
+
+
+if __name__ == "__main__":  # python tests/data/test_fuzz_uploads.py: the counts
+    counts, failures = run_all()
+    print(json.dumps(counts))
+    print("\n".join(failures))
