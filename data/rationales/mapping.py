@@ -83,7 +83,8 @@ def rationale_map(
     Raises
     ------
     DataError
-        Fewer than :data:`MIN_POINTS` rationales, or no words to count.
+        Fewer than :data:`MIN_POINTS` rationales, no words to count, or every rationale the
+        same (nothing to place).
     """
     n_total = len(frame)
     if n_total < MIN_POINTS:
@@ -114,6 +115,15 @@ def rationale_map(
         else:
             reduced, explained = tfidf.toarray(), 1.0
         reduced = normalize(reduced)
+        n_distinct = len(np.unique(np.round(reduced, 8), axis=0))
+        if n_distinct < 2 or not np.isfinite(reduced).all():
+            # t-SNE's PCA start divides by a zero spread and its Barnes-Hut tree then
+            # recurses without end on the NaN points: a segfault that took the server down
+            # (an Arena-Hard file whose every rationale was "My final verdict is ...")
+            raise DataError(
+                f"All {len(pts):,} rationales say the same thing once the verdicts are "
+                "stripped: nothing to map. Pick a judge whose answers explain themselves."
+            )
         perplexity = float(min(30.0, max(2.0, (len(pts) - 1) / 3)))
         xy = TSNE(
             n_components=2,
@@ -126,7 +136,7 @@ def rationale_map(
         if n_clusters is None:
             n_clusters = int(np.clip(round(np.sqrt(len(pts) / 25)), 2, 10))
         # never more clusters than distinct rationales ("Summary #1 is more coherent" x 300)
-        n_clusters = int(max(1, min(n_clusters, len(np.unique(np.round(reduced, 8), axis=0)))))
+        n_clusters = int(max(1, min(n_clusters, n_distinct)))
         labels = KMeans(n_clusters=n_clusters, n_init=4, random_state=seed).fit_predict(reduced)
     rows = []
     names = {}

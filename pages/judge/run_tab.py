@@ -123,7 +123,7 @@ def _preview(ds: Dataset, target: _Target) -> bool:
     try:
         prompt, what = svc.preview_prompt(ds, target.template, target.attribute, target.domain)
     except (TemplateError, DataError) as err:
-        st.error(f"This template cannot be filled for this data: {ui.safe(err, 500)}")
+        st.warning(f"This template cannot be filled for this data: {ui.safe(err, 500)}")
         return False
     st.caption(f"What the judge reads for the first item ({ui.safe(what, 200)}):")
     st.code(prompt, language=None, wrap_lines=True)

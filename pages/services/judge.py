@@ -171,6 +171,13 @@ def preview_prompt(
     pairwise = template.kind == "comparative"
     cid, text, cands = first_context(ds, context_id, min_candidates=2 if pairwise else 1)
     spec = template.for_attribute(attribute, domain)
+    if text is None and "context" in spec.fields:
+        # as the run's plan refuses it (judge.runs.plan): say so here, before an estimate
+        raise DataError(
+            f"context {cid!r} has candidates but no text in the contexts table, and the "
+            "template shows {context}: add the context texts (for Arena-Hard judgments, "
+            "upload question.jsonl with them) or choose a template without {context}"
+        )
     values = {"context": text if text is not None else ""}
     if pairwise:
         if len(cands) < 2:
