@@ -47,7 +47,16 @@ def common_options() -> argparse.ArgumentParser:
     be.add_argument("--model", required=True, help="model name (API) or hub id / folder (hf)")
     be.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
     be.add_argument("--concurrency", type=int, default=8, help="requests in flight (openai)")
-    be.add_argument("--timeout", type=float, default=60.0, help="seconds per request (openai)")
+    be.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help=(
+            "seconds per request (openai). Set it above the server's longest reply time: a "
+            "request that times out is sent again, and the server usually still generates "
+            "(and bills) the first one, so each timed-out call is paid for twice or more"
+        ),
+    )
     be.add_argument("--max-retries", type=int, default=6, help="retries per request (openai)")
     be.add_argument(
         "--logprobs",
