@@ -22,6 +22,7 @@ from scipy import stats
 import data
 from data import agreement as da
 from data.paths import data_dirs
+from tests._columns import RATING_COLUMNS
 
 pytestmark = pytest.mark.slow
 
@@ -403,18 +404,7 @@ def small_dataset():
                 ratings.append(
                     (row.context_id, row.candidate_id, "quality", judge, "p", sample, score)
                 )
-    rt = pd.DataFrame(
-        ratings,
-        columns=[
-            "context_id",
-            "candidate_id",
-            "attribute",
-            "judge",
-            "prompt_id",
-            "sample",
-            "score",
-        ],
-    )
+    rt = pd.DataFrame(ratings, columns=RATING_COLUMNS)
     return data.Dataset(name="small", candidates=cands, human_scores=hs, ratings=rt)
 
 

@@ -12,6 +12,7 @@ from scipy import stats
 
 from data.agreement.groups import GROUP_COLUMNS, group_comparison_table
 from data.schema import DataError, Dataset
+from tests._columns import RATING_COLUMNS
 
 
 def _dataset() -> Dataset:
@@ -29,15 +30,7 @@ def _dataset() -> Dataset:
             for s in systems
             for k in (0, 1)
         ],
-        columns=[
-            "context_id",
-            "candidate_id",
-            "attribute",
-            "judge",
-            "prompt_id",
-            "sample",
-            "score",
-        ],
+        columns=RATING_COLUMNS,
     )
     human = {"s1": (5, 5), "s2": (4, 3), "s3": (3, 2), "s4": (1, 1)}
     hs = pd.DataFrame(

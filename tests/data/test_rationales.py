@@ -218,16 +218,13 @@ def test_topicalchat_rationales():
 def test_rationales_of_a_test_server_run(fake_openai, tmp_path, monkeypatch):
     """A sampled pairwise run against the local OpenAI-compatible test server keeps its raw
     answers; the explained ones become rationales, the bare letters are counted as empty."""
-    from judge.runs.runners import run_pairwise
-    from tests.judge.judge_runs import C2, backend_for, tiny_dataset
+    from tests.judge.judge_runs import backend_for, run_c2, tiny_dataset
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
     ds = tiny_dataset(2, 4)
-    result = run_pairwise(
+    result = run_c2(
         ds,
-        attribute="coherence",
-        template=C2,
         backend=backend_for(fake_openai),
         mode="samples",
         n_samples=6,

@@ -146,31 +146,23 @@ class _Handler(BaseHTTPRequestHandler):
     # -- helpers -------------------------------------------------------------------------
     def _send(self, status: int, payload: dict, headers: dict | None = None) -> bool:
         body = json.dumps(payload).encode()
+        return self._send_raw(status, body, "application/json", headers=headers)
+
+    def _send_raw(
+        self, status: int, body: bytes, content_type: str, length=None, headers=None
+    ) -> bool:
+        """Send ``body``; False when the client gave up (timeout test) or was killed."""
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body) if length is None else length))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
             self.wfile.write(body)
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
-            # the client gave up (timeout test) or was killed: nothing to answer to
-            self.close_connection = True
-            return False
-        return True
-
-    def _send_raw(self, status: int, body: bytes, content_type: str, length=None) -> bool:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body) if length is None else length))
-            self.end_headers()
-            self.wfile.write(body)
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+            self.close_connection = True  # nothing to answer to
             return False
         return True
 

@@ -1,6 +1,7 @@
-"""Shared set-up of the runner tests: a tiny dataset, a backend for the fake server, the
-prompt a pairwise call shows, a backend without streaming (called in chunks), and the
-command line of a run in a subprocess."""
+"""Shared set-up of the runner tests: an environment without the user's key or cache, a tiny
+dataset, a backend for the fake server, the prompt a pairwise call shows, a liusie-c2 run, a
+backend without streaming (called in chunks), and the command line of a run in a
+subprocess."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from data.schema import Dataset
 from judge.backends.base import GenerateResult, LabelResult
 from judge.backends.openai_compat import OpenAIBackend
+from judge.runs.runners import run_pairwise
 from judge.templates import builtin_templates
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,6 +24,27 @@ REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = builtin_templates()
 C2 = TEMPLATES["liusie-c2"]
 C2_SPEC = C2.for_attribute("coherence", "summary")
+
+
+def _isolate(monkeypatch, tmp_path) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("JUDGESCOPE_CACHE", str(folder))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch, tmp_path):
+    """No OpenAI key or endpoint of the user's, and a cache of the test's own: autouse in every
+    module that imports it."""
+    _isolate(monkeypatch, tmp_path)
+
+
+@pytest.fixture(name="cache")
+def cache_fixture(monkeypatch, tmp_path) -> Path:
+    """``cache``: a private run store folder, and no key or endpoint from the environment."""
+    return _isolate(monkeypatch, tmp_path)
 
 
 def tiny_dataset(n_contexts: int = 2, n_candidates: int = 4, name: str = "tiny") -> Dataset:
@@ -62,12 +86,19 @@ def c2_prompt(ds: Dataset, context_id: str, first: str, second: str) -> str:
     )
 
 
+def run_c2(ds, **kw):
+    """``run_pairwise`` of the coherence of ``ds`` with the liusie-c2 template."""
+    return run_pairwise(ds, attribute="coherence", template=C2, **kw)
+
+
 class ChunkedBackend:
-    """A backend without streaming (like the transformers one): called in chunks."""
+    """A backend without streaming (like the transformers one): called in chunks. With
+    ``poison``, a chunk holding a prompt that contains it raises (a tokenizer choking)."""
 
     model_id = "chunky"
 
-    def __init__(self):
+    def __init__(self, poison: str | None = None):
+        self.poison = poison
         self.calls: list[int] = []
 
     def describe(self):
@@ -78,6 +109,8 @@ class ChunkedBackend:
 
     def label_probs(self, requests, progress=None):
         self.calls.append(len(requests))
+        if self.poison and any(self.poison in r.prefix + r.prompt for r in requests):
+            raise ValueError("tokenizer choked on a character")
         return [
             LabelResult(
                 probs={"A": 0.25, "B": 0.75}, logprobs={"A": math.log(0.25), "B": math.log(0.75)}
@@ -90,31 +123,18 @@ class ChunkedBackend:
         return [GenerateResult("Score: 4" if r.sample % 2 else "3 out of 5") for r in requests]
 
 
+def judge_options(folder, template="liusie-c2", model="fake-model", base_url=None) -> list[str]:
+    """The options of ``python -m judge run|estimate`` that say what to judge and with what:
+    the coherence of the dataset in ``folder``, and the server at ``base_url`` if given."""
+    args = ["--dataset", str(folder), "--attribute", "coherence"]
+    args += ["--template", template, "--model", model]
+    return args + ["--base-url", base_url] if base_url else args
+
+
 def cli_args(folder, base_url, store, out, *extra) -> list[str]:
     """``python -m judge run`` arguments: the tiny dataset folder against a fake server."""
-    return [
-        "run",
-        "--dataset",
-        str(folder),
-        "--attribute",
-        "coherence",
-        "--template",
-        "liusie-c2",
-        "--backend",
-        "openai",
-        "--model",
-        "fake-model",
-        "--base-url",
-        base_url,
-        "--concurrency",
-        "3",
-        "--store",
-        str(store),
-        "--out",
-        str(out),
-        "--quiet",
-        *extra,
-    ]
+    run = ["run", *judge_options(folder, base_url=base_url), "--backend", "openai"]
+    return [*run, "--concurrency", "3", "--store", str(store), "--out", str(out), "--quiet", *extra]
 
 
 def cli(args, env, **kw) -> subprocess.Popen:

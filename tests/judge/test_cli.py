@@ -16,6 +16,7 @@ from data.paths import data_dirs
 from data.schema import Dataset
 from judge.cli import main
 from tests.judge.fake_openai import FakeOpenAI, expected_p_first
+from tests.judge.judge_runs import judge_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -67,23 +68,8 @@ def assert_one_line_error(proc, pattern):
 def test_run_writes_comparisons_and_resumes(folder, tmp_path, env):
     out = tmp_path / "comparisons.csv"
     with FakeOpenAI() as fake:
-        args = [
-            "run",
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--template",
-            "liusie-c1",
-            "--backend",
-            "openai",
-            "--model",
-            "fake-model",
-            "--base-url",
-            fake.base_url,
-            "--out",
-            str(out),
-        ]
+        judge = judge_options(folder, "liusie-c1", base_url=fake.base_url)
+        args = ["run", *judge, "--backend", "openai", "--out", str(out)]
         proc = cli(args, env)
         assert proc.returncode == 0, proc.stderr
         assert "12 new" in proc.stderr and "fake-model/liusie-c1" in proc.stderr
@@ -109,23 +95,7 @@ def test_run_writes_comparisons_and_resumes(folder, tmp_path, env):
         assert "12 from the store, 0 new" in again.stderr
         assert fake.n_chat_calls == n_calls
         # estimate now sees every call cached
-        est = cli(
-            [
-                "estimate",
-                "--dataset",
-                str(folder),
-                "--attribute",
-                "coherence",
-                "--template",
-                "liusie-c1",
-                "--model",
-                "fake-model",
-                "--base-url",
-                fake.base_url,
-                "--json",
-            ],
-            env,
-        )
+        est = cli(["estimate", *judge, "--json"], env)
         assert est.returncode == 0, est.stderr
         got = json.loads(est.stdout)
         assert got["n_prompts"] == 12 and got["n_cached"] == 12 and got["prompt_tokens"] == 0
@@ -135,44 +105,23 @@ def test_run_writes_comparisons_and_resumes(folder, tmp_path, env):
 
 def test_run_samples_and_absolute(folder, tmp_path, env):
     with FakeOpenAI() as fake:
-        base = [
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--model",
-            "fake-model",
-            "--base-url",
-            fake.base_url,
-            "-q",
-        ]
+
+        def run(template, *extra):
+            return cli(
+                ["run", *judge_options(folder, template, base_url=fake.base_url), *extra], env
+            )
+
         out = tmp_path / "c.parquet"
-        proc = cli(
-            [
-                "run",
-                "--template",
-                "summeval-abc",
-                "--selection",
-                "no-repeat",
-                "--budget",
-                "2",
-                "--samples",
-                "3",
-                "--temperature",
-                "0.7",
-                "--out",
-                str(out),
-                *base,
-            ],
-            env,
+        proc = run(
+            "summeval-abc",
+            *("--selection", "no-repeat", "--budget", "2", "--samples", "3"),
+            *("--temperature", "0.7", "--out", str(out), "-q"),
         )
         assert proc.returncode == 0, proc.stderr
         df = read_table(out, "comparisons")
         assert len(df) == 2 * 2 * 3 and set(df["judge"]) == {"fake-model/summeval-abc/t0.7-p1"}
         out = tmp_path / "r.csv"
-        proc = cli(
-            ["run", "--template", "geval", "--mode", "expected", "--out", str(out), *base], env
-        )
+        proc = run("geval", "--mode", "expected", "--out", str(out), "-q")
         assert proc.returncode == 0, proc.stderr
         ratings = read_table(out, "ratings")
         assert len(ratings) == 6 and ratings["score"].between(1, 5).all()
@@ -181,42 +130,13 @@ def test_run_samples_and_absolute(folder, tmp_path, env):
 def test_estimate_prints_price(folder, env, tmp_path):
     prices = tmp_path / "prices.csv"
     prices.write_text("# mine\nmodel,input_usd_per_1m,output_usd_per_1m\nfake-model,1000,2000\n")
-    proc = cli(
-        [
-            "estimate",
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--template",
-            "liusie-c2",
-            "--model",
-            "fake-model",
-            "--prices",
-            str(prices),
-            "--json",
-        ],
-        env,
-    )
+    proc = cli(["estimate", *judge_options(folder), "--prices", str(prices), "--json"], env)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
     assert got["n_prompts"] == 12 and got["n_cached"] == 0 and got["output_tokens"] == 12
     want = (got["prompt_tokens"] * 1000 + 12 * 2000) / 1e6
     assert got["price_usd"] == pytest.approx(want)
-    text = cli(
-        [
-            "estimate",
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--template",
-            "liusie-c2",
-            "--model",
-            "gpt-4o-mini",
-        ],
-        env,
-    )
+    text = cli(["estimate", *judge_options(folder, model="gpt-4o-mini")], env)
     assert text.returncode == 0 and "approximate" in text.stdout and "$" in text.stdout
 
 
@@ -226,40 +146,20 @@ def test_estimate_prints_price(folder, env, tmp_path):
 def test_bad_input_subprocess(folder, tmp_path, env):
     out = str(tmp_path / "o.csv")
     with FakeOpenAI() as fake:
-        base = [
-            "run",
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--backend",
-            "openai",
-            "--base-url",
-            fake.base_url,
-            "--out",
-            out,
-        ]
+        url = fake.base_url
+
+        def run(template, model="fake-model", *extra):
+            args = judge_options(folder, template, model, url)
+            return cli(["run", *args, "--backend", "openai", "--out", out, *extra], env)
+
         assert_one_line_error(
-            cli([*base, "--template", "liusie-c3", "--model", "fake-model"], env),
-            "unknown template 'liusie-c3'; did you mean liusie-c",
+            run("liusie-c3"), "unknown template 'liusie-c3'; did you mean liusie-c"
         )
-        assert_one_line_error(
-            cli([*base, "--template", "liusie-c2", "--model", "gpt-nope"], env),
-            "'gpt-nope' is not served",
-        )
-        assert_one_line_error(
-            cli(
-                [*base, "--template", "hanna-ep4", "--model", "fake-model", "--domain", "story"],
-                env,
-            ),
-            "{reference}",
-        )
+        assert_one_line_error(run("liusie-c2", "gpt-nope"), "'gpt-nope' is not served")
+        assert_one_line_error(run("hanna-ep4", "fake-model", "--domain", "story"), "{reference}")
         assert fake.n_chat_calls == 0
     # the server is gone now
-    assert_one_line_error(
-        cli([*base, "--template", "liusie-c2", "--model", "fake-model"], env),
-        "cannot reach the endpoint",
-    )
+    assert_one_line_error(run("liusie-c2"), "cannot reach the endpoint")
     assert not Path(out).exists()
 
 
@@ -373,24 +273,8 @@ def test_run_finishes_past_malformed_replies_and_counts_them(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     out = tmp_path / "o.csv"
     with FakeOpenAI() as fake:
-        args = [
-            "run",
-            "--dataset",
-            str(folder),
-            "--attribute",
-            "coherence",
-            "--template",
-            "liusie-c1",
-            "--model",
-            "fake-model",
-            "--base-url",
-            fake.base_url,
-            "--max-retries",
-            "0",
-            "--quiet",
-            "--out",
-            str(out),
-        ]
+        args = ["run", *judge_options(folder, "liusie-c1", base_url=fake.base_url)]
+        args += ["--max-retries", "0", "--quiet", "--out", str(out)]
         fake.fault("Bad.", fault)  # d1's candidate y: its 4 ordered pairs always fail
         code = main(args)
         err = capsys.readouterr().err
@@ -428,24 +312,8 @@ def test_run_prints_the_results_notes_and_warnings(tmp_path, monkeypatch, capsys
     )
     out = tmp_path / "out.csv"
     with FakeOpenAI(offer_logprobs=False) as fake:
-        code = main(
-            [
-                "run",
-                "--dataset",
-                str(folder),
-                "--attribute",
-                "coherence",
-                "--template",
-                "liusie-c1",
-                "--model",
-                "fake-model",
-                "--base-url",
-                fake.base_url,
-                "--out",
-                str(out),
-                "--quiet",
-            ]
-        )
+        args = judge_options(folder, "liusie-c1", base_url=fake.base_url)
+        code = main(["run", *args, "--out", str(out), "--quiet"])
     err = capsys.readouterr().err
     assert code == 0, err
     assert (

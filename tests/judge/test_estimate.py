@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 
 from judge.backends.base import Decoding
-from judge.runs.runners import run_pairwise
 from judge.store import RunStore
-from tests.judge.judge_runs import C2, ChunkedBackend, c2_prompt, tiny_dataset
+from tests.judge.judge_runs import C2, ChunkedBackend, c2_prompt, run_c2, tiny_dataset
 
 
 def test_estimate_counts_calls_tokens_and_cache(tmp_path):
@@ -27,15 +26,7 @@ def test_estimate_counts_calls_tokens_and_cache(tmp_path):
     assert (est.n_prompts, est.n_cached, est.output_tokens) == (24, 0, 24)
     assert est.prompt_tokens == sum(len(p.split()) for p in prompts)
     assert est.price_usd is None and "local model" in est.note  # not an API backend
-    run_pairwise(
-        ds,
-        attribute="coherence",
-        template=C2,
-        backend=backend,
-        store=store,
-        selection="no-repeat",
-        budget=3,
-    )
+    run_c2(ds, backend=backend, store=store, selection="no-repeat", budget=3)
     est = estimate(ds, "coherence", C2, backend, store=store)
     assert est.n_cached == 6 and est.n_to_run == 18
     samples = estimate(

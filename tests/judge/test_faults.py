@@ -23,31 +23,24 @@ import pytest
 
 from data.io import read_table, save_dataset
 from data.schema import Dataset
-from judge.backends.base import BackendError, GenerateResult, LabelResult
-from judge.backends.openai_compat import OpenAIBackend
-from judge.runs.runners import run_absolute, run_pairwise
+from judge.backends.base import BackendError, LabelResult
+from judge.runs.runners import run_absolute
 from judge.store import RunStore
 from judge.templates import builtin_templates
 from tests.judge.fake_openai import FAULT_CODES, FAULT_KINDS, FakeOpenAI
-from tests.judge.judge_runs import cli, cli_args
+from tests.judge.judge_runs import (
+    ChunkedBackend,
+    backend_for,
+    cli,
+    cli_args,
+    isolated_env,  # noqa: F401  (autouse: no user key, a cache per test)
+    run_c2,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATES = builtin_templates()
 C2 = TEMPLATES["liusie-c2"]
 DEADLINE_S = 120  # generous: only a broken run ever comes near it
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
-
-
-def backend_for(fake, **kw) -> OpenAIBackend:
-    kw.setdefault("backoff_base", 0.001)
-    kw.setdefault("random_state", 0)
-    return OpenAIBackend("fake-model", base_url=fake.base_url, **kw)
 
 
 def wait_until(condition, what: str, proc=None) -> None:
@@ -184,12 +177,8 @@ def test_a_prompt_that_always_fails_does_not_stop_the_run(tmp_path):
     ds = pairwise_dataset(2, 4, broken="doc0/s1")
     with FakeOpenAI() as fake:
         fake.fault("BROKEN", "null-message")  # every call, every retry
-        result = run_pairwise(
-            ds,
-            attribute="coherence",
-            template=C2,
-            backend=backend_for(fake, max_retries=2),
-            store=tmp_path / "runs.sqlite",
+        result = run_c2(
+            ds, backend=backend_for(fake, max_retries=2), store=tmp_path / "runs.sqlite"
         )
         df = result.table
         calls = fake.calls_by_prompt
@@ -224,14 +213,7 @@ def test_an_exception_in_the_run_keeps_every_answer_already_sent(tmp_path):
         helper = threading.Thread(target=release_when_held, daemon=True)
         helper.start()
         with pytest.raises(RuntimeError, match="progress display crashed"):
-            run_pairwise(
-                ds,
-                attribute="coherence",
-                template=C2,
-                backend=backend_for(fake, max_concurrency=3),
-                store=path,
-                progress=crash,
-            )
+            run_c2(ds, backend=backend_for(fake, max_concurrency=3), store=path, progress=crash)
         helper.join()
         answered = len(fake.answered_prompts)
         assert answered >= 3 and len(fake.work_prompts) == answered
@@ -239,37 +221,12 @@ def test_an_exception_in_the_run_keeps_every_answer_already_sent(tmp_path):
     assert in_progress(path).empty  # and the run's claims were released on the way out
 
 
-class ChunkedBackend:
-    """A non-streaming backend (like the transformers one) that raises on one prompt."""
-
-    model_id = "chunky"
-
-    def __init__(self, poison: str):
-        self.poison = poison
-        self.calls: list[int] = []
-
-    def describe(self):
-        return {"kind": "test", "model": "chunky"}
-
-    def count_tokens(self, text):
-        return len(text.split())
-
-    def label_probs(self, requests, progress=None):
-        self.calls.append(len(requests))
-        if any(self.poison in r.prefix + r.prompt for r in requests):
-            raise ValueError("tokenizer choked on a character")
-        return [LabelResult(probs={"A": 0.25, "B": 0.75}) for _ in requests]
-
-    def generate(self, requests, progress=None):  # pragma: no cover - not used here
-        return [GenerateResult("A") for _ in requests]
-
-
 def test_an_exception_for_one_request_fails_that_request_only(tmp_path):
     ds = pairwise_dataset(1, 4, broken="doc0/s3")
     store = tmp_path / "runs.sqlite"
-    kw = dict(attribute="coherence", template=C2, store=store, chunk_size=12)
+    kw = dict(store=store, chunk_size=12)
     backend = ChunkedBackend("BROKEN")
-    result = run_pairwise(ds, backend=backend, **kw)
+    result = run_c2(ds, backend=backend, **kw)
     df = result.table
     # the chunk raised; each request was then asked alone: 6 answers, 6 failures
     assert backend.calls == [12] + [1] * 12
@@ -277,7 +234,7 @@ def test_an_exception_for_one_request_fails_that_request_only(tmp_path):
     assert bad.sum() == 6 and df.loc[~bad, "p_first"].eq(0.25).all()
     assert result.failures == {"exception": 6}
     backend.poison = "no such text"
-    again_run = run_pairwise(ds, backend=backend, **kw)
+    again_run = run_c2(ds, backend=backend, **kw)
     again = again_run.table
     assert backend.calls[13:] == [6]  # only the failures, once each
     assert again["p_first"].notna().all()
@@ -309,9 +266,7 @@ class BreakingStream:
 
 def test_a_backend_that_breaks_off_fails_the_rest_and_keeps_what_it_gave(tmp_path):
     ds = pairwise_dataset(1, 3)
-    result = run_pairwise(
-        ds, attribute="coherence", template=C2, backend=BreakingStream(), store=tmp_path / "s"
-    )
+    result = run_c2(ds, backend=BreakingStream(), store=tmp_path / "s")
     df = result.table
     assert df["p_first"].notna().sum() == 2 and len(df) == 6
     assert result.failures == {"exception": 4}
@@ -325,13 +280,7 @@ def test_backend_errors_still_end_the_run(tmp_path):
             yield  # pragma: no cover
 
     with pytest.raises(BackendError, match="no logprobs"):
-        run_pairwise(
-            pairwise_dataset(1, 3),
-            attribute="coherence",
-            template=C2,
-            backend=NoLogprobs(),
-            store=tmp_path / "s",
-        )
+        run_c2(pairwise_dataset(1, 3), backend=NoLogprobs(), store=tmp_path / "s")
     assert in_progress(tmp_path / "s").empty
 
 
@@ -341,9 +290,7 @@ def test_backend_errors_still_end_the_run(tmp_path):
 def _run_in_thread(results: dict, name: str, ds, path, backend, cancel=None):
     def work():
         try:
-            results[name] = run_pairwise(
-                ds, attribute="coherence", template=C2, backend=backend, store=path, cancel=cancel
-            )
+            results[name] = run_c2(ds, backend=backend, store=path, cancel=cancel)
         except BaseException as exc:  # surfaced by the test
             results[name] = exc
 

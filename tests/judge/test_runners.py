@@ -23,8 +23,9 @@ from data.io import read_table, save_dataset, write_table
 from data.schema import Dataset
 from judge.backends.base import BackendError, Decoding
 from judge.backends.openai_compat import OpenAIBackend
-from judge.runs.runners import run_absolute, run_pairwise
+from judge.runs.runners import run_absolute
 from judge.store import RunStore
+from tests._columns import COMPARISON_COLUMNS, RATING_COLUMNS
 from tests.judge.fake_openai import (
     FakeOpenAI,
     expected_p_first,
@@ -40,18 +41,13 @@ from tests.judge.judge_runs import (
     c2_prompt,
     cli,
     cli_args,
+    isolated_env,  # noqa: F401  (autouse: no user key, a cache per test)
+    run_c2,
     tiny_dataset,
 )
 
 REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-SENTINEL-5d41402abc4b2a76b9719d911017c592"
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path):
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -61,26 +57,14 @@ def test_pairwise_probs_all_pairs_and_resume(fake_openai, tmp_path):
     ds = tiny_dataset()
     store = RunStore(tmp_path / "runs.sqlite")
     seen = []
-    result = run_pairwise(
+    result = run_c2(
         ds,
-        attribute="coherence",
-        template=C2,
         backend=backend_for(fake_openai),
         store=store,
         progress=lambda done, total: seen.append((done, total)),
     )
     df = result.table
-    assert list(df.columns) == [
-        "context_id",
-        "attribute",
-        "judge",
-        "first_id",
-        "second_id",
-        "p_first",
-        "verdict",
-        "sample",
-        "raw",
-    ]
+    assert list(df.columns) == [*COMPARISON_COLUMNS, "raw"]
     assert len(df) == 2 * 4 * 3  # every ordered pair of every context
     assert set(df["judge"]) == {"fake-model/liusie-c2"} and set(df["attribute"]) == {"coherence"}
     pairs = set(zip(df["context_id"], df["first_id"], df["second_id"], strict=True))
@@ -94,9 +78,7 @@ def test_pairwise_probs_all_pairs_and_resume(fake_openai, tmp_path):
     assert seen[0] == (0, 24) and seen[-1] == (24, 24)
     assert result.n_called == 24 and result.n_cached == 0
     # the same run again: everything from the store, not even a probe
-    again_run = run_pairwise(
-        ds, attribute="coherence", template=C2, backend=backend_for(fake_openai), store=store
-    )
+    again_run = run_c2(ds, backend=backend_for(fake_openai), store=store)
     again = again_run.table
     assert fake_openai.n_chat_calls == 25
     assert again_run.n_cached == 24 and again_run.n_called == 0
@@ -109,10 +91,8 @@ def test_pairwise_probs_all_pairs_and_resume(fake_openai, tmp_path):
 def test_pairwise_samples_rows_per_sample(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     dec = Decoding(temperature=0.7, top_p=0.9, max_new_tokens=16, seed=3)
-    result = run_pairwise(
+    result = run_c2(
         ds,
-        attribute="coherence",
-        template=C2,
         backend=backend_for(fake_openai),
         mode="samples",
         n_samples=4,
@@ -145,14 +125,7 @@ def test_probs_fall_back_to_samples_without_logprobs(tmp_path):
     with FakeOpenAI(offer_logprobs=False) as fake:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = run_pairwise(
-                ds,
-                attribute="coherence",
-                template=C2,
-                backend=backend_for(fake),
-                n_samples=2,
-                store=tmp_path / "s.sqlite",
-            )
+            result = run_c2(ds, backend=backend_for(fake), n_samples=2, store=tmp_path / "s.sqlite")
             df = result.table
     assert len(result.warnings) == 1
     assert "no token probabilities" in result.warnings[0]
@@ -166,11 +139,11 @@ def test_failures_are_asked_again_refusals_are_not(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     ds.candidates.loc[ds.candidates["candidate_id"] == "s2", "text"] = "REFUSE to judge this."
     store = tmp_path / "s.sqlite"
-    kw = dict(attribute="coherence", template=C2, mode="samples", n_samples=1, store=store)
+    kw = dict(mode="samples", n_samples=1, store=store)
     backend = backend_for(fake_openai, max_concurrency=1)
     backend.check()
     fake_openai.fail_next(400, 2, message="bad request")
-    result = run_pairwise(ds, backend=backend, **kw)
+    result = run_c2(ds, backend=backend, **kw)
     df = result.table
     failed = df[df["raw"].str.startswith("[error] http-400", na=False)]
     refused = df[df["raw"].str.startswith("[refusal]", na=False)]
@@ -182,7 +155,7 @@ def test_failures_are_asked_again_refusals_are_not(fake_openai, tmp_path):
     assert failed["p_first"].isna().all()
     assert len(refused) == 3 and refused["p_first"].isna().all()  # the other pairs with s2
     calls = fake_openai.n_chat_calls
-    again_run = run_pairwise(ds, backend=backend_for(fake_openai), **kw)
+    again_run = run_c2(ds, backend=backend_for(fake_openai), **kw)
     again = again_run.table
     assert fake_openai.n_chat_calls - calls == 2 + 1  # the two failures and a probe
     assert not again["raw"].str.startswith("[error]", na=False).any()
@@ -198,8 +171,8 @@ def test_cancel_then_resume(fake_openai, tmp_path):
         if done >= 5:
             cancel.set()
 
-    kw = dict(attribute="coherence", template=C2, store=store)
-    part_run = run_pairwise(
+    kw = dict(store=store)
+    part_run = run_c2(
         ds,
         backend=backend_for(fake_openai, max_concurrency=2),
         progress=progress,
@@ -211,7 +184,7 @@ def test_cancel_then_resume(fake_openai, tmp_path):
     assert part_run.n_missing == 24 - len(part)
     asked = len(fake_openai.work_prompts)
     assert asked == len(part)  # in-flight answers were kept, nothing else was sent
-    full_run = run_pairwise(ds, backend=backend_for(fake_openai), **kw)
+    full_run = run_c2(ds, backend=backend_for(fake_openai), **kw)
     full = full_run.table
     assert len(full) == 24 and not full_run.cancelled
     assert len(fake_openai.work_prompts) == 24  # each prompt asked once over both runs
@@ -221,20 +194,11 @@ def test_cancel_then_resume(fake_openai, tmp_path):
 def test_backend_without_streaming_is_chunked(tmp_path):
     ds = tiny_dataset(2, 4)
     backend = ChunkedBackend()
-    result = run_pairwise(
-        ds,
-        attribute="coherence",
-        template=C2,
-        backend=backend,
-        store=tmp_path / "s.sqlite",
-        chunk_size=10,
-    )
+    result = run_c2(ds, backend=backend, store=tmp_path / "s.sqlite", chunk_size=10)
     df = result.table
     assert backend.calls == [10, 10, 4]
     assert np.allclose(df["p_first"], 0.25) and set(df["judge"]) == {"chunky/liusie-c2"}
-    run_pairwise(
-        ds, attribute="coherence", template=C2, backend=backend, store=tmp_path / "s.sqlite"
-    )
+    run_c2(ds, backend=backend, store=tmp_path / "s.sqlite")
     assert backend.calls == [10, 10, 4]  # all cached
 
 
@@ -255,16 +219,7 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
         store=store,
     )
     df = result.table
-    assert list(df.columns) == [
-        "context_id",
-        "candidate_id",
-        "attribute",
-        "judge",
-        "prompt_id",
-        "sample",
-        "score",
-        "raw",
-    ]
+    assert list(df.columns) == [*RATING_COLUMNS, "raw"]
     assert len(df) == 3 * 2 and set(df["prompt_id"]) == {"liusie-s1"}
     assert set(df["judge"]) == {"chunky/t1-p0.9"}
     # template rule "strict": "3 out of 5" -> 3 (scale 1-10: 5 is on the scale but "out of 5"
@@ -275,6 +230,15 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
     assert first["raw"].tolist() == df["raw"].tolist()
     assert first["score"].tolist() == [3.0, 4.0] * 3
     store.close()
+
+
+def _candidate_prompts(ds, spec) -> dict[str, str]:
+    """The prompt ``spec`` shows for each candidate of the one context of ``ds``."""
+    context = ds.contexts["text"][0]
+    return {
+        c: spec.render(context=context, candidate=t)
+        for c, t in zip(ds.candidates["candidate_id"], ds.candidates["text"], strict=True)
+    }
 
 
 def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
@@ -291,11 +255,9 @@ def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
     )
     df = result.table
     assert len(df) == 6
-    spec = tpl.for_attribute("grammaticality", "story")
-    text = dict(zip(ds.candidates["candidate_id"], ds.candidates["text"], strict=True))
+    prompts = _candidate_prompts(ds, tpl.for_attribute("grammaticality", "story"))
     for row in df.itertuples():
-        prompt = spec.render(context=ds.contexts["text"][0], candidate=text[row.candidate_id])
-        raw = sampled_answer(prompt, 0, row.sample)
+        raw = sampled_answer(prompts[row.candidate_id], 0, row.sample)
         assert row.raw == raw
         want = tpl.parse_answer(raw).value
         assert (math.isnan(row.score) and want is None) or row.score == want
@@ -314,11 +276,9 @@ def test_geval_expected_score(fake_openai, tmp_path):
     )
     df = result.table
     assert len(df) == 3 and set(df["judge"]) == {"fake-model/expected"}
-    spec = tpl.for_attribute("coherence")
-    text = dict(zip(ds.candidates["candidate_id"], ds.candidates["text"], strict=True))
+    prompts = _candidate_prompts(ds, tpl.for_attribute("coherence"))
     for row in df.itertuples():
-        prompt = spec.render(context=ds.contexts["text"][0], candidate=text[row.candidate_id])
-        assert row.score == pytest.approx(expected_score(prompt), abs=1e-9)
+        assert row.score == pytest.approx(expected_score(prompts[row.candidate_id]), abs=1e-9)
     with FakeOpenAI(offer_logprobs=False) as fake:
         with pytest.raises(BackendError, match="no token probabilities"):
             run_absolute(
@@ -342,28 +302,18 @@ def test_endpoint_down_is_caught_before_work(tmp_path):
     backend = OpenAIBackend("fake-model", base_url=url)
     with RunStore(tmp_path / "s.sqlite") as store:
         with pytest.raises(BackendError, match="cannot reach the endpoint"):
-            run_pairwise(
-                tiny_dataset(1, 3), attribute="coherence", template=C2, backend=backend, store=store
-            )
+            run_c2(tiny_dataset(1, 3), backend=backend, store=store)
         assert store.count() == 0
 
 
 def test_cached_run_works_offline(tmp_path):
     ds = tiny_dataset(1, 3)
     with FakeOpenAI() as fake:
-        first_run = run_pairwise(
-            ds,
-            attribute="coherence",
-            template=C2,
-            backend=backend_for(fake),
-            store=tmp_path / "s.sqlite",
-        )
+        first_run = run_c2(ds, backend=backend_for(fake), store=tmp_path / "s.sqlite")
         first = first_run.table
         url = fake.base_url
     offline = OpenAIBackend("fake-model", base_url=url)  # nothing listens there any more
-    again_run = run_pairwise(
-        ds, attribute="coherence", template=C2, backend=offline, store=tmp_path / "s.sqlite"
-    )
+    again_run = run_c2(ds, backend=offline, store=tmp_path / "s.sqlite")
     again = again_run.table
     pd.testing.assert_frame_equal(first, again)
 
@@ -380,15 +330,7 @@ def test_api_key_never_written(tmp_path, monkeypatch):
         fake.fail_next(400, 1, message=f"Incorrect API key provided: {SENTINEL}")
         backend = OpenAIBackend("fake-model", base_url=fake.base_url, max_concurrency=1)
         with RunStore(store_path) as store:
-            result = run_pairwise(
-                ds,
-                attribute="coherence",
-                template=C2,
-                backend=backend,
-                store=store,
-                mode="samples",
-                n_samples=2,
-            )
+            result = run_c2(ds, backend=backend, store=store, mode="samples", n_samples=2)
             df = result.table
             ratings_run = run_absolute(
                 ds,
@@ -485,9 +427,7 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
     ds = tiny_dataset(2, 3)
     backend = HFBackend(str(tiny_models[name]), answer_prefix=C2.answer_prefix, batch_size=4)
     store = RunStore(tmp_path / "s.sqlite")
-    result = run_pairwise(
-        ds, attribute="coherence", template=C2, backend=backend, store=store, chunk_size=5
-    )
+    result = run_c2(ds, backend=backend, store=store, chunk_size=5)
     df = result.table
     assert len(df) == 12 and df["p_first"].between(0, 1).all()
     assert result.n_called == 12
@@ -502,7 +442,7 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
             decoder_prefix=C2.decoder_prefix,
         )
         assert row.p_first == pytest.approx(ref.label_probs([req])[0].probs["A"], abs=1e-4)
-    again_run = run_pairwise(ds, attribute="coherence", template=C2, backend=backend, store=store)
+    again_run = run_c2(ds, backend=backend, store=store)
     again = again_run.table
     assert again_run.n_called == 0
     pd.testing.assert_frame_equal(df, again)
@@ -515,18 +455,10 @@ def test_tables_pass_validation_and_feed_arrays(fake_openai, tmp_path):
 
     ds = tiny_dataset(2, 3)
     store = tmp_path / "s.sqlite"
-    probs_run = run_pairwise(
-        ds, attribute="coherence", template=C2, backend=backend_for(fake_openai), store=store
-    )
+    probs_run = run_c2(ds, backend=backend_for(fake_openai), store=store)
     probs = probs_run.table
-    samples_run = run_pairwise(
-        ds,
-        attribute="coherence",
-        template=C2,
-        backend=backend_for(fake_openai),
-        store=store,
-        mode="samples",
-        n_samples=3,
+    samples_run = run_c2(
+        ds, backend=backend_for(fake_openai), store=store, mode="samples", n_samples=3
     )
     samples = samples_run.table
     ratings_run = run_absolute(

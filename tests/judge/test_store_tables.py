@@ -9,6 +9,19 @@ import pandas as pd
 import pytest
 
 from judge.store import RunItem, RunStore, StoredResult
+from tests._columns import COMPARISON_COLUMNS, RATING_COLUMNS
+
+
+def _pairwise_settings(mode: str, judge: str, attribute: str, tie_labels: list[str]) -> dict:
+    """The settings a pairwise run stores, with the labels A and B."""
+    return {
+        "kind": "pairwise",
+        "mode": mode,
+        "judge": judge,
+        "attribute": attribute,
+        "labels": ["A", "B"],
+        "tie_labels": tie_labels,
+    }
 
 
 def _pairwise_run(store):
@@ -17,14 +30,7 @@ def _pairwise_run(store):
     ]
     answers = ["A", "Summary B is more coherent.", "C", "I cannot decide."]
     store.put_many(StoredResult(key=f"s{k}", kind="generate", raw=a) for k, a in enumerate(answers))
-    settings = {
-        "kind": "pairwise",
-        "mode": "samples",
-        "judge": "m/t",
-        "attribute": "coherence",
-        "labels": ["A", "B"],
-        "tie_labels": [],
-    }
+    settings = _pairwise_settings("samples", "m/t", "coherence", tie_labels=[])
     store.start_run("run1", settings, items)
     return items
 
@@ -33,17 +39,7 @@ def test_export_comparisons_and_reparse(tmp_path):
     with RunStore(tmp_path / "s.sqlite") as store:
         _pairwise_run(store)
         df = store.export_comparisons("run1")
-        assert list(df.columns) == [
-            "context_id",
-            "attribute",
-            "judge",
-            "first_id",
-            "second_id",
-            "p_first",
-            "verdict",
-            "sample",
-            "raw",
-        ]
+        assert list(df.columns) == [*COMPARISON_COLUMNS, "raw"]
         assert len(df) == 4  # "gone" has no stored answer
         assert df["verdict"].tolist() == ["A", "B", None, None]
         assert df["p_first"].tolist()[:2] == [1.0, 0.0]
@@ -71,14 +67,7 @@ def test_export_probs_with_tie_and_failures(tmp_path):
                 StoredResult(key="p2", kind="label", status="failed", error="http-500: down"),
             ]
         )
-        settings = {
-            "kind": "pairwise",
-            "mode": "probs",
-            "judge": "m/abc",
-            "attribute": "coh",
-            "labels": ["A", "B"],
-            "tie_labels": ["C"],
-        }
+        settings = _pairwise_settings("probs", "m/abc", "coh", tie_labels=["C"])
         store.start_run("r", settings, items)
         df = store.export_comparisons("r")
         assert df["p_first"].iloc[0] == pytest.approx(0.6)
@@ -111,16 +100,7 @@ def test_export_ratings_with_another_rule(tmp_path):
         }
         store.start_run("abs", settings, items)
         df = store.export_ratings("abs")
-        assert list(df.columns) == [
-            "context_id",
-            "candidate_id",
-            "attribute",
-            "judge",
-            "prompt_id",
-            "sample",
-            "score",
-            "raw",
-        ]
+        assert list(df.columns) == [*RATING_COLUMNS, "raw"]
         assert df["score"].iloc[0] == 3.0 and df["sample"].tolist() == [0, 1, 2]
         assert math.isnan(df["score"].iloc[1]) and df["raw"].iloc[1] == "no idea"
         assert df["raw"].iloc[2] == "[refusal] refusal: no"

@@ -16,6 +16,7 @@ from data.schema import Dataset
 from pages.services import judge_outputs as judge_outputs_svc
 from pages.services import prompts as prompts_svc
 from ranking import kendall, pairwise_accuracy
+from tests._columns import RATING_COLUMNS
 from tests.pages._analysis_apptest import APP, TIMEOUT, open_page, open_page_loaded
 from tests.pages._analysis_apptest import array as _array
 from tests.pages._analysis_apptest import figures as _figures
@@ -140,18 +141,7 @@ def test_topicalchat_one_template_says_so():
 
 
 def _ratings(rows) -> pd.DataFrame:
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "context_id",
-            "candidate_id",
-            "attribute",
-            "judge",
-            "prompt_id",
-            "sample",
-            "score",
-        ],
-    )
+    return pd.DataFrame(rows, columns=RATING_COLUMNS)
 
 
 def test_rating_variants_temperature_and_model():
