@@ -20,17 +20,7 @@ from judge.backends.base import (  # noqa: E402
     LabelRequest,
 )
 from judge.backends.hf import HFBackend  # noqa: E402
-from tests.judge.tiny_models import tiny_model_dirs  # noqa: E402
-
-_WORDS = "the cat sat on mat dog ran park story very quite not coherent good".split()
-
-
-@pytest.fixture(scope="session")
-def model_dirs(tmp_path_factory):
-    from transformers.utils import logging
-
-    logging.disable_progress_bar()
-    return tiny_model_dirs(tmp_path_factory)
+from tests.judge.tiny_models import random_text as _text  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -65,10 +55,6 @@ def _fresh_state(request):
     for name in ("llama", "llama_nochat", "t5"):
         if name in request.fixturenames:
             _reset(request.getfixturevalue(name))
-
-
-def _text(rng, lo, hi):
-    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(lo, hi)))
 
 
 def pairwise_requests(n_contexts=2, n_candidates=5, random_state=0, split_in_word=False):

@@ -14,17 +14,7 @@ pytest.importorskip("transformers")
 import judge  # noqa: E402
 from judge.backends.base import BackendError  # noqa: E402
 from judge.backends.hf import MIN_SHARED_TOKENS, HFBackend  # noqa: E402
-from tests.judge.tiny_models import tiny_model_dirs  # noqa: E402
-
-_WORDS = "the cat sat on mat dog ran park story very quite not coherent good".split()
-
-
-@pytest.fixture(scope="session")
-def model_dirs(tmp_path_factory):
-    from transformers.utils import logging
-
-    logging.disable_progress_bar()
-    return tiny_model_dirs(tmp_path_factory)
+from tests.judge.tiny_models import random_text as _text  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +28,6 @@ def _reset(request):
         b = request.getfixturevalue("llama")
         b.batch_size, b.share_prefix, b.max_length = 4, True, None
         b.stats.clear()
-
-
-def _text(rng, lo, hi):
-    return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(lo, hi)))
 
 
 def naive(backend, text, prefix=""):

@@ -13,6 +13,8 @@ Use from a test module::
     def models(tmp_path_factory):
         return tiny_model_dirs(tmp_path_factory)
 
+(tests/judge/conftest.py gives its tests such a fixture, ``model_dirs``).
+
 The models are built once per pytest session (cached in this module), whatever number of test
 modules ask for them.
 """
@@ -111,19 +113,21 @@ def build_tokenizer(style: str = "llama"):
     return fast
 
 
-def save_tiny_llama(
-    path,
-    *,
-    hidden_size=32,
-    n_layers=2,
-    n_heads=4,
-    n_kv_heads=2,
-    intermediate_size=64,
-    chat_template=True,
-    random_state=0,
-) -> Path:
-    """Save a random-weight Llama-architecture model (fp32) and its tokenizer to ``path``."""
+def _save(model_class, config, tok, path, random_state) -> Path:
+    """Build ``model_class(config)`` with random weights (seeded, fp32) and save it with ``tok``."""
     import torch
+
+    torch.manual_seed(random_state)
+    model = model_class(config).to(torch.float32).eval()
+    path = Path(path)
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def save_tiny_llama(path, *, chat_template=True, random_state=0) -> Path:
+    """Save a random-weight Llama-architecture model (fp32) and its tokenizer to ``path``:
+    hidden size 32, 2 layers, 4 attention heads over 2 key-value heads."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     tok = build_tokenizer("llama")
@@ -131,11 +135,11 @@ def save_tiny_llama(
         tok.chat_template = None
     config = LlamaConfig(
         vocab_size=len(tok),
-        hidden_size=hidden_size,
-        intermediate_size=intermediate_size,
-        num_hidden_layers=n_layers,
-        num_attention_heads=n_heads,
-        num_key_value_heads=n_kv_heads,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
         max_position_embeddings=4096,
         # a wide init spreads the next-token distribution, so label probabilities differ
         # clearly between prompts and the equality tests have something to compare
@@ -145,28 +149,23 @@ def save_tiny_llama(
         pad_token_id=tok.pad_token_id,
         tie_word_embeddings=False,
     )
-    torch.manual_seed(random_state)
-    model = LlamaForCausalLM(config).to(torch.float32).eval()
-    path = Path(path)
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return path
+    return _save(LlamaForCausalLM, config, tok, path, random_state)
 
 
-def save_tiny_t5(path, *, d_model=32, n_layers=2, n_heads=4, d_ff=64, random_state=0) -> Path:
-    """Save a random-weight T5 (FlanT5-style gated-gelu) model and its tokenizer to ``path``."""
-    import torch
+def save_tiny_t5(path, *, random_state=0) -> Path:
+    """Save a random-weight T5 (FlanT5-style gated-gelu) model and its tokenizer to ``path``:
+    d_model 32, 2 encoder and 2 decoder layers, 4 heads."""
     from transformers import T5Config, T5ForConditionalGeneration
 
     tok = build_tokenizer("t5")
     config = T5Config(
         vocab_size=len(tok),
-        d_model=d_model,
-        d_kv=d_model // n_heads,
-        d_ff=d_ff,
-        num_layers=n_layers,
-        num_decoder_layers=n_layers,
-        num_heads=n_heads,
+        d_model=32,
+        d_kv=32 // 4,
+        d_ff=64,
+        num_layers=2,
+        num_decoder_layers=2,
+        num_heads=4,
         feed_forward_proj="gated-gelu",
         tie_word_embeddings=False,
         initializer_factor=1.0,
@@ -174,12 +173,7 @@ def save_tiny_t5(path, *, d_model=32, n_layers=2, n_heads=4, d_ff=64, random_sta
         pad_token_id=tok.pad_token_id,
         eos_token_id=tok.eos_token_id,
     )
-    torch.manual_seed(random_state)
-    model = T5ForConditionalGeneration(config).to(torch.float32).eval()
-    path = Path(path)
-    model.save_pretrained(path)
-    tok.save_pretrained(path)
-    return path
+    return _save(T5ForConditionalGeneration, config, tok, path, random_state)
 
 
 _CACHE: dict[str, dict[str, Path]] = {}
@@ -195,3 +189,11 @@ def tiny_model_dirs(tmp_path_factory) -> dict[str, Path]:
             "t5": save_tiny_t5(root / "tiny-t5"),
         }
     return _CACHE["dirs"]
+
+
+_TEXT_WORDS = "the cat sat on mat dog ran park story very quite not coherent good".split()
+
+
+def random_text(rng, lo: int, hi: int) -> str:
+    """``lo`` to ``hi`` words drawn by ``rng`` (a random.Random) from a few the tokenizer knows."""
+    return " ".join(rng.choice(_TEXT_WORDS) for _ in range(rng.randint(lo, hi)))

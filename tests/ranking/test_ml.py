@@ -22,21 +22,6 @@ def _random_P(rng, n_items, p_missing=0.3, grid=None):
     return P
 
 
-def _insertion_optimal(P, order, n_items) -> float:
-    """Assert that moving any one item of ``order`` (all ``n_items`` of P) to another place does
-    not raise the ML objective; return the order's objective."""
-    order = [int(i) for i in order]
-    assert len(order) == n_items
-    value = naive.naive_ml_terms(P)
-    v0 = value(order)
-    for a in range(n_items):
-        for b in range(n_items):
-            moved = order.copy()
-            moved.insert(b, moved.pop(a))
-            assert value(moved) <= v0 + 1e-9
-    return v0
-
-
 @pytest.mark.parametrize("hard", [False, True])
 def test_exact_dp_equals_brute_force_up_to_8_items(hard):
     rng = np.random.default_rng(11 + hard)
@@ -102,6 +87,21 @@ def test_clear_order_and_hard_threshold():
     # a threshold above every p makes every first-shown candidate lose: all orders tie at 6
     res = ml_ranking(P, tau=0.99)
     assert res.agreement[0] == 6
+
+
+def _insertion_optimal(P, order, n_items) -> float:
+    """Assert that moving any one item of ``order`` (all ``n_items`` of P) to another place does
+    not raise the ML objective; return the order's objective."""
+    order = [int(i) for i in order]
+    assert len(order) == n_items
+    value = naive.naive_ml_terms(P)
+    v0 = value(order)
+    for a in range(n_items):
+        for b in range(n_items):
+            moved = order.copy()
+            moved.insert(b, moved.pop(a))
+            assert value(moved) <= v0 + 1e-9
+    return v0
 
 
 def test_heuristic_above_exact_max_n_is_a_local_optimum():
