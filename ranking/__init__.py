@@ -82,6 +82,7 @@ from ranking.bias import (
     PositionProfile,
     RepetitionStability,
     SelfPreferenceResult,
+    ThresholdCurve,
     TransitivityResult,
     alpha_for_tau,
     auc,
@@ -101,6 +102,7 @@ from ranking.bias import (
     repetition_stability,
     self_preference,
     swap_consistency,
+    threshold_curve,
     transitivity,
 )
 from ranking.bradley_terry import (
@@ -171,6 +173,8 @@ __all__ = [
     "balanced_threshold",
     "debias",
     "alpha_for_tau",
+    "threshold_curve",
+    "ThresholdCurve",
     # calibration beyond one threshold (ranking.bias.calibration)
     "calibrate",
     "CalibrationResult",

@@ -97,7 +97,10 @@ def threshold_section(ds, attribute, judge):
 
         # the metrics under the setting's rule (a calibration: its mapped P decided at 0.5)
         before = svc.rule_update(ds, attribute, judge, setting.raw_rule)
-        after = svc.rule_update(ds, attribute, judge, setting.rule)
+        if setting.rule == setting.raw_rule:  # no correction: the same numbers, once
+            after = before
+        else:
+            after = svc.rule_update(ds, attribute, judge, setting.rule)
         ref = comparisons.human_reference(ds, attribute, judge)
 
         calibrated = mode in svc.CALIBRATION_MODES

@@ -48,6 +48,7 @@ from ranking import (
     position_bias,
     spearman,
     swap_consistency,
+    threshold_curve,
     win_ratio,
 )
 
@@ -110,28 +111,29 @@ def order_pairs(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
     position bias; positive when the first slot helps).
     """
     pm = pmatrix(ds, attribute, judge)
-    out = []
-    for c, cands in enumerate(pm.candidate_ids):
-        n = len(cands)
-        block = np.asarray(pm.P[c, :n, :n])
-        i, j = np.triu_indices(n, k=1)
-        both = np.isfinite(block[i, j]) & np.isfinite(block[j, i])
-        i, j = i[both], j[both]
-        out.append(
-            pd.DataFrame(
-                {
-                    "context_id": pm.context_ids[c],
-                    "candidate_i": [cands[k] for k in i],
-                    "candidate_j": [cands[k] for k in j],
-                    "i_first": block[i, j],
-                    "i_second": 1.0 - block[j, i],
-                }
-            )
-        )
-    df = pd.concat(out, ignore_index=True) if out else pd.DataFrame()
-    if len(df):
-        df["shift"] = df["i_first"] - df["i_second"]
-    return df
+    P = pm.P
+    finite = np.isfinite(P)
+    n = P.shape[1]
+    # pairs i < j of each context judged in both orders, context by context in the order of
+    # np.triu_indices (padding is NaN, so only real candidates take part)
+    both = finite & np.swapaxes(finite, 1, 2) & np.triu(np.ones((n, n), dtype=bool), k=1)
+    c, i, j = np.nonzero(both)
+    names = np.full((P.shape[0], n), None, dtype=object)
+    for k, cands in enumerate(pm.candidate_ids):
+        names[k, : len(cands)] = cands
+    contexts = np.asarray(pm.context_ids, dtype=object)
+    i_first = P[c, i, j]
+    i_second = 1.0 - P[c, j, i]
+    return pd.DataFrame(
+        {
+            "context_id": contexts[c].tolist(),
+            "candidate_i": names[c, i].tolist(),
+            "candidate_j": names[c, j].tolist(),
+            "i_first": i_first,
+            "i_second": i_second,
+            "shift": i_first - i_second,
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -188,21 +190,21 @@ def rerank_frame(pm: PMatrix, before: Rerank, after: Rerank) -> pd.DataFrame:
 
 @cache_data(show_spinner=False, max_entries=32)
 def tau_curve(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
-    """First-position win rate, pairwise accuracy and mean Spearman along :data:`TAU_GRID`."""
+    """First-position win rate, pairwise accuracy and mean Spearman along :data:`TAU_GRID`.
+
+    :func:`rerank`'s values at each threshold (``ranking.threshold_curve``: the compared
+    cells only, thresholds deciding alike computed once).
+    """
     P, ref = _arrays(ds, attribute, judge)
-    weights = pmatrix(ds, attribute, judge).weights
-    rows = []
-    for t in TAU_GRID:
-        r = rerank(P, ref, float(t), weights)
-        rows.append(
-            {
-                "tau": float(t),
-                "first_position_win_rate": r.position_bias,
-                "pairwise_accuracy": r.accuracy,
-                "spearman": r.spearman,
-            }
-        )
-    return pd.DataFrame(rows)
+    curve = threshold_curve(P, TAU_GRID, ref, pmatrix(ds, attribute, judge).weights)
+    return pd.DataFrame(
+        {
+            "tau": curve.tau,
+            "first_position_win_rate": curve.position_bias,
+            "pairwise_accuracy": curve.accuracy,
+            "spearman": curve.spearman,
+        }
+    )
 
 
 def unparsed_note(ids: list[str]) -> str | None:

@@ -2,7 +2,8 @@
 log-probability probes.
 
 - ``position``: the first-slot win rate, swap consistency, the balanced threshold tau and the
-  equivalent debias weight alpha;
+  equivalent debias weight alpha; ``curve``: the first-slot win rate, pairwise accuracy and
+  Spearman along a grid of thresholds, on the compared cells only;
 - ``calibration``: a whole monotone map of the judge's probabilities (swap-invariant or from
   human labels), ECE and the reliability table (``calibration_fit``: fitting the maps);
 - ``profile``: the position-bias profile by quality gap (Shi et al. 2024; ``profile_stats``: its
@@ -12,6 +13,7 @@ log-probability probes.
 """
 
 from .calibration import CalibrationResult, calibrate, ece, pairwise_labels, reliability
+from .curve import ThresholdCurve, threshold_curve
 from .position import alpha_for_tau, balanced_threshold, debias, position_bias, swap_consistency
 from .probes import (
     AUCResult,
@@ -36,6 +38,7 @@ __all__ = [
     "PositionProfile",
     "RepetitionStability",
     "SelfPreferenceResult",
+    "ThresholdCurve",
     "TransitivityResult",
     "alpha_for_tau",
     "auc",
@@ -55,5 +58,6 @@ __all__ = [
     "repetition_stability",
     "self_preference",
     "swap_consistency",
+    "threshold_curve",
     "transitivity",
 ]
