@@ -501,25 +501,11 @@ def test_sliding_window_cache_falls_back_to_no_sharing(tmp_path):
     """A cache that cannot be cut and reused (sliding window) runs unshared, still exact."""
     from transformers import MistralConfig, MistralForCausalLM
 
-    from tests.judge.tiny_models import build_tokenizer
+    from tests.judge.tiny_models import build_tokenizer, llama_fields, save_random
 
     tok = build_tokenizer("llama")
-    config = MistralConfig(
-        vocab_size=len(tok),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        sliding_window=16,
-        bos_token_id=tok.bos_token_id,
-        eos_token_id=tok.eos_token_id,
-        pad_token_id=tok.pad_token_id,
-        initializer_range=0.3,
-    )
-    torch.manual_seed(0)
-    MistralForCausalLM(config).save_pretrained(tmp_path)
-    tok.save_pretrained(tmp_path)
+    config = MistralConfig(**llama_fields(tok), sliding_window=16)
+    save_random(MistralForCausalLM, config, tok, tmp_path)
     backend = HFBackend(str(tmp_path))
     reqs = pairwise_requests(n_contexts=1, n_candidates=3)
     shared = logprob_matrix(backend.label_probs(reqs))

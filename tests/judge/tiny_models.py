@@ -113,7 +113,26 @@ def build_tokenizer(style: str = "llama"):
     return fast
 
 
-def _save(model_class, config, tok, path, random_state) -> Path:
+def llama_fields(tok) -> dict:
+    """The config fields of a tiny Llama-architecture model (Llama, Mistral) for ``tok``:
+    hidden size 32, 2 layers, 4 attention heads over 2 key-value heads."""
+    return dict(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        # a wide init spreads the next-token distribution, so label probabilities differ
+        # clearly between prompts and the equality tests have something to compare
+        initializer_range=0.3,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.pad_token_id,
+    )
+
+
+def save_random(model_class, config, tok, path, random_state=0) -> Path:
     """Build ``model_class(config)`` with random weights (seeded, fp32) and save it with ``tok``."""
     import torch
 
@@ -126,30 +145,17 @@ def _save(model_class, config, tok, path, random_state) -> Path:
 
 
 def save_tiny_llama(path, *, chat_template=True, random_state=0) -> Path:
-    """Save a random-weight Llama-architecture model (fp32) and its tokenizer to ``path``:
-    hidden size 32, 2 layers, 4 attention heads over 2 key-value heads."""
+    """Save a random-weight Llama-architecture model (fp32, :func:`llama_fields`) and its
+    tokenizer to ``path``."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     tok = build_tokenizer("llama")
     if not chat_template:
         tok.chat_template = None
     config = LlamaConfig(
-        vocab_size=len(tok),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=4096,
-        # a wide init spreads the next-token distribution, so label probabilities differ
-        # clearly between prompts and the equality tests have something to compare
-        initializer_range=0.3,
-        bos_token_id=tok.bos_token_id,
-        eos_token_id=tok.eos_token_id,
-        pad_token_id=tok.pad_token_id,
-        tie_word_embeddings=False,
+        **llama_fields(tok), max_position_embeddings=4096, tie_word_embeddings=False
     )
-    return _save(LlamaForCausalLM, config, tok, path, random_state)
+    return save_random(LlamaForCausalLM, config, tok, path, random_state)
 
 
 def save_tiny_t5(path, *, random_state=0) -> Path:
@@ -173,7 +179,7 @@ def save_tiny_t5(path, *, random_state=0) -> Path:
         pad_token_id=tok.pad_token_id,
         eos_token_id=tok.eos_token_id,
     )
-    return _save(T5ForConditionalGeneration, config, tok, path, random_state)
+    return save_random(T5ForConditionalGeneration, config, tok, path, random_state)
 
 
 _CACHE: dict[str, dict[str, Path]] = {}
