@@ -9,25 +9,16 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from judge import batch as jb
 from judge.store import RunStore
 from tests.judge.fake_openai import FakeOpenAI
+from tests.judge.judge_runs import cache_fixture  # noqa: F401  (the cache fixture)
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300
 SECRET = "sk-judgescope-batch-test-0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e"
-
-
-@pytest.fixture
-def cache(monkeypatch, tmp_path) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("JUDGESCOPE_CACHE", str(folder))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return folder
 
 
 def _batch_page(fake) -> AppTest:

@@ -16,20 +16,11 @@ from data.paths import data_dirs
 from pages.report import export
 from pages.shell import ui
 from tests.judge.fake_openai import FakeOpenAI
+from tests.judge.judge_runs import cache_fixture  # noqa: F401  (the cache fixture)
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 300
 SECRET = "sk-judgescope-page-test-5f4dcc3b5aa765d61d8327deb882cf99"
-
-
-@pytest.fixture
-def cache(monkeypatch, tmp_path) -> Path:
-    """A private run store folder, and no key or endpoint from the environment."""
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("JUDGESCOPE_CACHE", str(folder))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return folder
 
 
 def _judge_page(benchmark: str | None = None) -> AppTest:
@@ -406,15 +397,20 @@ def test_run_with_a_local_transformers_model(cache, monkeypatch, tmp_path_factor
     assert len(added) == 30 and added["p_first"].between(0, 1).all()
 
 
+def _import_ratings(at, csv: bytes) -> None:
+    """Import ``csv`` as a file of judge ratings named outs.csv."""
+    at.radio(key="judge.import_kind").set_value("ratings").run()
+    at.file_uploader(key="judge.import_file").upload("outs.csv", csv, "text/csv").run()
+    at.button(key="judge.import").click().run()
+
+
 def test_import_ratings_file_merges_into_a_copy(cache):
     at = _judge_page()
     good = (
         b"context_id,candidate_id,attribute,judge,prompt_id,sample,score\n"
         b"news01,large,fluency,my-judge,mine,0,4\nnews01,lead,fluency,my-judge,mine,0,3\n"
     )
-    at.radio(key="judge.import_kind").set_value("ratings").run()
-    at.file_uploader(key="judge.import_file").upload("outs.csv", good, "text/csv").run()
-    at.button(key="judge.import").click().run()
+    _import_ratings(at, good)
     assert not at.exception, [e.value for e in at.exception]
     # merged into a copy that keeps the dataset's name (no "demo + outs.csv" names)
     assert at.session_state["app.active"] == "demo"
@@ -435,9 +431,7 @@ def test_import_of_unknown_candidates_names_the_row(cache):
         b"context_id,candidate_id,attribute,judge,prompt_id,sample,score\n"
         b"news01,nobody,fluency,my-judge,mine,0,4\n"
     )
-    at.radio(key="judge.import_kind").set_value("ratings").run()
-    at.file_uploader(key="judge.import_file").upload("outs.csv", bad, "text/csv").run()
-    at.button(key="judge.import").click().run()
+    _import_ratings(at, bad)
     assert not at.exception
     text = ui.unsafe(" ".join(e.value for e in at.error) + " ".join(m.value for m in at.markdown))
     assert "outs.csv" in text and "nobody" in text and "row 1" in text
@@ -568,25 +562,19 @@ def test_runs_of_two_judges_add_up_under_one_short_name(tmp_path):
     )
     store = str(tmp_path / "runs.sqlite")
     lead = ds.candidates[ds.candidates["candidate_id"] == "lead"]["text"].iloc[0]
-    first = judge_svc.JudgeJob(
-        ds,
-        settings,
-        builtin_templates()["liusie-c1"],
-        backend=_EchoBackend(marker=lead),
-        store=store,
-        source_name="demo",
-    )
+
+    def job(template: str) -> judge_svc.JudgeJob:
+        tpl = builtin_templates()[template]
+        backend = _EchoBackend(marker=lead)
+        return judge_svc.JudgeJob(
+            ds, settings, tpl, backend=backend, store=store, source_name="demo"
+        )
+
+    first = job("liusie-c1")
     assert first.wait(60)
     name, judged, _ = first.take_result()
     # a second judge run on the demo goes into the judged copy the session already has
-    second = judge_svc.JudgeJob(
-        ds,
-        settings,
-        builtin_templates()["liusie-c2"],
-        backend=_EchoBackend(marker=lead),
-        store=store,
-        source_name="demo",
-    )
+    second = job("liusie-c2")
     assert second.wait(60)
     name2, both, _ = second.take_result(into=judged)
     assert name == name2 == "demo (judged)"

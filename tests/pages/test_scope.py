@@ -4,6 +4,8 @@ dataset; the "Compare two groups of systems" section shows Welch's t."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,9 +16,13 @@ import data
 from data.arrays import comparisons_to_P
 from data.scope.systems import systems_of
 from ranking import win_ratio
-from tests.pages._analysis_apptest import APP, TIMEOUT, metrics, need
+from tests.pages._analysis_apptest import TIMEOUT, metrics, need
 from tests.pages._known import judge_rows
-from tests.pages.test_state import warnings  # noqa: F401  (Streamlit's default-value warnings)
+from tests.pages.test_state import _app as _state_app
+from tests.pages.test_state import (
+    _ok,
+    warnings,  # noqa: F401  (Streamlit's default-value warnings)
+)
 
 DEMO_JUDGE = "demo-judge (simulated)"
 
@@ -26,16 +32,7 @@ def _cache(monkeypatch, tmp_path):
     monkeypatch.setenv("JUDGESCOPE_CACHE", str(tmp_path / "cache"))
 
 
-def _ok(at: AppTest) -> AppTest:
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for name, value in query.items():
-        at.query_params[name] = value
-    return _ok(at.run())
+_app = partial(_state_app, TIMEOUT)  # the app opened with query parameters, no exception
 
 
 def _exclude(at: AppTest):

@@ -36,8 +36,9 @@ def _ok(at: AppTest) -> AppTest:
     return at
 
 
-def _app(**query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+def _app(timeout: float = TIMEOUT, /, **query) -> AppTest:
+    """The app opened with the query parameters ``query``, without an exception."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
     for name, value in query.items():
         at.query_params[name] = value
     return _ok(at.run())

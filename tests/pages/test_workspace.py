@@ -15,6 +15,7 @@ import data
 from data.io.workspace import BenchmarkRef, load_workspace, save_workspace
 from pages.shell.text import unsafe
 from tests.pages.test_state import APP, TIMEOUT, _ok, _param
+from tests.pages.test_state import _app as _link
 
 SECRET = "sk-workspace-page-test-2b7e151628aed2a6"
 
@@ -121,13 +122,6 @@ def _notes(at: AppTest) -> list[str]:
     from pages.shell.text import unsafe
 
     return [unsafe(i.value) for i in at.sidebar.info]
-
-
-def _link(**params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for name, value in params.items():
-        at.query_params[name] = value
-    return _ok(at.run())
 
 
 def test_a_link_to_uploaded_data_works_once_its_workspace_file_is_opened(cache):
