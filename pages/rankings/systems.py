@@ -132,9 +132,12 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
                 page=PAGE,
                 data=table,
             )
-            ui.figure(
-                elo_fig, "Systems by Elo with 95% bands over game orderings", page=PAGE, data=table
+            elo_title = (
+                "Systems by Elo with 95% bands over game orderings"
+                if band
+                else "Systems by Elo (one seeded game ordering)"
             )
+            ui.figure(elo_fig, elo_title, page=PAGE, data=table)
         with s_right:
             ui.metric(
                 "System-level Spearman",

@@ -9,6 +9,7 @@ intervals beside Elo with a band over game orderings.
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,7 +63,8 @@ def _bt_notes(bt, context_ids: list[str], P: np.ndarray) -> list[str]:
 
     def where(mask) -> str:
         ids = [context_ids[k] for k in np.flatnonzero(mask)]
-        shown = ", ".join(natural_sorted(ids)[:5])
+        # an id may be a whole instruction (a pairwise file keyed by its prompt): 60 characters
+        shown = ", ".join(textwrap.shorten(i, 60, placeholder="…") for i in natural_sorted(ids)[:5])
         return f"{len(ids)} context(s) ({shown}{' …' if len(ids) > 5 else ''})"
 
     notes = []
