@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages.rankings import baseline, intervals, ties
 from pages.rankings.views import interval_figure, rank_slope
-from pages.services import arena, common
+from pages.services import common
 from pages.services import rankings as svc
 from pages.shell import state, ui
 
@@ -31,19 +31,19 @@ def render(ds, attribute: str, judge: str, setting, delta) -> None:
         help="Bradley–Terry intervals, and the rank intervals below: from the Fisher "
         "information, or percentile intervals from 200 bootstrap refits that resample single "
         "comparisons or whole contexts (all comparisons of a context in or out together). "
-        "Elo always shows its band over 200 shuffled orders of the games.",
+        "Elo's band over shuffled orders of the games is the toggle below.",
     )
     interval, resample = INTERVALS[choice]
     boot = interval == "bootstrap"
-    band = True
-    if arena.design(ds, attribute, judge).arena:
-        # an arena's tens of thousands of games: the band over 200 orderings costs seconds
-        band = st.toggle(
-            "Elo band over 200 game orderings",
-            key=state.keep("rank.elo_band"),
-            help="Elo's 95% band replays every game in 200 shuffled orders: seconds on an "
-            "arena's tens of thousands of games, so it waits until asked for here.",
-        )
+    # the band replays every game in 200 orders (a compiled kernel; seconds on an arena's
+    # tens of thousands of games): computed when asked for, not on the page's first paint
+    band = st.toggle(
+        "Elo band over 200 game orderings",
+        key=state.keep("rank.elo_band"),
+        help="Elo depends on the order of the games, which is arbitrary here: its 95% band "
+        "replays every game in 200 shuffled orders. Off, Elo shows the ratings of one seeded "
+        "order.",
+    )
     result = svc.system_ranking(
         ds, attribute, judge, interval, rule=setting.rule, resample=resample, elo_band=band
     )

@@ -140,6 +140,9 @@ def test_real_summeval_verdicts():
 
 def test_systems_by_elo_beside_bradley_terry():
     at = open_page(PAGE)
+    # the band over game orderings waits for its toggle (no compiled replays on a first paint)
+    assert "Systems by Elo (one seeded game ordering)" in figures(at)
+    at.toggle(key="rank.elo_band").set_value(True).run()
     demo = data.demo_dataset()
     judge = "demo-judge (simulated)"
     figs = figures(at)

@@ -92,3 +92,22 @@ def test_result_exposes_scores_and_the_band_follows_confidence():
     wide = elo(first, second, outcome, 5, n_boot=40, confidence=0.95, random_state=1)
     assert ((wide.upper - wide.lower) >= (res.upper - res.lower)).all()
     assert ((wide.upper - wide.lower) > (res.upper - res.lower)).any()
+
+
+def test_one_order_in_python_equals_the_compiled_kernel(monkeypatch):
+    """Up to PYTHON_MAX_GAMES games the ratings without a band run the kernel's Python
+    function (a page compiles nothing); above, the compiled kernel: the same ratings."""
+    import importlib
+
+    elo_module = importlib.import_module("ranking.leaderboard.elo")
+
+    rng = np.random.default_rng(23)
+    n, m = 30, 3000
+    first = rng.integers(0, n, m)
+    second = (first + rng.integers(1, n, m)) % n
+    outcome = rng.choice([0.0, 0.5, 1.0], m)
+    weights = rng.choice([1.0, 3.0], m)
+    python = elo(first, second, outcome, n, weights=weights).scores
+    monkeypatch.setattr(elo_module, "PYTHON_MAX_GAMES", 0)
+    compiled = elo(first, second, outcome, n, weights=weights).scores
+    np.testing.assert_allclose(python, compiled, rtol=1e-13, atol=0)
