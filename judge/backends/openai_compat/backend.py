@@ -151,6 +151,9 @@ class OpenAIBackend(ChatClient):
         del key
         self.base_url = public_url(str(self._client.base_url))
         self.n_retries = 0  # total retries made (for reports)
+        self.n_timeouts = 0  # calls that got no answer within ``timeout`` (each may be billed)
+        self.slowest_reply = 0.0  # seconds of the slowest answered call
+        self._timeout_warned = False
 
     def __repr__(self) -> str:
         return f"OpenAIBackend(model={self.model!r}, base_url={self.base_url!r})"

@@ -22,6 +22,8 @@ from judge.backends.base import Progress, exception_text
 from judge.backends.openai_compat.replies import Malformed
 
 logger = logging.getLogger("judge.backends.openai_compat")
+#: An answer slower than this share of the timeout warns: the next one may time out.
+TIMEOUT_MARGIN = 0.8
 
 _RETRY_STATUS = {408, 409, 429}  # plus every 5xx
 _MAX_RETRY_AFTER_S = 300.0
@@ -186,6 +188,31 @@ class ChatClient:
         else:
             time.sleep(seconds)
 
+    def _note_reply(self, seconds: float | None) -> None:
+        """Count a timed-out call (``seconds`` None) or the time of an answered one, and warn
+        once when the timeout is below the server's reply time: a call the client gives up
+        on may still be generated (and billed) by the server, and its retry is paid again."""
+        with self._rng_lock:
+            if seconds is None:
+                self.n_timeouts += 1
+            else:
+                self.slowest_reply = max(self.slowest_reply, seconds)
+            close = seconds is not None and seconds > TIMEOUT_MARGIN * self.timeout
+            warn = (seconds is None or close) and not self._timeout_warned
+            if warn:
+                self._timeout_warned = True
+        if warn:
+            logger.warning(
+                "%s: %s; the server may still generate (and bill) a call the client gave up "
+                "on, and its retry is paid again. Slowest answer so far: %s. Raise the "
+                "timeout (--timeout) above the server's reply time.",
+                self.model,
+                f"a call got no answer within the timeout of {self.timeout:g} s"
+                if seconds is None
+                else f"an answer took {seconds:.1f} s, close to the timeout of {self.timeout:g} s",
+                f"{self.slowest_reply:.1f} s" if self.slowest_reply else "none yet",
+            )
+
     def _call(self, params: dict, read: Callable, stop: Stop | None = None):
         """Call with retries and read the reply with ``read(response)``.
 
@@ -199,6 +226,7 @@ class ChatClient:
         attempt = 0
         while True:
             wait_s = None
+            started = time.monotonic()
             try:
                 resp = self._create(self._client, params)
             except openai.APIStatusError as exc:
@@ -210,11 +238,13 @@ class ChatClient:
                 wait_s = retry_after(exc)
             except openai.APITimeoutError:
                 reason = f"timeout: no answer within {self.timeout:g} s"
+                self._note_reply(None)
             except openai.APIConnectionError as exc:
                 reason = f"connection: {self._scrub_key(str(exc.__cause__ or exc))}"
             except Exception as exc:  # a 200 the client could not decode (not JSON, bad UTF-8)
                 reason = f"bad-response: {self._scrub_key(exception_text(exc))}"
             else:
+                self._note_reply(time.monotonic() - started)
                 try:
                     return read(resp), None
                 except Malformed as exc:
