@@ -52,17 +52,23 @@ _TITLE_LINE = 20
 _TITLE_WIDTH = 60  # characters that fit a half-width chart at 15 px; longer titles get 13 px
 
 _AXIS = dict(hoverformat=".4~g", automargin=True)
-pio.templates["judgescope"] = go.layout.Template(
-    layout=go.Layout(
-        colorway=PALETTE_LONG,
-        font=dict(size=13),
-        margin=dict(l=40, r=20, t=_MODEBAR_ROOM + _TITLE_LINE + 20, b=40),
-        title=dict(x=0, xanchor="left", xref="container", font=dict(size=15)),
-        xaxis=_AXIS,
-        yaxis=_AXIS,
-    )
+# plotly_white with ours over it, merged once: a default of "plotly_white+judgescope" merged
+# the two templates at every figure (45 ms each; a second visit of Rankings spent 2 of its
+# 6 s there under load)
+pio.templates["judgescope"] = pio.templates.merge_templates(
+    "plotly_white",
+    go.layout.Template(
+        layout=go.Layout(
+            colorway=PALETTE_LONG,
+            font=dict(size=13),
+            margin=dict(l=40, r=20, t=_MODEBAR_ROOM + _TITLE_LINE + 20, b=40),
+            title=dict(x=0, xanchor="left", xref="container", font=dict(size=15)),
+            xaxis=_AXIS,
+            yaxis=_AXIS,
+        )
+    ),
 )
-pio.templates.default = "plotly_white+judgescope"
+pio.templates.default = "judgescope"
 
 REPORT = "app.report"
 #: The settings of every page (page -> last settings), kept for callers that read them flat.
