@@ -58,6 +58,7 @@ class EloResult:
 #: (about 3 us per game in Python: 60 ms), with the compiled kernel above it.
 PYTHON_MAX_GAMES = 20_000
 
+
 # about 20 ns per rating update; the parallel compilation (seconds on a fresh install) only
 # from about 0.2 s of serial work on (10 million updates: an arena's shuffles), so a page's
 # band (200 shuffles of thousands of games) never waits for it
