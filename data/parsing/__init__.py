@@ -47,6 +47,7 @@ from data.parsing.counts import (
     sample_verdicts_to_p,
     summarise_failures,
 )
+from data.parsing.forms import VERDICT_FORMS, VerdictForm, verdict_forms_table
 from data.parsing.likert import LIKERT_RULES, parse_likert
 from data.parsing.verdicts import (
     NUMBERED_ALIASES,
@@ -57,13 +58,10 @@ from data.parsing.verdicts import (
 from data.parsing.vocabulary import (
     ARENA_HARD_STRONG_WEIGHT,
     STRENGTH_POLICIES,
-    VERDICT_FORMS,
-    VerdictForm,
     VerdictReading,
     apply_strength,
     read_verdict_column,
     read_verdict_value,
-    verdict_forms_table,
     verdict_map,
 )
 
