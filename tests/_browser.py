@@ -471,3 +471,21 @@ def tall_screenshot(driver, path: Path, height: int = 7000) -> None:
         rgb = rgb.crop((0, 0, rgb.width, min(rgb.height, int(inked[-1]) + 60)))
     small = rgb.quantize(colors=256, method=Image.Quantize.MEDIANCUT)
     small.save(path, optimize=True)
+
+
+def screenshots(tmp_path: Path) -> Path:
+    """Where a test saves its screenshots: ``JUDGESCOPE_SCREENSHOTS`` (the README's, e.g.
+    docs/screenshots) or the test's temporary folder."""
+    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
+
+
+@contextmanager
+def served(tmp_path_factory):
+    """A module's app on a fresh server with its own cache, and a Chromium: (url, driver,
+    the server's work folder)."""
+    work = tmp_path_factory.mktemp("server")
+    with streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
+        with chromium() as driver:
+            yield url, driver, work

@@ -6,7 +6,6 @@ plot readable with 30 judges, the reliability diagram). Screenshots go to
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -23,16 +22,8 @@ DOT_PLOT = "Accuracy of each judge against the known answers"
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    work = tmp_path_factory.mktemp("server")
-    with b.streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
-        with b.chromium() as driver:
-            yield url, driver, work
-
-
-def _shots(tmp_path: Path) -> Path:
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    return shots
+    with b.served(tmp_path_factory) as served:
+        yield served
 
 
 def _open(driver, summary: str) -> None:
@@ -62,7 +53,7 @@ def test_report_card_on_llmbar(app, tmp_path):
     titles = _figure_titles(driver)
     assert DOT_PLOT in titles, titles
     assert any(t.startswith("Accuracy per judge and") for t in titles), titles
-    b.tall_screenshot(driver, _shots(tmp_path) / "report-card-llmbar.png")
+    b.tall_screenshot(driver, b.screenshots(tmp_path) / "report-card-llmbar.png")
 
 
 def _gold_upload(folder: Path) -> Path:
@@ -116,4 +107,6 @@ def test_report_card_on_a_gold_upload_with_thirty_judges(app, tmp_path):
     titles = _figure_titles(driver)
     assert DOT_PLOT in titles, titles
     assert any(t.startswith("Reliability diagram") for t in titles), titles
-    b.tall_screenshot(driver, _shots(tmp_path) / "report-card-upload-30-judges.png", height=9000)
+    b.tall_screenshot(
+        driver, b.screenshots(tmp_path) / "report-card-upload-30-judges.png", height=9000
+    )

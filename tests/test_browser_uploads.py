@@ -12,7 +12,6 @@ every page then opens on it without an error. Screenshots go to ``JUDGESCOPE_SCR
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -27,16 +26,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    work = tmp_path_factory.mktemp("server")
-    with b.streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
-        with b.chromium() as driver:
-            yield url, driver, work
-
-
-def _shots(tmp_path: Path) -> Path:
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    return shots
+    with b.served(tmp_path_factory) as served:
+        yield served
 
 
 def _upload_many(driver, label: str, paths: list[Path]) -> None:
@@ -59,7 +50,7 @@ def test_an_arena_hard_run_uploaded_ranked_against_its_baseline(app, tmp_path):
         path = folder / Path(name).name
         path.write_bytes(content)
         paths.append(path)
-    shots = _shots(tmp_path)
+    shots = b.screenshots(tmp_path)
 
     d.get(url + "/")
     b.wait_title(d, "JudgeScope")
@@ -104,7 +95,7 @@ def test_an_llmbar_style_file_uploaded_opens_every_page(app, tmp_path):
     url, d, work = app
     path = work / "llmbar_style.csv"
     llmbar_like().to_csv(path, index=False)
-    shots = _shots(tmp_path)
+    shots = b.screenshots(tmp_path)
 
     d.get(url + "/")
     b.wait_title(d, "JudgeScope")
