@@ -226,6 +226,24 @@ def stacked_cells(frame: pd.DataFrame, cols: list, as_text: bool = False) -> pd.
     return pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
 
 
+def dtype_groups(frame: pd.DataFrame, cols: list):
+    """The columns of ``cols`` grouped by dtype, in first-seen order, each group with whether
+    it can be read stacked (:func:`stacked_cells`): more than one column, rows in the frame,
+    and a dtype other than ``object`` (mixed Python values such as 1, 1.0 and True read
+    differently, so those columns are read one by one).
+
+    Yields
+    ------
+    (list, bool)
+        A group's columns, and whether to read them together.
+    """
+    groups: dict[str, list] = {}
+    for c in cols:
+        groups.setdefault(str(frame[c].dtype), []).append(c)
+    for group in groups.values():
+        yield group, len(group) > 1 and len(frame) > 0 and frame[group[0]].dtype != object
+
+
 def coerce_float_columns(frame: pd.DataFrame, cols: list) -> dict:
     """:func:`coerce_float` of several columns, the text ones parsed together.
 
@@ -244,12 +262,9 @@ def coerce_float_columns(frame: pd.DataFrame, cols: list) -> dict:
         once, not 1,000 times); every cell reads as it would alone.
     """
     out: dict = {}
-    groups: dict[str, list] = {}
-    for c in cols:
-        groups.setdefault(str(frame[c].dtype), []).append(c)
     n = len(frame)
-    for group in groups.values():
-        if len(group) == 1 or not n or frame[group[0]].dtype == object:
+    for group, together in dtype_groups(frame, cols):
+        if not together:
             for c in group:
                 num, bad = coerce_float(frame[c])
                 out[c] = (num.to_numpy(), bad)

@@ -27,6 +27,7 @@ import pandas as pd
 from data.coerce import (
     coerce_float,
     coerce_float_columns,
+    dtype_groups,
     normalise_column,
     stacked_cells,
     to_str_series,
@@ -101,12 +102,9 @@ def _verdict_like_columns(frame: pd.DataFrame, cols: list) -> set:
     columns of one dtype (text, or one number type) are read together, each distinct value
     once (the vocabulary reads a value the same in any column), so a file of 1,000 columns costs one reading, not 1,000."""
     out: set = set()
-    groups: dict[str, list] = {}
-    for c in cols:
-        groups.setdefault(str(frame[c].dtype), []).append(c)
     n = len(frame)
-    for group in groups.values():
-        if len(group) == 1 or not n or frame[group[0]].dtype == object:
+    for group, together in dtype_groups(frame, cols):
+        if not together:
             # mixed Python values: 1, 1.0 and True are one value to factorize, but read
             # differently, so such columns are read one by one
             out.update(c for c in group if _verdict_like(frame[c]))
