@@ -29,6 +29,23 @@ GROUP_A, GROUP_B = ("Human",), ("GPT-2",)
 JUDGES = tuple(f"{m}/eval_prompt_1" for m in pub.HANNA_LLMS)
 
 
+def _table_1_rows(rec, rater: str, columns, note: str, settings: dict) -> list[dict]:
+    """Table 1's rows for one record of an agreement table: one per (column, what) of
+    ``columns``, the value ``rec.<column>``, nothing published."""
+    return [
+        row(
+            "Table 1",
+            f"{rater}: {what}, {rec.attribute}",
+            None,
+            getattr(rec, col),
+            note=note,
+            page="agreement",
+            settings=settings,
+        )
+        for col, what in columns
+    ]
+
+
 def table_1_groups(hanna) -> list[dict]:
     """Table 1: mean of each group and Welch's t, by the humans and each LLM judge."""
     every = analysis_view(hanna, exclude=[], reading="published")
@@ -49,22 +66,12 @@ def table_1_groups(hanna) -> list[dict]:
                 exclude=[],
                 reading="published",
             )
-            for col, what in (
+            columns = (
                 ("mean_a", "mean rating of human-written stories"),
                 ("mean_b", "mean rating of GPT-2 stories"),
                 ("statistic", "Welch's t (human-written minus GPT-2)"),
-            ):
-                out.append(
-                    row(
-                        "Table 1",
-                        f"{rater}: {what}, {rec.attribute}",
-                        None,
-                        getattr(rec, col),
-                        note=note,
-                        page="agreement",
-                        settings=settings,
-                    )
-                )
+            )
+            out += _table_1_rows(rec, rater, columns, note, settings)
     return out
 
 
@@ -78,21 +85,11 @@ def table_1_samples(topicalchat) -> list[dict]:
             f"{rec.judge}'s {rec.n_samples} sampled answers per item"
         )
         settings = link("topicalchat", attribute=rec.attribute, judge=rec.judge)
-        for col, what in (
+        columns = (
             ("alpha_interval", "Krippendorff's alpha (interval) across samples"),
             ("share_identical", "share of items whose samples all agree"),
-        ):
-            out.append(
-                row(
-                    "Table 1",
-                    f"{rec.judge}: {what}, {rec.attribute}",
-                    None,
-                    getattr(rec, col),
-                    note=note,
-                    page="agreement",
-                    settings=settings,
-                )
-            )
+        )
+        out += _table_1_rows(rec, rec.judge, columns, note, settings)
     return out
 
 
