@@ -83,10 +83,19 @@ def wide_form(columns: list[str], guess: dio.WideMapping | None) -> dio.WideMapp
 
 
 def pairwise_form(
-    columns: list[str], guess: dio.PairwiseMapping | None, attributes: list[str]
+    columns: list[str],
+    guess: dio.PairwiseMapping | None,
+    attributes: list[str],
+    *,
+    adding: bool = False,
 ) -> dio.PairwiseMapping:
     """Every PairwiseMapping column, attribute / judge as a column or one value, who gave
-    the human verdicts, and the strength policy (the verdict map comes after the preview)."""
+    the human verdicts, and the strength policy (the verdict map comes after the preview).
+
+    The attribute for every row follows the load target: added to the active dataset
+    (``adding``), the first of ``attributes``, so the verdicts meet its human scores; as a
+    new dataset, the guess's. A value the user picks (or types) stays when the target
+    changes."""
     g = guess or dio.PairwiseMapping(first=columns[0], second=columns[min(1, len(columns) - 1)])
     st.caption(
         "Each candidate needs an id, a system or a text column: without ids, the system names "
@@ -125,14 +134,19 @@ def pairwise_form(
     raw = _column(c9, "Raw answer column", columns, g.raw, "pair.raw")
     c6, c7, c8, c9 = st.columns(4)
     attr_col = _column(c6, "Attribute column", columns, g.attribute, "pair.attr_col")
+    attr_key, offered = _k("pair.attr"), _k("pair.attr.offered")
+    default = attributes[0] if adding and attributes else g.default_attribute
+    # the default follows the load target until the user picks (or types) another value
+    if st.session_state.get(attr_key, default) == st.session_state.get(offered, default):
+        st.session_state[attr_key] = default
+    st.session_state[offered] = default
     # the value chosen (or typed) stays an option when the active dataset changes
-    chosen = st.session_state.get(_k("pair.attr"))
-    options = natural_sorted([*attributes, "overall", *([chosen] if chosen else [])])
+    chosen = st.session_state[attr_key]
+    options = natural_sorted({*attributes, "overall", default, *([chosen] if chosen else [])})
     attr = c7.selectbox(
         "Attribute (for every row)",
         options,
-        index=options.index(attributes[0] if attributes else "overall"),
-        key=_k("pair.attr"),
+        key=attr_key,
         accept_new_options=True,
         disabled=attr_col is not None,
         help="Pick an attribute of the active dataset so the verdicts meet its human "

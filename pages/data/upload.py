@@ -161,7 +161,10 @@ def _table(file, content: bytes, kind: str) -> dio.UploadPreview:
         scales = forms.scale_form(natural_sorted({str(a) for a in mapping.attributes.values()}))
     elif preview.columns and preview.kind == "pairwise":
         st.markdown("**Columns** (pairwise verdicts: one row per judged pair)")
-        mapping = forms.pairwise_form(preview.columns, preview.mapping, state.active().attributes)
+        adding = st.session_state.get(f"{PAGE}.target") == ADD  # the radio below the preview
+        mapping = forms.pairwise_form(
+            preview.columns, preview.mapping, state.active().attributes, adding=adding
+        )
     _alternatives(preview, kind)
     if (mapping is not None and mapping != preview.mapping) or scales:
         guessed = preview

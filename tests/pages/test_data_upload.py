@@ -104,6 +104,7 @@ def test_pairwise_file_with_garbage_joins_the_active_dataset():
     at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
     at.button(key="data.add").click().run()
     at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    at.radio(key="data.target").set_value("Add to the active dataset").run()
     _ok(at)
     # the attribute offered is the active dataset's, so the verdicts meet its human scores
     assert at.selectbox(key=form_key(at, "data.pair.attr")).value == "coherence"
@@ -114,7 +115,6 @@ def test_pairwise_file_with_garbage_joins_the_active_dataset():
     assert "verdict 'garbage' not understood: rows 13–24" in notes
     assert "1 of 3 context(s) have no usable verdict and cannot be ranked: 'P2'" in notes
     at.text_input(key=form_key(at, "data.pair.judge")).set_value("human:crowd").run()
-    at.radio(key="data.target").set_value("Add to the active dataset").run()
     at.button(key="data.add").click().run()
     _ok(at)
     assert at.sidebar.selectbox[0].value == "hanna.csv"  # the same, short name
@@ -130,6 +130,32 @@ def test_pairwise_file_with_garbage_joins_the_active_dataset():
         "human:crowd",
         "votes.csv",
     )
+
+
+def test_pairwise_attribute_follows_the_load_target():
+    """As a new dataset, the attribute for every row is the guessed one ('overall', as the
+    guess note says), not the active dataset's; added to it, its first attribute; a value
+    the user picks stays when the target changes."""
+    at = _app()
+    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    at.button(key="data.add").click().run()
+    at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    _ok(at)
+    assert at.radio(key="data.target").value == "Load as a new dataset"
+    assert "attribute 'overall' for every row" in _info(at)
+    assert at.selectbox(key=form_key(at, "data.pair.attr")).value == "overall"
+    at.radio(key="data.target").set_value("Add to the active dataset").run()
+    assert _ok(at).selectbox(key=form_key(at, "data.pair.attr")).value == "coherence"
+    at.radio(key="data.target").set_value("Load as a new dataset").run()
+    assert _ok(at).selectbox(key=form_key(at, "data.pair.attr")).value == "overall"
+    at.selectbox(key=form_key(at, "data.pair.attr")).set_value("relevance").run()
+    at.radio(key="data.target").set_value("Add to the active dataset").run()
+    assert _ok(at).selectbox(key=form_key(at, "data.pair.attr")).value == "relevance"
+    at.radio(key="data.target").set_value("Load as a new dataset").run()
+    at.selectbox(key=form_key(at, "data.pair.attr")).set_value("overall").run()
+    at.button(key="data.add").click().run()
+    ds = _ok(at).session_state["app.datasets"]["votes.csv"]
+    assert ds.comparisons["attribute"].unique().tolist() == ["overall"]
 
 
 def test_auto_says_what_it_guessed_and_offers_the_other_layouts():
