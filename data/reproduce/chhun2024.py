@@ -61,31 +61,24 @@ def figures_4_5(ten: Dataset) -> list[dict]:
     judges = [judge_name(m) for m in pub.HANNA_LLMS]
     ct = correlation_table(ten, judge=judges, prompt_id=EP1, units=("overall", "system"), n_boot=0)
     means = mean_by(ct, ["judge", "level"])
-    for llm in pub.HANNA_LLMS:
-        j = judge_name(llm)
-        out.append(
-            row(
-                "Figure 4",
-                f"{llm} overall Kendall tau-b, Eval-Prompt 1, mean of 6 criteria",
-                pub.FIG4_OVERALL[llm],
-                means.get((j, "overall")),
-                page=PAGE,
-                settings=_link(judge=j),
+    for figure, level, label, published in (
+        ("Figure 4", "overall", "overall", pub.FIG4_OVERALL),
+        ("Figure 5", "system", "system-level", pub.FIG5_SYSTEM),
+    ):
+        for llm in pub.HANNA_LLMS:
+            j = judge_name(llm)
+            value = means.get((j, level))
+            out.append(
+                row(
+                    figure,
+                    f"{llm} {label} Kendall tau-b, Eval-Prompt 1, mean of 6 criteria",
+                    published.get(llm),
+                    value,
+                    note=_system_note(llm, value, ten) if level == "system" else "",
+                    page=PAGE,
+                    settings=_link(judge=j),
+                )
             )
-        )
-    for llm in pub.HANNA_LLMS:
-        j = judge_name(llm)
-        out.append(
-            row(
-                "Figure 5",
-                f"{llm} system-level Kendall tau-b, Eval-Prompt 1, mean of 6 criteria",
-                pub.FIG5_SYSTEM.get(llm),
-                means.get((j, "system")),
-                note=_system_note(llm, means.get((j, "system")), ten),
-                page=PAGE,
-                settings=_link(judge=j),
-            )
-        )
     chat = ct[(ct["judge"] == judge_name("ChatGPT")) & (ct["level"] == "system")]
     chat = chat.dropna(subset=["value"])
     for end, published, pick in (
