@@ -16,38 +16,7 @@ by an open batch, are never in a batch again; what a batch does not bring back s
 Command line: ``python -m judge batch write|submit|poll|import|list ...`` (:mod:`judge.cli.batch`).
 """
 
-from judge.batch.jobs import (
-    META_KEY,
-    BatchError,
-    BatchImport,
-    BatchRecord,
-    BatchWrite,
-    collect_batch,
-    give_up_batch,
-    import_batch,
-    list_batches,
-    load_batch,
-    pending_count,
-    poll_batch,
-    run_table,
-    submit_batch,
-    write_batch,
-)
+from judge.batch import jobs
+from judge.batch.jobs import *  # noqa: F403 - every name of jobs.__all__
 
-__all__ = [
-    "META_KEY",
-    "BatchError",
-    "BatchImport",
-    "BatchRecord",
-    "BatchWrite",
-    "collect_batch",
-    "give_up_batch",
-    "import_batch",
-    "list_batches",
-    "load_batch",
-    "pending_count",
-    "poll_batch",
-    "run_table",
-    "submit_batch",
-    "write_batch",
-]
+__all__ = list(jobs.__all__)
