@@ -117,18 +117,10 @@ def _inexact_float(v) -> bool:
 def coerce_id(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """An identifier column as stripped text; empty cells and inexact float ids are bad.
 
-    Parameters
-    ----------
-    s : pandas.Series
-        The column as read.
-
-    Returns
-    -------
-    coerced : pandas.Series
-        Dtype ``str``, surrounding spaces stripped (a missing cell stays NaN).
-    bad : numpy.ndarray of int
-        0-based positions of empty or missing cells and of floats that cannot hold an id
-        exactly (infinite, or a whole number from 2**53 on).
+    ``(coerced, bad)`` of the column as read, as every ``coerce_*`` (module docstring):
+    ``coerced`` of dtype ``str``, surrounding spaces stripped (a missing cell stays NaN);
+    ``bad`` the empty or missing cells and the floats that cannot hold an id exactly
+    (infinite, or a whole number from 2**53 on).
     """
     out = to_str_series(s).str.strip()
     bad = (out.isna() | (out == "")).to_numpy()
@@ -182,19 +174,10 @@ def _coerce_verdict(s: pd.Series):
 def coerce_float(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """A column of numbers as ``float64``; text that is no number, and infinities, are bad.
 
-    Parameters
-    ----------
-    s : pandas.Series
-        The column as read.
-
-    Returns
-    -------
-    coerced : pandas.Series
-        Dtype ``float64``; NaN where the cell is missing (empty, or one of
-        :data:`NA_TOKENS`) or bad.
-    bad : numpy.ndarray of int
-        0-based positions of cells that are not numbers, are infinite, or are booleans
-        (every cell of a boolean column).
+    ``(coerced, bad)`` of the column as read, as every ``coerce_*`` (module docstring):
+    ``coerced`` of dtype ``float64``, NaN where the cell is missing (empty, or one of
+    :data:`NA_TOKENS`) or bad; ``bad`` the cells that are not numbers, are infinite, or are
+    booleans (every cell of a boolean column).
     """
     if pd.api.types.is_bool_dtype(s.dtype):
         return s.astype("float64"), np.flatnonzero(np.ones(len(s), dtype=bool))
@@ -283,19 +266,10 @@ def coerce_float_columns(frame: pd.DataFrame, cols: list) -> dict:
 def coerce_grade(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """A column of grades (``comparisons.grade``) as ``float64``: whole numbers -2 ... +2.
 
-    Parameters
-    ----------
-    s : pandas.Series
-        The column as read.
-
-    Returns
-    -------
-    coerced : pandas.Series
-        Dtype ``float64``; NaN where the cell is missing (a plain verdict has no grade) or
-        bad.
-    bad : numpy.ndarray of int
-        0-based positions of cells that are not numbers, or numbers that are not one of
-        -2, -1, 0, 1, 2.
+    ``(coerced, bad)`` of the column as read, as every ``coerce_*`` (module docstring):
+    ``coerced`` of dtype ``float64``, NaN where the cell is missing (a plain verdict has no
+    grade) or bad; ``bad`` the cells that are not numbers, or numbers that are not one of
+    -2, -1, 0, 1, 2.
     """
     num, bad = coerce_float(s)
     vals = num.to_numpy(dtype=np.float64, copy=True)
@@ -312,20 +286,11 @@ def _is_blank(v) -> bool:
 def coerce_weight(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """A column of weights (``comparisons.weight``) as ``float64``: finite numbers > 0.
 
-    Parameters
-    ----------
-    s : pandas.Series
-        The column as read.
-
-    Returns
-    -------
-    coerced : pandas.Series
-        Dtype ``float64``; an empty cell (empty text, None, or a missing value of a numeric
-        column) is the default weight 1; NaN where the cell is bad.
-    bad : numpy.ndarray of int
-        0-based positions of cells that are not finite numbers > 0: text that is no
-        number, written NaN (``"nan"``, ``"NA"``), infinities, 0 and negative numbers,
-        booleans.
+    ``(coerced, bad)`` of the column as read, as every ``coerce_*`` (module docstring):
+    ``coerced`` of dtype ``float64``, an empty cell (empty text, None, or a missing value of a
+    numeric column) the default weight 1, NaN where the cell is bad; ``bad`` the cells that
+    are not finite numbers > 0: text that is no number, written NaN (``"nan"``, ``"NA"``),
+    infinities, 0 and negative numbers, booleans.
     """
     n = len(s)
     if pd.api.types.is_bool_dtype(s.dtype):
@@ -398,18 +363,10 @@ def _int_value(v) -> int | None:
 def coerce_int(s: pd.Series) -> tuple[pd.Series, np.ndarray]:
     """Whole numbers as int64, exactly: never rounded through float64, never wrapped around.
 
-    Parameters
-    ----------
-    s : pandas.Series
-        The column as read.
-
-    Returns
-    -------
-    coerced : pandas.Series
-        Dtype ``int64``; 0 where the cell is bad.
-    bad : numpy.ndarray of int
-        0-based positions of missing cells, cells that are not whole numbers (``1.5``,
-        ``"x"``, booleans) and whole numbers outside int64.
+    ``(coerced, bad)`` of the column as read, as every ``coerce_*`` (module docstring):
+    ``coerced`` of dtype ``int64``, 0 where the cell is bad; ``bad`` the missing cells, the
+    cells that are not whole numbers (``1.5``, ``"x"``, booleans) and the whole numbers
+    outside int64.
     """
     n = len(s)
     if pd.api.types.is_bool_dtype(s.dtype):
