@@ -370,26 +370,13 @@ def read_upload(
 ) -> Dataset:
     """Read an uploaded file into a validated Dataset.
 
-    The dataset of :func:`read_upload_result` (same parameters), which also gives the notes.
+    The dataset of :func:`read_upload_result`, which also gives the notes.
 
     Parameters
     ----------
-    name : str
-        The file name as uploaded; its extension picks the format.
-    data : bytes
-        The file content.
-    kind : str, optional
-        One of ``UPLOAD_KINDS``: a canonical table name, ``"long"`` (some canonical table,
-        told by the columns), ``"wide"`` or ``"pairwise"``; detected from the columns (and
-        from ``mapping``'s type) when omitted, and asked for (a DataError naming the layouts
-        the columns fit) when the columns fit more than one layout.
-    mapping : WideMapping or PairwiseMapping, optional
-        Column mapping for the wide and pairwise layouts; guessed from the headers (and
-        cells) when omitted.
-    scales : mapping of attribute to (low, high), optional
-        Human score ranges, checked and stored in the Dataset.
-    max_bytes : float, optional
-        Size limit; default ``data.validate.MAX_UPLOAD_BYTES``.
+    name, data, kind, mapping, scales, max_bytes
+        As for :func:`read_upload_result`: ``kind`` is asked for (a DataError naming the
+        layouts the columns fit) when it is omitted and the columns fit more than one layout.
 
     Returns
     -------
