@@ -61,10 +61,9 @@ def flat_comparisons(
 
     Parameters
     ----------
-    comparisons : pandas.DataFrame
-        Canonical comparisons table.
-    attribute, judge : str, optional
-        Selection; may be omitted only when the table holds a single one.
+    comparisons, attribute, judge
+        The canonical comparisons table and the selection, as for
+        :func:`data.arrays.comparisons_to_P`.
     item : {"candidate", "system"}
         What the items are: candidate ids pooled across contexts (right when candidate ids
         name models, as in arena-style data), or the systems of the candidates (needs

@@ -143,10 +143,8 @@ def judge_scores(ds: Dataset, judge=None, prompt_id=None, attribute=None) -> pd.
 
     Parameters
     ----------
-    ds : Dataset
-        The dataset.
-    judge, prompt_id, attribute : str or iterable of str, optional
-        The ratings kept (see :func:`select_ratings`).
+    ds, judge, prompt_id, attribute
+        The ratings kept, as for :func:`select_ratings`.
 
     Returns
     -------
@@ -177,10 +175,8 @@ def aligned_scores(
 
     Parameters
     ----------
-    ds : Dataset
-        The dataset.
-    judge, prompt_id, attribute : str or iterable of str, optional
-        The ratings kept (see :func:`select_ratings`).
+    ds, judge, prompt_id, attribute
+        The ratings kept, as for :func:`select_ratings`.
     annotators : str or iterable of str, optional
         The reference annotators (see :func:`reference_annotators`).
 

@@ -83,10 +83,8 @@ def transitivity_of(
 
     Parameters
     ----------
-    ds : Dataset
-        A validated dataset.
-    attribute, judge : str
-        A pairwise judge and the attribute.
+    ds, attribute, judge
+        As for :func:`cycles_pmatrix`.
     tau : float, default 0.5
         Decision threshold of the majority preferences.
     max_cycles : int, default 50

@@ -224,6 +224,7 @@ def load_published(
     Returns
     -------
     Imported
+        As :func:`read_published` gives it, the folder's texts joined.
 
     Raises
     ------

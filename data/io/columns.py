@@ -185,15 +185,9 @@ def number_column(
 
     Parameters
     ----------
-    frame : pandas.DataFrame
-        The file as read, with a RangeIndex (positions name the rows).
-    col : str
-        The header of the number column.
-    source : str
-        The file, for the messages.
-    problems : Problems
-        Where bad cells are reported: ``"<source>, row <n>, column '<col>': <cell> is not a
-        number; <advice>"``.
+    frame, col, source, problems
+        As for :func:`id_column` (``col`` the number column); a bad cell is reported as
+        ``"<source>, row <n>, column '<col>': <cell> is not a number; <advice>"``.
     advice : str
         What to write instead.
     coerced : tuple, optional

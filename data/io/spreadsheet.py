@@ -87,16 +87,6 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def spreadsheet_csv(df: pd.DataFrame) -> str:
-    """``df`` as CSV text for a spreadsheet, formula injection neutralised.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table; it is not modified.
-
-    Returns
-    -------
-    str
-        :func:`neutralise_formulas` of ``df`` as CSV, without the index.
-    """
+    """``df`` as CSV text for a spreadsheet, formula injection neutralised: its
+    :func:`neutralise_formulas` as CSV, without the index (``df`` is not modified)."""
     return neutralise_formulas(df).to_csv(index=False)

@@ -91,10 +91,9 @@ class Archive:
 
     Parameters
     ----------
-    content : bytes
-        The file.
-    file_name : str
-        Used in messages.
+    content, file_name
+        The file and its name (for messages), as :func:`data.io.workspace.read_workspace`
+        takes them.
     limits : WorkspaceLimits
         The bounds.
 
