@@ -36,8 +36,9 @@ from numba import prange
 
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 
+from .dense import _cholesky_solve
 from .flat import fit_flat
-from .graph import components
+from .graph import components, information
 from .multinomial import _draw_row
 from .stacked import cholesky, fit_stack
 
@@ -128,23 +129,14 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
         if uniq.size > limit:
             return None
         cnt = cnt[uniq]
-
-        def total(x):
-            if halves is None:
-                return np.bincount(code, x, span)[uniq]
-            return sum(np.bincount(code[sl], x[sl], span) for sl in halves)[uniq]
-
+        cells, size, pick = code, span, uniq
     elif by_key and not rows:  # the order of the keys: no first occurrences needed
         uniq, cell = np.unique(code, return_inverse=True)
         cell = cell.ravel()
         if uniq.size > limit:
             return None
         cnt = np.bincount(cell, minlength=uniq.size)
-
-        def total(x):
-            if halves is None:
-                return np.bincount(cell, x, uniq.size)
-            return sum(np.bincount(cell[sl], x[sl], uniq.size) for sl in halves)
+        cells, size, pick = cell, uniq.size, None
 
     else:
         uniq, first, cell = np.unique(code, return_index=True, return_inverse=True)
@@ -157,11 +149,14 @@ def _run_hash(ea, eb, y, w, k2, k3, use_y, limit, by_key=None):
         if uniq.size > limit:
             return None
         cnt = np.bincount(cell, minlength=uniq.size)
+        cells, size, pick = cell, uniq.size, None
 
-        def total(x):
-            if halves is None:
-                return np.bincount(cell, x, uniq.size)
-            return sum(np.bincount(cell[sl], x[sl], uniq.size) for sl in halves)
+    def total(x):  # the sums of x per cell, in the order of ``uniq``
+        if halves is None:
+            t = np.bincount(cells, x, size)
+        else:
+            t = sum(np.bincount(cells[sl], x[sl], size) for sl in halves)
+        return t if pick is None else t[pick]
 
     if rows:
         ca, cb, k2c, k3c = a[first], b[first], v2[c2[first]], v3[c3[first]]
@@ -326,17 +321,7 @@ def _boot_kernel(n_draws, p, seeds, counts, draw, unit, pair, pa, pb, wy, w, L, 
                 res = rwy[q] - rw[q] * sq
                 rg[pa[q]] += res
                 rg[pb[q]] -= res
-            # step = (L L^T)^-1 g: forward, then backward substitution
-            for i in range(n):
-                acc = rg[i]
-                for k in range(i):
-                    acc -= L[i, k] * rs[k]
-                rs[i] = acc / L[i, i]
-            for i in range(n - 1, -1, -1):
-                acc = rs[i]
-                for k in range(i + 1, n):
-                    acc -= L[k, i] * rs[k]
-                rs[i] = acc / L[i, i]
+            _cholesky_solve(L, rg, rs)  # step = (L L^T)^-1 g
             big = 0.0
             mean = 0.0
             for i in range(n):
@@ -384,15 +369,9 @@ def _run_boot(cells, seeds, counts, draw, chord=None):
 def _chord_factor(pa, pb, wy_tot, w_tot, theta, ridge):
     """Lower Cholesky factor of the full data's negative Hessian (+ the gauge 11^T / n), or
     None when it is not numerically positive definite."""
-    n = theta.size
-    s = 1.0 / (1.0 + np.exp(-(theta[pa] - theta[pb])))
-    h = w_tot * s * (1.0 - s)
-    H = np.zeros((n, n))
-    np.add.at(H, (pa, pb), -h)
-    np.add.at(H, (pb, pa), -h)
-    H[np.diag_indices(n)] = -H.sum(axis=1) + ridge
+    H = information(pa, pb, w_tot, theta, ridge)
     if ridge == 0.0:
-        H += 1.0 / n
+        H += 1.0 / theta.size
     L, ok = cholesky(H[None])
     return L[0] if ok[0] else None
 

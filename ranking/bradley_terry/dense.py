@@ -37,7 +37,7 @@ from .newton import (
     log_sigmoid,
     register,
     sigmoid,
-    step_size,
+    stop_step,
 )
 
 __all__ = ["DenseProblem", "fit_batch", "win_weights"]
@@ -269,12 +269,8 @@ def _newton_dense(W, Ntot, comp, n_comp, ridge_vec, theta, max_iter, tol):
         n_iter = it + 1
         if not _solve_gauged(H, comp, comp_size, gauged, g, L, step):
             break
-        max_change, slope = step_size(g, step)
-        if max_change < tol:
-            # a full Newton step this small is within ~tol^2 of the optimum: take it and stop
-            for i in range(n):
-                theta[i] += step[i]
-            converged = True
+        max_change, slope, converged = stop_step(g, step, theta, tol)
+        if converged:
             break
         line_search(problem, theta, step, slope, F, True, trial)
         for i in range(n):

@@ -36,7 +36,7 @@ from .newton import (
     line_search,
     log_sigmoid,
     register,
-    step_size,
+    stop_step,
 )
 from .stacked import fit_stack
 
@@ -305,12 +305,8 @@ def _newton_flat(ei, ej, wy, w, comp, n_comp, ridge_vec, theta, max_iter, tol):
         rtol = min(0.1, np.sqrt(gmax / max(g0, 1e-300)))
         rtol = max(rtol, 1e-10)
         n_cg += _pcg(ei, ej, h, ridge_vec, comp, comp_size, gauged, D, g, step, rtol, max_cg, csum)
-        max_change, slope = step_size(g, step)
-        if max_change < tol:
-            # a full Newton step this small is within ~tol^2 of the optimum: take it and stop
-            for i in range(n):
-                theta[i] += step[i]
-            converged = True
+        max_change, slope, converged = stop_step(g, step, theta, tol)
+        if converged:
             break
         problem = FlatProblem(ei, ej, wy, w, ridge_vec, g, h2, g2, D2, pi)
         line_search(problem, theta, step, slope, 0.0, False, trial)

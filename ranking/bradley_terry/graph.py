@@ -13,7 +13,7 @@ import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-__all__ = ["centred", "components", "finite_mle", "gauge"]
+__all__ = ["centred", "components", "finite_mle", "gauge", "information"]
 
 
 def components(ei, ej, w, n):
@@ -59,6 +59,20 @@ def gauge(comp, n_comp, ridge_vec):
     gauged = np.zeros(n_comp, bool)
     gauged[comp[present & (ridge_vec == 0.0)]] = True
     return size, gauged
+
+
+def information(ei, ej, w, theta, ridge):
+    """The Fisher information (the negative Hessian of the log-likelihood) at ``theta`` of
+    the comparisons ei[e] vs ej[e] with weights w[e], plus ``ridge`` (a number or one per
+    item) on the diagonal: a dense n x n matrix, n = theta.size."""
+    n = theta.size
+    s = 1.0 / (1.0 + np.exp(-(theta[ei] - theta[ej])))
+    h = w * s * (1.0 - s)
+    H = np.zeros((n, n))
+    np.add.at(H, (ei, ej), -h)
+    np.add.at(H, (ej, ei), -h)
+    H[np.diag_indices(n)] = -H.sum(axis=1) + ridge
+    return H
 
 
 def centred(theta, comp, n_comp):

@@ -22,7 +22,7 @@ from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel
 
 from .dense import _add_gauge, _cholesky, _cholesky_solve, _dense_eval, win_weights
 from .flat import STACK_MAX_ITEMS, fit_flat, fit_rows
-from .graph import components
+from .graph import components, information
 from .newton import gauge
 from .stacked import fit_stack
 
@@ -115,13 +115,7 @@ def fisher_flat(ei, ej, w, n_items, theta, ridge_vec, comp, n_comp):
             f"intervals='fisher' needs a dense {n_items} x {n_items} inverse; it is limited to "
             f"n_items <= {MAX_FISHER_ITEMS}. Use intervals='bootstrap' for larger item sets."
         )
-    th = np.where(np.isfinite(theta), theta, 0.0)
-    s = 1.0 / (1.0 + np.exp(-(th[ei] - th[ej])))
-    he = w * s * (1.0 - s)
-    H = np.zeros((n_items, n_items))
-    np.add.at(H, (ei, ej), -he)
-    np.add.at(H, (ej, ei), -he)
-    H[np.diag_indices(n_items)] = -H.sum(axis=1) + ridge_vec
+    H = information(ei, ej, w, np.where(np.isfinite(theta), theta, 0.0), ridge_vec)
     J = np.zeros_like(H)
     for c in range(n_comp):
         idx = np.flatnonzero(comp == c)

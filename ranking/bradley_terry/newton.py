@@ -132,6 +132,19 @@ def step_size(g, step):
 
 
 @njit
+def stop_step(g, step, theta, tol):
+    """:func:`step_size` of a Newton step, and whether the fit stops there: a full step with
+    max |step| < tol is within ~tol^2 of the optimum, so it is taken (theta += step).
+    Returns (max_change, slope, stop)."""
+    max_change, slope = step_size(g, step)
+    if max_change < tol:
+        for i in range(step.shape[0]):
+            theta[i] += step[i]
+        return max_change, slope, True
+    return max_change, slope, False
+
+
+@njit
 def gauge(comp, n_comp, ridge_vec):
     """Size of every component, and which are shift invariant (no ridge on their items)."""
     comp_size = np.zeros(n_comp)
