@@ -362,12 +362,12 @@ def load_summeval(files: dict[str, Path]) -> Dataset:
                 hs["annotator"].append(EXPERT_MEAN)
                 hs["score"].append(float(summ["scores"][attr]))
     n_fallback_ctx = sum(doc not in article for doc in pkl)
-    ds = Dataset(
-        name="summeval",
-        contexts=c.table("contexts", ctx),
-        candidates=c.table("candidates", cand),
-        human_scores=c.table("human_scores", hs),
-        scales={a: SCALE for a in ATTRIBUTES},
+    return _rated(
+        files,
+        "summeval",
+        ctx,
+        cand,
+        hs,
         description=(
             "SummEval: 100 CNN/DailyMail articles x 16 summarisation systems (M0..M23), each "
             "summary rated 1-5 on coherence, consistency, fluency and relevance; human score = "
@@ -384,7 +384,6 @@ def load_summeval(files: dict[str, Path]) -> Dataset:
             "data/summeval.jsonl (MIT). Annotations: Yale-LILY/SummEval (MIT)."
         ),
     )
-    return _with_judges(ds, files)
 
 
 def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
@@ -434,12 +433,12 @@ def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
                     hs["attribute"].append(attr)
                     hs["annotator"].append(f"{group}_{k}")
                     hs["score"].append(float(rating[attr]))
-    ds = Dataset(
-        name="summeval_annotators",
-        contexts=c.table("contexts", {"context_id": list(ctx), "text": list(ctx.values())}),
-        candidates=c.table("candidates", cand),
-        human_scores=c.table("human_scores", hs),
-        scales={a: SCALE for a in ATTRIBUTES},
+    return _rated(
+        files,
+        "summeval_annotators",
+        {"context_id": list(ctx), "text": list(ctx.values())},
+        cand,
+        hs,
         description=(
             "SummEval, per-annotator part: 100 CNN/DailyMail articles x the 12 abstractive "
             "systems, each summary rated 1-5 on coherence, consistency, fluency and relevance "
@@ -451,5 +450,19 @@ def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
             "DAMO-NLP-SG/LLM_summeval@bd7dde1 model_output_annotations, comp_res, "
             "eval_model_generations (no licence stated). Annotations: Yale-LILY/SummEval (MIT)."
         ),
+    )
+
+
+def _rated(files, name: str, ctx, cand, hs, *, description: str, source: str) -> Dataset:
+    """A SummEval Dataset from its contexts, candidates and human scores (column lists), on
+    the 1-5 scale of every attribute, with the judge outputs of ``files``."""
+    ds = Dataset(
+        name=name,
+        contexts=c.table("contexts", ctx),
+        candidates=c.table("candidates", cand),
+        human_scores=c.table("human_scores", hs),
+        scales={a: SCALE for a in ATTRIBUTES},
+        description=description,
+        source=source,
     )
     return _with_judges(ds, files)
