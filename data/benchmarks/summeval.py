@@ -386,6 +386,21 @@ def load_summeval(files: dict[str, Path]) -> Dataset:
     )
 
 
+def _rated(files, name: str, ctx, cand, hs, *, description: str, source: str) -> Dataset:
+    """A SummEval Dataset from its contexts, candidates and human scores (column lists), on
+    the 1-5 scale of every attribute, with the judge outputs of ``files``."""
+    ds = Dataset(
+        name=name,
+        contexts=c.table("contexts", ctx),
+        candidates=c.table("candidates", cand),
+        human_scores=c.table("human_scores", hs),
+        scales={a: SCALE for a in ATTRIBUTES},
+        description=description,
+        source=source,
+    )
+    return _with_judges(ds, files)
+
+
 def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
     """100 documents x 12 systems with 3 expert and 5 crowd ratings, plus the judge outputs.
 
@@ -451,18 +466,3 @@ def load_summeval_annotators(files: dict[str, Path]) -> Dataset:
             "eval_model_generations (no licence stated). Annotations: Yale-LILY/SummEval (MIT)."
         ),
     )
-
-
-def _rated(files, name: str, ctx, cand, hs, *, description: str, source: str) -> Dataset:
-    """A SummEval Dataset from its contexts, candidates and human scores (column lists), on
-    the 1-5 scale of every attribute, with the judge outputs of ``files``."""
-    ds = Dataset(
-        name=name,
-        contexts=c.table("contexts", ctx),
-        candidates=c.table("candidates", cand),
-        human_scores=c.table("human_scores", hs),
-        scales={a: SCALE for a in ATTRIBUTES},
-        description=description,
-        source=source,
-    )
-    return _with_judges(ds, files)
