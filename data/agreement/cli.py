@@ -124,25 +124,28 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
     p.add_argument("--n-boot", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--williams-level", default="overall", choices=["overall", "system"])
-    p.add_argument(
-        "--alternative",
-        default="two-sided",
-        choices=list(ALTERNATIVES),
-        help="Williams: two-sided, or greater (judge_a agrees more with the humans) / less",
-    )
-    p.add_argument(
-        "--family",
-        default="judges",
-        choices=list(FAMILIES),
-        help="Benjamini-Hochberg over the judge pairs of an attribute and prompt, over the "
-        "attributes of a pair, or over every test",
-    )
-    p.add_argument(
-        "--reference",
-        default="others",
-        choices=list(BASELINE_REFERENCES),
-        help="human baseline: each annotator vs the mean of the others, or of all (HANNA)",
-    )
+    for flag, default, choices, text in (
+        (
+            "--alternative",
+            "two-sided",
+            ALTERNATIVES,
+            "Williams: two-sided, or greater (judge_a agrees more with the humans) / less",
+        ),
+        (
+            "--family",
+            "judges",
+            FAMILIES,
+            "Benjamini-Hochberg over the judge pairs of an attribute and prompt, over the "
+            "attributes of a pair, or over every test",
+        ),
+        (
+            "--reference",
+            "others",
+            BASELINE_REFERENCES,
+            "human baseline: each annotator vs the mean of the others, or of all (HANNA)",
+        ),
+    ):
+        p.add_argument(flag, default=default, choices=list(choices), help=text)
     p.add_argument(
         "--tables",
         default="iaa,baseline,correlation,williams,consistency,accuracy",
