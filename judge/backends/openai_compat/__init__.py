@@ -28,29 +28,18 @@ Modules:
 The import path ``judge.backends.openai_compat`` offers every public name.
 """
 
+from judge.backends.openai_compat import endpoint
 from judge.backends.openai_compat.backend import PROBE_PROMPT, OpenAIBackend, OpenAILabelResult
-from judge.backends.openai_compat.endpoint import (
-    DEFAULT_BASE_URL,
-    NO_KEY,
-    approx_tokens,
-    openai_describe,
-    public_url,
-    resolve_api_key,
-)
+from judge.backends.openai_compat.endpoint import *  # noqa: F403 - every name of endpoint.__all__
 from judge.backends.openai_compat.logprobs import label_probs_from_top
 from judge.backends.openai_compat.replies import Malformed, read_choices
 
 __all__ = [
-    "DEFAULT_BASE_URL",
-    "NO_KEY",
     "PROBE_PROMPT",
     "Malformed",
     "OpenAIBackend",
     "OpenAILabelResult",
-    "approx_tokens",
     "label_probs_from_top",
-    "openai_describe",
-    "public_url",
     "read_choices",
-    "resolve_api_key",
+    *endpoint.__all__,
 ]

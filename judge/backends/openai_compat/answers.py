@@ -16,6 +16,7 @@ from judge.backends.openai_compat.logprobs import label_probs_from_top
 from judge.backends.openai_compat.replies import (
     Malformed,
     field_of,
+    logprob_entries,
     read_choices,
     token_logprob,
     usage_counts,
@@ -42,8 +43,7 @@ def label_result(resp, labels: Sequence[str], *, where: str, model: str) -> Open
     """
     choice = read_choices(resp)[0]
     counts = usage_counts(resp, 1)
-    logprobs = field_of(choice, "logprobs")
-    content = field_of(logprobs, "content") if logprobs is not None else None
+    content = logprob_entries(choice)
     if not content:
         refusal = field_of(field_of(choice, "message"), "refusal")
         if refusal:

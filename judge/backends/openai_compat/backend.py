@@ -32,7 +32,7 @@ from judge.backends.openai_compat.endpoint import (
 )
 from judge.backends.openai_compat.replies import (
     Malformed,
-    field_of,
+    logprob_entries,
     read_choices,
     token_logprob,
     usage_counts,
@@ -252,9 +252,7 @@ class OpenAIBackend(ChatClient):
                 problem = self._scrub_key(exception_text(exc))
                 continue
             try:
-                choice = read_choices(resp)[0]
-                logprobs = field_of(choice, "logprobs")
-                content = field_of(logprobs, "content") if logprobs is not None else None
+                content = logprob_entries(read_choices(resp)[0])
                 if content:
                     token_logprob(content[0])
             except Exception as exc:

@@ -57,6 +57,12 @@ def read_choices(resp) -> list:
     return choices
 
 
+def logprob_entries(choice):
+    """A choice's ``logprobs.content`` (one entry a token); None or empty when there are none."""
+    logprobs = field_of(choice, "logprobs")
+    return field_of(logprobs, "content") if logprobs is not None else None
+
+
 def token_logprob(entry) -> tuple[str, float]:
     token, lp = field_of(entry, "token"), field_of(entry, "logprob")
     if not isinstance(token, str) or isinstance(lp, bool) or not isinstance(lp, (int, float)):
@@ -79,4 +85,11 @@ def usage_counts(resp, n_choices: int) -> dict:
     return {"n_prompt_tokens": prompt, "n_completion_tokens": completion}
 
 
-__all__ = ["Malformed", "field_of", "read_choices", "token_logprob", "usage_counts"]
+__all__ = [
+    "Malformed",
+    "field_of",
+    "logprob_entries",
+    "read_choices",
+    "token_logprob",
+    "usage_counts",
+]
