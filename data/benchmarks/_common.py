@@ -218,6 +218,15 @@ def comparisons(
     )
 
 
+def judged_pairs(rows: Sequence[tuple], attribute: str) -> pd.DataFrame:
+    """:func:`comparisons` of one attribute from ``(context_id, judge, first_id, second_id,
+    verdict, raw)`` tuples, one per comparison, in order."""
+    columns = ("context_id", "judge", "first_id", "second_id", "verdict", "raw")
+    cols = {name: [r[k] for r in rows] for k, name in enumerate(columns)}
+    verdicts = cols.pop("verdict")
+    return comparisons({**cols, "attribute": [attribute] * len(rows)}, verdicts)
+
+
 def concat(name: str, frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
     """Concatenate canonical tables of one kind (an empty table when there are none).
 

@@ -133,18 +133,8 @@ def load(files: dict[str, Path]) -> Dataset:
     """
     ctx = defaultdict(list)
     cand = defaultdict(list)
-    cmp = defaultdict(list)
-    verdicts: list[str | None] = []
+    judged: list[tuple] = []  # (context, judge, first, second, verdict, raw)
     items_of: dict[str, list[dict]] = {}
-
-    def add(cid, judge, first, second, verdict, raw):
-        cmp["context_id"].append(cid)
-        cmp["attribute"].append(ATTRIBUTE)
-        cmp["judge"].append(judge)
-        cmp["first_id"].append(first)
-        cmp["second_id"].append(second)
-        cmp["raw"].append(raw)
-        verdicts.append(verdict)
 
     for subset in SUBSETS:
         rel = dataset_file(subset)
@@ -163,7 +153,9 @@ def load(files: dict[str, Path]) -> Dataset:
                 cand["context_id"].append(cid)
                 cand["candidate_id"].append(name)
                 cand["text"].append(item[f"output_{k}"])
-            add(cid, GOLD_JUDGE, *CANDIDATES, "A" if label == 1 else "B", f"label {label}")
+            judged.append(
+                (cid, GOLD_JUDGE, *CANDIDATES, "A" if label == 1 else "B", f"label {label}")
+            )
 
     judges = set()
     n_unparsed = 0
@@ -206,14 +198,14 @@ def load(files: dict[str, Path]) -> Dataset:
                 n_unparsed += verdict is None
                 completion = out.get("completion")
                 raw = scores or (_score(completion) if completion is not None else "")
-                add(cid, judge, first, second, verdict, raw)
+                judged.append((cid, judge, first, second, verdict, raw))
 
     n_pairs = len(ctx["context_id"])
     return Dataset(
         name=SET,
         contexts=c.table("contexts", ctx),
         candidates=c.table("candidates", cand),
-        comparisons=c.comparisons(cmp, verdicts),
+        comparisons=c.judged_pairs(judged, ATTRIBUTE),
         description=(
             f"LLMBar (Zeng et al., ICLR 2024): {n_pairs} instruction-following pairs whose "
             "better output is known (the human verdict, judge 'human:gold'): LLMBar's Natural "

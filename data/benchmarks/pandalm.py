@@ -97,17 +97,11 @@ def load(files: dict[str, Path]) -> Dataset:
     n_models_with_variants = sum(len(t) > 1 for t in variants.values())
 
     by_idx = {r["idx"]: (cid, a, b) for r, cid, a, b in pair_rows}
-    cmp = defaultdict(list)
+    judged: list[tuple] = []  # (context, judge, first, second, verdict, raw)
 
     def add(idx, judge, verdict, raw):
         cid, a, b = by_idx[idx]
-        cmp["context_id"].append(cid)
-        cmp["attribute"].append(ATTRIBUTE)
-        cmp["judge"].append(judge)
-        cmp["first_id"].append(a)
-        cmp["second_id"].append(b)
-        cmp["verdict"].append(verdict)
-        cmp["raw"].append(raw)
+        judged.append((cid, judge, a, b, verdict, raw))
 
     for r, _cid, _a, _b in pair_rows:
         for k in range(1, N_ANNOTATORS + 1):
@@ -125,8 +119,7 @@ def load(files: dict[str, Path]) -> Dataset:
             reason = (r.get(f"{field}_reason") or "").strip()
             raw = f"{result}\n{reason}" if reason else str(result)
             add(r["idx"], judge, _LABEL.get(result), raw)
-    verdicts = cmp.pop("verdict")
-    comparisons = c.comparisons(cmp, verdicts)
+    comparisons = c.judged_pairs(judged, ATTRIBUTE)
     n_unparsed = int(comparisons["p_first"].isna().sum())
     return Dataset(
         name="pandalm",
