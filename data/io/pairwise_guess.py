@@ -157,7 +157,7 @@ def guess_pairwise(frame: pd.DataFrame) -> tuple[PairwiseMapping | None, list[st
     Parameters
     ----------
     frame : pandas.DataFrame
-        The file as read.
+        The file as read (any index: it is reset first).
 
     Returns
     -------
