@@ -216,6 +216,28 @@ def _dp(A, f, choice, g_lo, g_hi, cand, order):
     return unique
 
 
+@njit
+def _context(A, present, c, out, ranks, n_orders):
+    """Context ``c``'s defaults (order -1, ranks NaN, one best order) and its items present:
+    their indices idx[:m], m, and the terms among them Ac = A[c][idx][:, idx] (m x m)."""
+    n = A.shape[1]
+    n_orders[c] = 1.0
+    for i in range(n):
+        out[c, i] = -1
+        ranks[c, i] = np.nan
+    idx = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        if present[c, i]:
+            idx[m] = i
+            m += 1
+    Ac = np.empty((m, m))
+    for a in range(m):
+        for b in range(m):
+            Ac[a, b] = A[c, idx[a], idx[b]]
+    return idx, m, Ac
+
+
 def _ml_work(A, present, exact_max_n, start):
     """Serial nanoseconds, roughly: the exact DP visits 2**m subsets with m**2 steps each
     at about 0.1 ns a step (1.8 ms per context at m = 16), m the items present (N where
@@ -245,20 +267,7 @@ def _ml_batch(A, present, exact_max_n, start):
     ranks = np.empty((n_ctx, n))
     n_orders = np.empty(n_ctx)
     for c in prange(n_ctx):
-        n_orders[c] = 1.0
-        for i in range(n):
-            out[c, i] = -1
-            ranks[c, i] = np.nan
-        idx = np.empty(n, np.int64)
-        m = 0
-        for i in range(n):
-            if present[c, i]:
-                idx[m] = i
-                m += 1
-        Ac = np.empty((m, m))
-        for a in range(m):
-            for b in range(m):
-                Ac[a, b] = A[c, idx[a], idx[b]]
+        idx, m, Ac = _context(A, present, c, out, ranks, n_orders)
         local = np.empty(m, np.int64)
         if m <= exact_max_n:
             full = (1 << m) - 1
@@ -346,20 +355,7 @@ def _ml_heuristic(A, present, start):
     ranks = np.empty((n_ctx, n))
     n_orders = np.empty(n_ctx)
     for c in prange(n_ctx):
-        n_orders[c] = 1.0
-        for i in range(n):
-            out[c, i] = -1
-            ranks[c, i] = np.nan
-        idx = np.empty(n, np.int64)
-        m = 0
-        for i in range(n):
-            if present[c, i]:
-                idx[m] = i
-                m += 1
-        Ac = np.empty((m, m))
-        for a in range(m):
-            for b in range(m):
-                Ac[a, b] = A[c, idx[a], idx[b]]
+        idx, m, Ac = _context(A, present, c, out, ranks, n_orders)
         local = np.empty(m, np.int64)
         # start order given in original indices: map to compressed positions
         pos_of = np.empty(n, np.int64)
