@@ -23,10 +23,8 @@ from pathlib import Path
 from judge.cli.options import (
     BadInput,
     backend_of,
-    contexts_of,
     dataset_of,
-    decoding_of,
-    mode_of,
+    run_options,
     template_of,
 )
 
@@ -59,29 +57,8 @@ def _plan(args):
         raise BadInput("batch runs need --backend openai (an OpenAI-compatible endpoint)")
     dataset, template = dataset_of(args), template_of(args)
     backend = backend_of(args, template)
-    common = dict(
-        attribute=args.attribute,
-        template=template,
-        backend=backend,
-        mode=mode_of(args, template),
-        decoding=decoding_of(args),
-        contexts=contexts_of(args.contexts),
-        domain=args.domain,
-    )
-    if template.kind == "comparative":
-        plan = plan_pairwise(
-            dataset,
-            selection=args.selection,
-            budget=args.budget,
-            random_state=args.random_state,
-            n_samples=args.samples or 5,
-            **common,
-        )
-    else:
-        plan = plan_absolute(
-            dataset, n_samples=args.samples or 3, parse_rule=args.parse_rule, **common
-        )
-    return plan, backend
+    plan_of = plan_pairwise if template.kind == "comparative" else plan_absolute
+    return plan_of(dataset, backend=backend, **run_options(args, template)), backend
 
 
 def _say(text: str) -> None:

@@ -21,6 +21,7 @@ from judge.cli.options import (
     dataset_of,
     decoding_of,
     mode_of,
+    run_options,
     template_of,
 )
 
@@ -109,7 +110,6 @@ def _cmd_run(args) -> int:
         raise BadInput(f"--out {out}: folder {out.parent} does not exist")
     dataset = dataset_of(args)
     template = template_of(args)
-    mode = mode_of(args, template)
     backend = backend_of(args, template)
     bars: list = []  # made on the first report, i.e. once the checks have passed
 
@@ -129,36 +129,17 @@ def _cmd_run(args) -> int:
             bar.total = n_total
         bar.update(n_done - bar.n)
 
-    common = dict(
-        attribute=args.attribute,
-        template=template,
-        backend=backend,
-        decoding=decoding_of(args),
-        store=_store(args),
-        progress=progress,
-        cancel=threading.Event(),
-        contexts=contexts_of(args.contexts),
-        domain=args.domain,
-    )
+    options = run_options(args, template)
+    run = run_pairwise if template.kind == "comparative" else run_absolute
     try:
-        if template.kind == "comparative":
-            result = run_pairwise(
-                dataset,
-                selection=args.selection,
-                budget=args.budget,
-                random_state=args.random_state,
-                mode=mode,
-                n_samples=args.samples or 5,
-                **common,
-            )
-        else:
-            result = run_absolute(
-                dataset,
-                mode=mode,
-                n_samples=args.samples or 3,
-                parse_rule=args.parse_rule,
-                **common,
-            )
+        result = run(
+            dataset,
+            backend=backend,
+            store=_store(args),
+            progress=progress,
+            cancel=threading.Event(),
+            **options,
+        )
     finally:
         for bar in bars:
             bar.close()

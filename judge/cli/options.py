@@ -3,7 +3,8 @@
 :func:`common_options` is the parent parser of those commands (data, template, backend,
 judging, store); :func:`dataset_of`, :func:`template_of`, :func:`backend_of`,
 :func:`decoding_of`, :func:`mode_of` and :func:`contexts_of` turn the parsed options into the
-dataset, template, backend, decoding settings, mode and contexts of a run. A
+dataset, template, backend, decoding settings, mode and contexts of a run;
+:func:`run_options` gathers what a run or its plan takes from them. A
 :class:`BadInput` is a one-line error for the user (exit code 2).
 """
 
@@ -180,6 +181,31 @@ def backend_of(args, template):
         batch_size=args.batch_size,
         answer_prefix=getattr(template, "answer_prefix", "") or "",
     )
+
+
+def run_options(args, template) -> dict:
+    """The keyword arguments of a run or of its plan (:mod:`judge.runs`) that the options
+    name, the backend, store and progress aside: for a comparative template the pairwise ones
+    (selection, budget, random state; K = 5 answers unless ``--samples``), else the absolute
+    ones (K = 3 unless ``--samples``; the parse rule)."""
+    options = dict(
+        attribute=args.attribute,
+        template=template,
+        mode=mode_of(args, template),
+        decoding=decoding_of(args),
+        contexts=contexts_of(args.contexts),
+        domain=args.domain,
+    )
+    if template.kind == "comparative":
+        options.update(
+            selection=args.selection,
+            budget=args.budget,
+            random_state=args.random_state,
+            n_samples=args.samples or 5,
+        )
+    else:
+        options.update(n_samples=args.samples or 3, parse_rule=args.parse_rule)
+    return options
 
 
 def decoding_of(args):
