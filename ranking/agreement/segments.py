@@ -90,7 +90,10 @@ def _kendall_pairs_numpy(x, y, starts, lengths, which, out):
 @inline
 def _merge_pass(key1, key2, src, dst, n, width):
     """One bottom-up merge pass over src[:n] (indices into key1, key2) into dst: runs of
-    ``width`` merged in (key1, key2) order, stable."""
+    ``width`` merged in (key1, key2) order, stable. Returns the pairs it puts in order that
+    stood in strictly the wrong order (each element of a right run taken before those left
+    in its left run)."""
+    swaps = 0
     for lo in range(0, n, 2 * width):
         mid = min(lo + width, n)
         hi = min(lo + 2 * width, n)
@@ -102,6 +105,7 @@ def _merge_pass(key1, key2, src, dst, n, width):
             b = src[j]
             if key1[b] < key1[a] or (key1[b] == key1[a] and key2[b] < key2[a]):
                 dst[k] = b
+                swaps += mid - i
                 j += 1
             else:
                 dst[k] = a
@@ -115,14 +119,30 @@ def _merge_pass(key1, key2, src, dst, n, width):
             dst[k] = src[j]
             j += 1
             k += 1
+    return swaps
+
+
+@inline
+def _merge_sort(key1, key2, idx, tmp, n):
+    """Sorts idx[:n] (indices into key1, key2) in (key1, key2) order, stable, by bottom-up
+    merge passes through ``tmp``; returns the pairs that stood in strictly the wrong order
+    (the inversions)."""
+    swaps = 0
+    width = 1
+    while width < n:
+        swaps += _merge_pass(key1, key2, idx, tmp, n, width)
+        for k in range(n):
+            idx[k] = tmp[k]
+        width *= 2
+    return swaps
 
 
 @njit
-def _kendall_long(x, y, starts, ends, which, out, idx, tmp, src, dst):  # pragma: no cover
+def _kendall_long(x, y, starts, ends, which, out, idx, tmp):  # pragma: no cover
     """Knight's O(n log n) count (1966, as scipy's) of the segments ``which``: (concordant -
     discordant, pairs tied in x, pairs tied in y) into out[:, s]. ``idx``, ``tmp`` (int64)
-    and ``src``, ``dst`` (float64) are scratch of the longest segment's length; the sorts are
-    hand-written merges, so nothing is allocated (or compiled) beyond this function."""
+    are scratch of the longest segment's length; the sorts are hand-written merges, so
+    nothing is allocated (or compiled) beyond this function."""
     for w in range(which.shape[0]):
         s = which[w]
         a = starts[s]
@@ -131,12 +151,7 @@ def _kendall_long(x, y, starts, ends, which, out, idx, tmp, src, dst):  # pragma
         ys = y[a : a + n]
         for k in range(n):
             idx[k] = k
-        width = 1
-        while width < n:  # sort by x, ties by y
-            _merge_pass(xs, ys, idx, tmp, n, width)
-            for k in range(n):
-                idx[k] = tmp[k]
-            width *= 2
+        _merge_sort(xs, ys, idx, tmp, n)  # by x, ties by y
         tx = 0
         txy = 0
         run_x = 1
@@ -153,43 +168,13 @@ def _kendall_long(x, y, starts, ends, which, out, idx, tmp, src, dst):  # pragma
             else:
                 txy += run_xy * (run_xy - 1) // 2
                 run_xy = 1
-        # discordant pairs = strict inversions of y in this order, counted by a bottom-up
-        # merge sort (pairs tied in x are in ascending y, pairs tied in y are no inversions)
-        for k in range(n):
-            src[k] = ys[idx[k]]
-        swaps = 0
-        width = 1
-        while width < n:
-            for lo in range(0, n, 2 * width):
-                mid = min(lo + width, n)
-                hi = min(lo + 2 * width, n)
-                i = lo
-                j = mid
-                k = lo
-                while i < mid and j < hi:
-                    if src[j] < src[i]:
-                        dst[k] = src[j]
-                        swaps += mid - i
-                        j += 1
-                    else:
-                        dst[k] = src[i]
-                        i += 1
-                    k += 1
-                while i < mid:
-                    dst[k] = src[i]
-                    i += 1
-                    k += 1
-                while j < hi:
-                    dst[k] = src[j]
-                    j += 1
-                    k += 1
-            for k in range(n):
-                src[k] = dst[k]
-            width *= 2
+        # discordant pairs = strict inversions of y in this order, counted by sorting it by y
+        # (pairs tied in x are in ascending y, pairs tied in y are no inversions)
+        swaps = _merge_sort(ys, ys, idx, tmp, n)
         ty = 0
         run = 1
         for k in range(1, n + 1):
-            if k < n and src[k] == src[k - 1]:
+            if k < n and ys[idx[k]] == ys[idx[k - 1]]:
                 run += 1
             else:
                 ty += run * (run - 1) // 2
@@ -221,9 +206,7 @@ def _kendall_segments(x, y, starts, ends):
     _kendall_pairs_numpy(x, y, starts, lengths, every[~long], out)
     m = int(lengths.max())
     idx, tmp = np.empty(m, np.int64), np.empty(m, np.int64)
-    _kendall_long(
-        x, y, starts, starts + lengths, every[long], out, idx, tmp, np.empty(m), np.empty(m)
-    )
+    _kendall_long(x, y, starts, starts + lengths, every[long], out, idx, tmp)
     return out[0], out[1], out[2]
 
 

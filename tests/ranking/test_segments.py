@@ -12,7 +12,10 @@ from ranking.agreement import segments as sg
 from tests.ranking.agreement_twins import kendall_counts_loop, scipy_corr, tied_data
 
 
-def test_kendall_segments_matches_loop_on_hand_and_random_cases():
+@pytest.mark.parametrize("pairs_numpy", [sg._PAIRS_NUMPY, 0])
+def test_kendall_segments_matches_loop_on_hand_and_random_cases(monkeypatch, pairs_numpy):
+    # pairs_numpy 0: every segment longer than _KENDALL_LOOP_MAX takes the compiled count
+    monkeypatch.setattr(sg, "_PAIRS_NUMPY", pairs_numpy)
     x = np.array([1.0, 2, 2, 3, 5, 5, 1, 4])
     y = np.array([2.0, 1, 1, 3, 4, 5, 2, 2])
     cmd, tx, ty = sg._kendall_segments(x, y, np.array([0, 3]), np.array([3, 8]))
