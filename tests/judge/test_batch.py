@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -43,6 +44,15 @@ def _plan(ds, backend, **kw):
     return plan_pairwise(ds, attribute="coherence", template=C2, backend=backend, **kw)
 
 
+@contextmanager
+def _planned(ds, tmp_path):
+    """(the fake server, a run store in ``tmp_path``, a backend on the server, the plan of a
+    pairwise run on ``ds``)."""
+    with FakeOpenAI() as fake, RunStore(tmp_path / "b.sqlite") as store:
+        backend = backend_for(fake)
+        yield fake, store, backend, _plan(ds, backend)
+
+
 def _finish(rec, backend, store, timeout=60.0):
     end = time.monotonic() + timeout
     while (res := collect_batch(rec.batch_id, backend, store)) is None:
@@ -62,9 +72,7 @@ def _wait(cond, what, proc=None, timeout=DEADLINE_S):
 
 def test_round_trip_matches_a_live_run(tmp_path):
     ds = tiny_dataset(3, 5)  # 60 ordered pairs
-    with FakeOpenAI() as fake, RunStore(tmp_path / "b.sqlite") as store:
-        backend = backend_for(fake)
-        plan = _plan(ds, backend)
+    with _planned(ds, tmp_path) as (fake, store, backend, plan):
         written = write_batch(plan, backend, store)
         assert (written.n_calls, written.n_cached, written.n_lines) == (60, 0, 60)
         first = json.loads(written.jsonl.splitlines()[0])
@@ -119,9 +127,7 @@ def test_sampled_ratings_one_line_per_sample_and_equal_to_live(tmp_path):
 
 def test_partial_failure_and_expiry_leave_the_rest_pending(tmp_path):
     ds = tiny_dataset(3, 5)
-    with FakeOpenAI() as fake, RunStore(tmp_path / "b.sqlite") as store:
-        backend = backend_for(fake)
-        plan = _plan(ds, backend)
+    with _planned(ds, tmp_path) as (fake, store, backend, plan):
         fake.batch_fail_marker = "Summary 1 of article 0"  # 8 ordered pairs of doc0
         fake.batch_expire_after = 40
         rec = submit_batch(write_batch(plan, backend, store), backend, store)
@@ -142,9 +148,7 @@ def test_partial_failure_and_expiry_leave_the_rest_pending(tmp_path):
 
 def test_an_open_batch_keeps_its_calls_out_of_the_next_until_given_up(tmp_path):
     ds = tiny_dataset(2, 4)
-    with FakeOpenAI() as fake, RunStore(tmp_path / "b.sqlite") as store:
-        backend = backend_for(fake)
-        plan = _plan(ds, backend)
+    with _planned(ds, tmp_path) as (fake, store, backend, plan):
         first = write_batch(plan, backend, store)
         again = write_batch(plan, backend, store)
         assert again.record is None and again.n_in_open_batches == first.n_lines == 24
@@ -170,9 +174,7 @@ def _output_of(fake, backend, store, plan) -> tuple[str, str]:
 
 def test_malformed_output_lines_are_named_and_their_calls_stay_pending(tmp_path):
     ds = tiny_dataset(2, 4)  # 24 calls
-    with FakeOpenAI() as fake, RunStore(tmp_path / "b.sqlite") as store:
-        backend = backend_for(fake)
-        plan = _plan(ds, backend)
+    with _planned(ds, tmp_path) as (fake, store, backend, plan):
         batch_id, text = _output_of(fake, backend, store, plan)
         lines = text.splitlines()
         lines[2] = lines[2][: len(lines[2]) // 2]  # cut short
@@ -202,9 +204,7 @@ def test_malformed_output_lines_are_named_and_their_calls_stay_pending(tmp_path)
 
 def test_run_elsewhere_write_then_import_file(tmp_path):
     ds = tiny_dataset(2, 3)
-    with FakeOpenAI() as fake, RunStore(tmp_path / "b.sqlite") as store:
-        backend = backend_for(fake)
-        plan = _plan(ds, backend)
+    with _planned(ds, tmp_path) as (fake, store, backend, plan):
         written = write_batch(plan, backend, store)
         # "elsewhere": the same JSONL run by the server's batch runner under another id
         service = BatchService(backend)
