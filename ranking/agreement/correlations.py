@@ -194,46 +194,31 @@ def correlation(
         n_units = int(units.max()) + 1 if units.shape[0] else 0
 
     if unit == "overall":
-        problem = _pooled_problem(x, y, "items")
-        if problem:
-            return nan_result(problem, n_used=int(x.shape[0]))
-        value, pvalue = _scipy_corr(x, y, method, variant)
-        lower, upper, note = _boot_interval(
-            boot, n_units, lambda W: _boot_pooled(x, y, units, n_units, method, variant, W)
-        )
-        return CorrelationResult(
-            value,
-            lower,
-            upper,
-            int(x.shape[0]),
-            n_dropped,
-            None,
-            note,
-            pvalue=pvalue,
-            n_units=int(x.shape[0]),
-            **common,
-        )
+        px, py, what, skipped, skip_note = x, y, "items", 0, ""
 
-    # system level
-    sys_codes, sys_labels = label_codes(systems[valid])
-    n_sys = sys_labels.shape[0]
-    counts = np.bincount(sys_codes, minlength=n_sys).astype(np.float64)
-    mx = _snap_ties(np.bincount(sys_codes, x, n_sys) / counts)
-    my = _snap_ties(np.bincount(sys_codes, y, n_sys) / counts)
-    n_all_sys = label_codes(systems)[1].shape[0]
-    skipped = n_all_sys - n_sys
-    skip_note = f"{skipped} system(s) with no valid item left out" if skipped else ""
-    problem = _pooled_problem(mx, my, "systems")
+        def replicate(W):
+            return _boot_pooled(x, y, units, n_units, method, variant, W)
+
+    else:  # system level
+        sys_codes, sys_labels = label_codes(systems[valid])
+        n_sys = sys_labels.shape[0]
+        counts = np.bincount(sys_codes, minlength=n_sys).astype(np.float64)
+        px = _snap_ties(np.bincount(sys_codes, x, n_sys) / counts)
+        py = _snap_ties(np.bincount(sys_codes, y, n_sys) / counts)
+        what = "systems"
+        skipped = label_codes(systems)[1].shape[0] - n_sys
+        skip_note = f"{skipped} system(s) with no valid item left out" if skipped else ""
+
+        def replicate(W):
+            return _boot_system(x, y, units, n_units, sys_codes, n_sys, method, variant, W)
+
+    problem = _pooled_problem(px, py, what)
     if problem:
         return nan_result(
             join_reasons(problem, skip_note), n_used=int(x.shape[0]), n_skipped=skipped
         )
-    value, pvalue = _scipy_corr(mx, my, method, variant)
-    lower, upper, note = _boot_interval(
-        boot,
-        n_units,
-        lambda W: _boot_system(x, y, units, n_units, sys_codes, n_sys, method, variant, W),
-    )
+    value, pvalue = _scipy_corr(px, py, method, variant)
+    lower, upper, note = _boot_interval(boot, n_units, replicate)
     return CorrelationResult(
         value,
         lower,
@@ -243,7 +228,7 @@ def correlation(
         None,
         join_reasons(skip_note, note),
         pvalue=pvalue,
-        n_units=n_sys,
+        n_units=int(px.shape[0]),
         n_skipped=skipped,
         **common,
     )
