@@ -39,19 +39,17 @@ from .reliability import (
     krippendorff_alpha,
     share_all_agree,
 )
-from .significance import (
+from .significance import (  # Williams' test too (ranking.agreement.williams, re-exported there)
+    ALTERNATIVES,
     PairedShiftResult,
     PermutationResult,
     WelchResult,
-    paired_shift,
-    permutation_test,
-    welch_t,
-)
-from .williams import (
-    ALTERNATIVES,
     WilliamsMatrixResult,
     WilliamsResult,
     bh_adjust,
+    paired_shift,
+    permutation_test,
+    welch_t,
     williams_matrix,
     williams_test,
 )
