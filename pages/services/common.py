@@ -50,6 +50,31 @@ def fmt(value, digits: int = 3) -> str:
     return f"{float(value):.{digits}f}"
 
 
+def welch_columns(table, digits: int) -> dict[str, list[str]]:
+    """The shown columns of a two-group comparison table (``mean_a``, ``std_a``, ``n_a``, the
+    same for b, ``statistic``): "group A" and "group B" as "mean ± sd (n)", and "Welch's t",
+    with ``digits`` decimals; the caller puts its key columns before them and p after."""
+
+    def cell(mean, sd, n) -> str:
+        return f"{fmt(mean, digits)} ± {fmt(sd, digits)} (n = {int(n)})"
+
+    return {
+        f"group {g}": [
+            cell(*r)
+            for r in zip(table[f"mean_{s}"], table[f"std_{s}"], table[f"n_{s}"], strict=True)
+        ]
+        for g, s in (("A", "a"), ("B", "b"))
+    } | {"Welch's t": [fmt(t, digits) for t in table["statistic"]]}
+
+
+def with_systems(frame, candidates):
+    """``frame`` (``context_id`` and ``candidate_id`` as strings) with each candidate's
+    ``system`` from the candidates table; the rows of candidates without one left out."""
+    keys = ["context_id", "candidate_id"]
+    lut = candidates[[*keys, "system"]].dropna(subset=["system"]).astype(str).drop_duplicates(keys)
+    return frame.merge(lut, on=keys, how="inner")
+
+
 # ---------------------------------------------------------------------------------------
 # Names of rating judges (Human agreement and Prompt sensitivity pages)
 # ---------------------------------------------------------------------------------------

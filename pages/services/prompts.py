@@ -17,7 +17,7 @@ import pandas as pd
 from data.natural import natural_sorted
 from data.schema import AUTOMATIC, HUMAN_JUDGE_PREFIX, DataError, Dataset
 from pages.services.bias import bias_table
-from pages.services.common import cache_data, cache_resource, judge_model
+from pages.services.common import cache_data, cache_resource, judge_model, with_systems
 from pages.services.comparisons import HUMAN_POOL, human_reference, pmatrix
 from ranking import kendall_matrix, paired_shift, pairwise_accuracy
 
@@ -250,11 +250,5 @@ def variant_item_scores(ds: Dataset, model: str, attribute: str) -> pd.DataFrame
     wide = _by_variant(means, ["context_id", "candidate_id"], names).reset_index()
     wide.columns.name = None
     wide = wide.astype({"context_id": str, "candidate_id": str})
-    lut = (
-        cands[["context_id", "candidate_id", "system"]]
-        .dropna(subset=["system"])
-        .astype(str)
-        .drop_duplicates(["context_id", "candidate_id"])
-    )
-    out = wide.merge(lut, on=["context_id", "candidate_id"], how="inner")
+    out = with_systems(wide, cands)
     return out[["context_id", "candidate_id", "system", *names]]

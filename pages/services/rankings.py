@@ -19,7 +19,7 @@ from data.arrays import PMatrix
 from data.natural import natural_key, natural_sorted
 from data.schema import Dataset
 from pages.services.calibration import debiased_P
-from pages.services.common import cache_data, mean_finite
+from pages.services.common import cache_data, mean_finite, with_systems
 from pages.services.comparisons import Reference, human_reference, pmatrix
 from pages.services.leaderboard import (  # noqa: F401  (the Rankings page's systems)
     SystemRanking,
@@ -259,11 +259,5 @@ def candidate_scores(ds: Dataset, pm: PMatrix, rk: Rankings, ref: Reference | No
     if ref is not None:
         rows[HUMAN] = np.concatenate([ref.scores[c, :k] for c, k in enumerate(n)])
     out = pd.DataFrame(rows).astype({"context_id": str, "candidate_id": str})
-    lut = (
-        cands[["context_id", "candidate_id", "system"]]
-        .dropna(subset=["system"])
-        .astype(str)
-        .drop_duplicates(["context_id", "candidate_id"])
-    )
-    out = out.merge(lut, on=["context_id", "candidate_id"], how="inner")
+    out = with_systems(out, cands)
     return out[cols]

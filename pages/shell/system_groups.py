@@ -17,7 +17,7 @@ import streamlit as st
 from data.agreement.groups import compare_groups
 from data.natural import natural_sorted
 from data.schema import DataError
-from pages.services.common import fmt
+from pages.services.common import fmt, welch_columns
 from pages.shell import ui
 
 HEADER = "Compare two groups of systems"
@@ -47,20 +47,10 @@ def _pick(label: str, options: list[str], default: list[str], key: str, help: st
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """The comparison as shown: per score, "mean ± sd (n)" of each group, Welch's t, df, p."""
-
-    def cell(mean, sd, n) -> str:
-        return f"{fmt(mean, 3)} ± {fmt(sd, 3)} (n = {int(n)})"
-
     return pd.DataFrame(
         {
             "score": table["score"].astype(str),
-            "group A": [
-                cell(*r) for r in zip(table["mean_a"], table["std_a"], table["n_a"], strict=True)
-            ],
-            "group B": [
-                cell(*r) for r in zip(table["mean_b"], table["std_b"], table["n_b"], strict=True)
-            ],
-            "Welch's t": [fmt(t, 3) for t in table["statistic"]],
+            **welch_columns(table, 3),
             "df": [fmt(d, 1) for d in table["df"]],
             "p": [fmt(p, 4) for p in table["pvalue"]],
             "note": table["reason"],

@@ -29,7 +29,7 @@ from pages.services.agreement.raters import (
     raters,
     with_raters,
 )
-from pages.services.common import cache_data, fmt
+from pages.services.common import cache_data, fmt, welch_columns
 
 #: Correlation choices of the agreement page: label -> (method, Kendall variant).
 CORRELATIONS = {
@@ -263,21 +263,11 @@ def group_comparison(
 def group_display(table: pd.DataFrame) -> pd.DataFrame:
     """The group table as shown: per attribute and rater, "mean ± sd (n)" of each group,
     Welch's t and p (n/a with the reason when undefined)."""
-
-    def cell(mean, sd, n) -> str:
-        return f"{fmt(mean, 2)} ± {fmt(sd, 2)} (n = {int(n)})"
-
     return pd.DataFrame(
         {
             "attribute": table["attribute"].astype(str),
             "rater": table["rater"],
-            "group A": [
-                cell(*r) for r in zip(table["mean_a"], table["std_a"], table["n_a"], strict=True)
-            ],
-            "group B": [
-                cell(*r) for r in zip(table["mean_b"], table["std_b"], table["n_b"], strict=True)
-            ],
-            "Welch's t": [fmt(t, 2) for t in table["statistic"]],
+            **welch_columns(table, 2),
             "p": [fmt(p, 4) for p in table["pvalue"]],
             "note": table["reason"],
         }
