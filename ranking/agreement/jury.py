@@ -150,10 +150,9 @@ def dawid_skene(labels, n_classes=None, *, max_iter=200, tol=1e-8, smoothing=0.0
 
     Parameters
     ----------
-    labels : array_like of int, shape (n_items, n_judges)
-        Class codes 0..n_classes-1; -1 where a judge gave no label.
-    n_classes : int, optional
-        Number of classes; default the largest code + 1.
+    labels, n_classes
+        The judges' class codes (n_items, n_judges; -1 where a judge gave no label) and
+        the number of classes, as in :func:`majority_vote`.
     max_iter : int
         Most EM iterations.
     tol : float

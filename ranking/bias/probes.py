@@ -71,17 +71,9 @@ def mean_logprob(logprobs) -> float:
 
 
 def perplexity(logprobs) -> float:
-    """Perplexity ``exp(-mean log p)`` of one text (NaN when it has no token).
-
-    Parameters
-    ----------
-    logprobs : array_like of shape (n_tokens,)
-        Natural-log probability of each token; NaN values are left out.
-
-    Returns
-    -------
-    float
-    """
+    """Perplexity ``exp(-mean log p)`` of one text, from token log-probabilities as
+    :func:`mean_logprob` takes them (NaN when it has no token, inf when the mean is -700
+    or less)."""
     m = mean_logprob(logprobs)
     if math.isnan(m):
         return math.nan
