@@ -29,6 +29,18 @@ def _parse(options):
     return parse
 
 
+def _radio(col, label: str, options: dict, key: str, url: str | None = None, help=None):
+    """A radio over ``options``' keys, shown as its values, kept in the URL (``url``, by
+    default the key) and checked against them when read back from it."""
+    return col.radio(
+        label,
+        list(options),
+        format_func=options.get,
+        key=state.keep(f"{PAGE}.{key}", url=url or key, parse=_parse(options)),
+        help=help,
+    )
+
+
 def render(c: Choices) -> None:
     st.header("Which judge differences are significant?")
     pairs = c.raters.pairs
@@ -40,27 +52,25 @@ def render(c: Choices) -> None:
         return
     with ui.guard("Williams tests"):
         w1, w2, w3, w4 = st.columns(4)
-        alternative = w1.radio(
+        alternative = _radio(
+            w1,
             "Test",
-            list(svc.SIDES),
-            format_func=svc.SIDES.get,
-            key=state.keep(f"{PAGE}.w_side", url="sided", parse=_parse(svc.SIDES)),
-            help="HANNA tests an increase in correlation (one-sided); the two-sided test asks "
+            svc.SIDES,
+            "w_side",
+            "sided",
+            "HANNA tests an increase in correlation (one-sided); the two-sided test asks "
             "whether the correlations differ at all, and its p-values are about double.",
         )
-        family = w2.radio(
+        family = _radio(
+            w2,
             "Benjamini–Hochberg",
-            list(svc.FAMILIES),
-            format_func=svc.FAMILIES.get,
-            key=state.keep(f"{PAGE}.w_family", url="bh", parse=_parse(svc.FAMILIES)),
-            help="Which tests are adjusted together. HANNA adjusts over the six criteria of "
+            svc.FAMILIES,
+            "w_family",
+            "bh",
+            "Which tests are adjusted together. HANNA adjusts over the six criteria of "
             "each comparison.",
         )
-        w_level = w3.radio(
-            "Level",
-            ["overall", "system"],
-            key=state.keep(f"{PAGE}.w_level", url="w_level", parse=_parse(("overall", "system"))),
-        )
+        w_level = _radio(w3, "Level", {"overall": "overall", "system": "system"}, "w_level")
         ratings = c.ds.ratings
         shared = ratings.groupby("prompt_id", observed=True)["judge"].nunique().max() > 1
         across = (

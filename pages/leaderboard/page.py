@@ -30,9 +30,7 @@ ds, attributes = choices.with_comparisons(
     " to build a leaderboard from. Upload pairwise verdicts or run a pairwise judge on the "
     "**Judge** page, or load the demo, SummEval, PandaLM or LLMFAO on the **Data** page.",
 )
-left, right = st.columns(2)
-with left:
-    attribute = ui.select("Attribute", attributes, key=state.keep("app.attribute"))
+attribute, right = choices.attribute_beside(attributes)
 with right:
     intervals = st.radio(
         "Intervals",

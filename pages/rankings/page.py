@@ -161,10 +161,7 @@ if per_context:
         ui.settings(
             PAGE,
             {
-                "dataset": state.active_name(),
-                "attribute": attribute,
-                "judge": judge,
-                "debias": setting.label,
+                **debias.view_settings(attribute, judge, setting),
                 "context": context_id,
                 "ranking method": method,
                 **state.scope_settings(),

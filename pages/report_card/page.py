@@ -32,26 +32,30 @@ ui.need(
 left, mid, right = st.columns([2, 2, 2])
 with left:
     attribute = ui.select("Attribute", attributes, key=state.keep("app.attribute"))
-with mid:
-    unparsed = st.radio(
-        "An unparsed verdict",
-        UNPARSED,
-        format_func={"wrong": "counts as wrong", "skip": "is left out"}.get,
-        horizontal=True,
-        key=state.keep("report_card.unparsed"),
-        help="LLMBar counts an answer it cannot read as a wrong answer; leaving it out scores "
-        "each judge on the verdicts it gave.",
+# the two readings of the verdicts: (column, label, options, shown as, session key, help)
+unparsed, level = [
+    col.radio(label, options, format_func=shown, horizontal=True, key=key, help=help)
+    for col, label, options, shown, key, help in (
+        (
+            mid,
+            "An unparsed verdict",
+            UNPARSED,
+            {"wrong": "counts as wrong", "skip": "is left out"}.get,
+            state.keep("report_card.unparsed"),
+            "LLMBar counts an answer it cannot read as a wrong answer; leaving it out scores "
+            "each judge on the verdicts it gave.",
+        ),
+        (
+            right,
+            "Categories",
+            LEVELS,
+            str,
+            state.keep("report_card.level"),
+            "Read from the context id '<category>/<id>': the subset is the id without its "
+            "last part (LLMBar/Adversarial/GPTInst), the source its first part (LLMBar).",
+        ),
     )
-with right:
-    level = st.radio(
-        "Categories",
-        LEVELS,
-        format_func={"subset": "subset", "source": "source"}.get,
-        horizontal=True,
-        key=state.keep("report_card.level"),
-        help="Read from the context id '<category>/<id>': the subset is the id without its "
-        "last part (LLMBar/Adversarial/GPTInst), the source its first part (LLMBar).",
-    )
+]
 
 card = svc.card(ds, attribute, unparsed)
 gold = card.gold

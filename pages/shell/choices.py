@@ -37,6 +37,15 @@ def with_comparisons(missing: str) -> tuple[Dataset, list[str]]:
     return ds, attributes
 
 
+def attribute_beside(attributes: list[str]):
+    """The shared attribute picker (``app.attribute``, :func:`pages.shell.state.keep`) in the
+    left of two columns: the attribute chosen, and the right column for the page's next one."""
+    left, right = st.columns(2)
+    with left:
+        attribute = ui.select("Attribute", attributes, key=state.keep("app.attribute"))
+    return attribute, right
+
+
 def attribute_and_judge(
     key: str, missing: str, judge_help: str | None = None
 ) -> tuple[Dataset, str, str]:
@@ -47,9 +56,7 @@ def attribute_and_judge(
     the URL. ``key`` is the page's prefix, kept for callers (the widgets no longer use it).
     """
     ds, attributes = with_comparisons(missing)
-    left, right = st.columns(2)
-    with left:
-        attribute = ui.select("Attribute", attributes, key=state.keep("app.attribute"))
+    attribute, right = attribute_beside(attributes)
     with right:
         judge = ui.select(
             "Judge",
@@ -71,9 +78,7 @@ def any_judge(missing: str, judge_help: str):
     ds = state.analysed()
     options = judge_choices(ds)
     ui.need(bool(options), missing)
-    left, right = st.columns(2)
-    with left:
-        attribute = ui.select("Attribute", list(options), key=state.keep("app.attribute"))
+    attribute, right = attribute_beside(list(options))
     by_label = {c.label: c for c in options[attribute]}
     with right:
         label = ui.select("Judge", list(by_label), key=state.keep("app.judge"), help=judge_help)

@@ -67,6 +67,17 @@ def current(ds: Dataset, attribute: str, judge: str) -> bias.Debias:
     )
 
 
+def view_settings(attribute: str, judge: str, setting: bias.Debias) -> dict:
+    """The settings a view under the debias setting records first (``ui.settings``): the
+    dataset, attribute, judge and the setting's label; the page adds its own after them."""
+    return {
+        "dataset": state.active_name(),
+        "attribute": attribute,
+        "judge": judge,
+        "debias": setting.label,
+    }
+
+
 def _balance(value: float) -> None:
     st.session_state[TAU] = value
 
