@@ -28,6 +28,7 @@ import streamlit as st
 
 from data.schema import Dataset
 from pages.services import judge_bias as svc
+from pages.services.common import fmt
 from pages.shell import choices, state, ui
 
 PAGE = "Judge bias"
@@ -76,6 +77,14 @@ def pick() -> Choice:
         "candidate, marked 'ratings'): the pairwise sections need verdicts.",
     )
     return Choice(ds, state.active_name(), attribute, judge)
+
+
+def rating_metric(choice: Choice, label: str, key: str, help_line: str) -> None:
+    """A ratings judge's number ``key`` of ``svc.rating_summary`` as a metric; ``help_line``
+    is formatted with the summary (its pair counts ``n_stable``, ``n_tie``)."""
+    j = choice.judge
+    summary = svc.rating_summary(choice.ds, choice.attribute, j.judge, j.prompt_id)
+    ui.metric(label, fmt(summary[key]), help_line.format(**summary), page=PAGE)
 
 
 def needs_verdicts(choice: Choice, what: str) -> bool:

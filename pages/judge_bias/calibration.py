@@ -68,16 +68,7 @@ def diagram(choice: Choice, table) -> None:
         key="judge_bias.reliability",
     )
     frame = svc.reliability_frame(choice.ds, choice.attribute, choice.judge.judge, method)
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1],
-            y=[0, 1],
-            mode="lines",
-            name="perfectly calibrated",
-            line=dict(color="black", dash="dash"),
-        )
-    )
+    fig = ui.reliability_figure("perfectly calibrated", "black")
     for stage, colour in (("before", ui.PALETTE[1]), ("after", ui.PALETTE[0])):
         rows = frame[frame["stage"] == stage]
         fig.add_trace(

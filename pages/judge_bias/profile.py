@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.judge_bias import PAGE, Choice, needs_verdicts
+from pages.judge_bias import PAGE, Choice, needs_verdicts, rating_metric
 from pages.services import judge_bias as svc
 from pages.services.common import fmt
 from pages.shell import ui
@@ -86,13 +86,7 @@ def gap_figure(by_gap, gap_source: str) -> go.Figure:
                 "orders %{customdata[1]}<extra>" + name + "</extra>",
             )
         )
-    fig.add_hline(
-        y=0.5,
-        line_dash="dash",
-        line_color="black",
-        annotation_text="unbiased first-position win rate (0.5)",
-        annotation_position="bottom right",
-    )
+    ui.unbiased_line(fig, "unbiased first-position win rate (0.5)", "bottom right")
     fig.update_layout(
         xaxis_title=f"quality gap ({gap_source}; bin median)",
         yaxis_title="share",
@@ -152,12 +146,10 @@ def show(choice: Choice) -> None:
 
 def stability(choice: Choice) -> None:
     """A ratings judge: repetition stability of its sample pairs (``rating_pairs``)."""
-    j = choice.judge
-    summary = svc.rating_summary(choice.ds, choice.attribute, j.judge, j.prompt_id)
-    ui.metric(
+    rating_metric(
+        choice,
         "Repetition stability",
-        fmt(summary["repetition_stability"]),
+        "repetition_stability",
         "per pair of candidates, the share of the judge's sample pairs that order them as "
-        f"its usual verdict does; mean over {summary['n_stable']} pairs",
-        page=PAGE,
+        "its usual verdict does; mean over {n_stable} pairs",
     )

@@ -108,16 +108,16 @@ def ranking(choice: Choice) -> None:
         ("score_controlled", "style-controlled", ui.PALETTE[0]),
     ):
         rank = "rank_plain" if column == "score_plain" else "rank_controlled"
-        fig.add_trace(
-            go.Scatter(
-                x=table[column],
-                y=table["system"],
-                mode="markers",
-                name=name,
-                marker=dict(size=11, color=colour),
-                customdata=table[[rank]],
-                hovertemplate="%{y}: %{x:.3f} (rank %{customdata[0]})<extra>" + name + "</extra>",
-            )
+        ui.dot_series(
+            fig,
+            table,
+            "system",
+            column,
+            name,
+            customdata=table[[rank]],
+            hovertemplate="%{y}: %{x:.3f} (rank %{customdata[0]})<extra>" + name + "</extra>",
+            size=11,
+            color=colour,
         )
     fig.update_layout(
         xaxis_title="system score (Bradley–Terry log-strength)",

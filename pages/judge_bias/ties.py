@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from pages.judge_bias import PAGE, Choice
+from pages.judge_bias import PAGE, Choice, rating_metric
 from pages.services import judge_bias as svc
 from pages.services.common import fmt
 from pages.shell import ui
@@ -88,14 +88,12 @@ def show(choice: Choice) -> None:
 
 def ratings(choice: Choice) -> None:
     """A ratings judge: a tie is the same score for both candidates."""
-    j = choice.judge
-    summary = svc.rating_summary(choice.ds, choice.attribute, j.judge, j.prompt_id)
-    ui.metric(
+    rating_metric(
+        choice,
         "Tie rate",
-        fmt(summary["tie_rate"]),
+        "tie_rate",
         "share of the judge's sample pairs that give both candidates the same score, mean "
-        f"over {summary['n_tie']} pairs of candidates",
-        page=PAGE,
+        "over {n_tie} pairs of candidates",
     )
     st.caption(
         "Tie symmetry needs pairwise verdicts in both orders: a ratings judge scores each "

@@ -30,22 +30,10 @@ ds, attribute, judge = choices.attribute_and_judge(
 with ui.guard("Measuring position bias"):
     table = svc.bias_table(ds)
     st.subheader("First-position win rate per judge and attribute")
-    bars = px.bar(
-        table,
-        x="judge",
-        y="first_position_win_rate",
-        color="attribute",
-        barmode="group",
-        hover_data=["n_comparisons", "swap_consistency"],
-        range_y=[0, 1],
+    bars = ui.judge_bars(
+        table, "first_position_win_rate", hover_data=["n_comparisons", "swap_consistency"]
     )
-    bars.add_hline(
-        y=0.5,
-        line_dash="dash",
-        line_color="black",
-        annotation_text="no bias (0.5)",
-        annotation_position="top left",
-    )
+    ui.unbiased_line(bars, "no bias (0.5)", "top left")
     bars.update_layout(
         yaxis_title="P(first position wins) at tau = 0.5", yaxis_tickformat=".1f", height=380
     )
@@ -62,6 +50,35 @@ with ui.guard("Measuring position bias"):
         )
 
 st.subheader("Debias: re-rank with a threshold")
+
+
+#: The metrics beside tau: (label, field of the rule update, help line, delta colour).
+METRICS = [
+    (
+        "First-position win rate",
+        "position_bias",
+        "share of comparisons the first slot wins; 0.5 = balanced",
+        "off",
+    ),
+    (
+        "Swap consistency",
+        "swap_consistency",
+        "share of pairs judged in both orders whose two decisions agree",
+        "normal",
+    ),
+    (
+        "Pairwise accuracy",
+        "accuracy",
+        "share of comparisons whose decision matches the human order",
+        "normal",
+    ),
+    (
+        "Spearman",
+        "spearman",
+        "win-ratio ranking vs humans per context, mean over contexts",
+        "normal",
+    ),
+]
 
 
 def delta(after, before, moved):
@@ -86,10 +103,7 @@ def threshold_section(ds, attribute, judge):
         ui.settings(
             PAGE,
             {
-                "dataset": state.active_name(),
-                "attribute": attribute,
-                "judge": judge,
-                "debias": setting.label,
+                **debias.view_settings(attribute, judge, setting),
                 "tau": shown_tau,
                 **state.scope_settings(),
             },
@@ -118,35 +132,16 @@ def threshold_section(ds, attribute, judge):
                 )
                 + (f"; alpha = {common.fmt(setting.alpha)}" if setting.alpha else ""),
             )
-        with cols[1]:
-            ui.metric(
-                "First-position win rate",
-                common.fmt(after.position_bias),
-                "share of comparisons the first slot wins; 0.5 = balanced",
-                delta=delta(after.position_bias, before.position_bias, moved),
-                delta_color="off",
-            )
-        with cols[2]:
-            ui.metric(
-                "Swap consistency",
-                common.fmt(after.swap_consistency),
-                "share of pairs judged in both orders whose two decisions agree",
-                delta=delta(after.swap_consistency, before.swap_consistency, moved),
-            )
-        with cols[3]:
-            ui.metric(
-                "Pairwise accuracy",
-                common.fmt(after.accuracy),
-                "share of comparisons whose decision matches the human order",
-                delta=delta(after.accuracy, before.accuracy, moved),
-            )
-        with cols[4]:
-            ui.metric(
-                "Spearman",
-                common.fmt(after.spearman),
-                "win-ratio ranking vs humans per context, mean over contexts",
-                delta=delta(after.spearman, before.spearman, moved),
-            )
+        for col, (label, field, help_line, colour) in zip(cols[1:], METRICS, strict=True):
+            with col:
+                value = getattr(after, field)
+                ui.metric(
+                    label,
+                    common.fmt(value),
+                    help_line,
+                    delta=delta(value, getattr(before, field), moved),
+                    delta_color=colour,
+                )
         if ref is None:
             note = "No human reference in this dataset: accuracy and Spearman are not available."
         elif ref.same_as_judge:

@@ -14,6 +14,14 @@ from pages.shell import state, system_groups, ui
 
 PAGE = "prompts"
 
+
+def _per_template(pb: pd.DataFrame, column: str, label: str, line: str, title: str) -> None:
+    """A share per pairwise judge (its template in its name) and attribute, against 0.5."""
+    fig = ui.judge_bars(pb, column, labels={column: label})
+    fig.add_hline(y=0.5, line_dash="dot", annotation_text=line)
+    ui.figure(fig, title, page=PAGE, data=pb)
+
+
 st.title("Prompt sensitivity")
 st.markdown(
     "The same judge under different templates (prompts) and temperatures: do the scores move, "
@@ -287,29 +295,21 @@ if has_pairwise:
         if not len(pb):
             st.info("No pairwise judge has a parsed comparison here.")
         else:
-            fig = px.bar(
+            _per_template(
                 pb,
-                x="judge",
-                y="first_position_win_rate",
-                color="attribute",
-                barmode="group",
-                range_y=[0, 1],
-                labels={"first_position_win_rate": "first-position win rate"},
+                "first_position_win_rate",
+                "first-position win rate",
+                "no bias",
+                "First-position win rate per judge and template",
             )
-            fig.add_hline(y=0.5, line_dash="dot", annotation_text="no bias")
-            ui.figure(fig, "First-position win rate per judge and template", page=PAGE, data=pb)
             if pb["pairwise_accuracy"].notna().any():
-                fig = px.bar(
+                _per_template(
                     pb,
-                    x="judge",
-                    y="pairwise_accuracy",
-                    color="attribute",
-                    barmode="group",
-                    range_y=[0, 1],
-                    labels={"pairwise_accuracy": "pairwise accuracy"},
+                    "pairwise_accuracy",
+                    "pairwise accuracy",
+                    "chance",
+                    "Pairwise accuracy per judge and template",
                 )
-                fig.add_hline(y=0.5, line_dash="dot", annotation_text="chance")
-                ui.figure(fig, "Pairwise accuracy per judge and template", page=PAGE, data=pb)
             else:
                 st.info(
                     "Pairwise accuracy needs human scores or human verdicts for the same "

@@ -46,27 +46,30 @@ def render(ds, attribute: str, judge: str, setting) -> None:
     table = res.table
     moved = {m: int((table[f"rank_{c}"] != table["rank_half_win"]).sum())
              for m, c in MODEL_LABELS.items()}  # fmt: skip
-    cols = st.columns(4)
-    with cols[0]:
-        ui.metric(
-            "Observed tie rate",
-            f"{observed:.1%}",
-            f"ties among {res.n_comparisons:,} answers between two systems",
-        )
-    for col, model in zip(cols[1:3], ("Davidson", "Rao–Kupper"), strict=True):
-        with col:
-            ui.metric(
-                f"{model} {_PARAM[model]}",
-                common.fmt(summary.loc[model, "tie_param"]),
-                f"95% Fisher interval {_interval_text(summary.loc[model])}; predicts a tie "
-                f"rate of {summary.loc[model, 'predicted_tie_rate']:.1%}",
-            )
-    with cols[3]:
-        ui.metric(
-            "Rank changes, Rao–Kupper",
-            f"{moved['Rao–Kupper']} of {len(table)}",
-            f"systems ranked differently than under half-win (Davidson: {moved['Davidson']})",
-        )
+    ui.metric_row(
+        [
+            (
+                "Observed tie rate",
+                f"{observed:.1%}",
+                f"ties among {res.n_comparisons:,} answers between two systems",
+            ),
+            *[
+                (
+                    f"{model} {_PARAM[model]}",
+                    common.fmt(summary.loc[model, "tie_param"]),
+                    f"95% Fisher interval {_interval_text(summary.loc[model])}; predicts a tie "
+                    f"rate of {summary.loc[model, 'predicted_tie_rate']:.1%}",
+                )
+                for model in ("Davidson", "Rao–Kupper")
+            ],
+            (
+                "Rank changes, Rao–Kupper",
+                f"{moved['Rao–Kupper']} of {len(table)}",
+                f"systems ranked differently than under half-win (Davidson: {moved['Davidson']})",
+            ),
+        ],
+        page=PAGE,
+    )
     many = len(table) > 20  # a slope chart of many systems is a tangle: rank against rank
     left, right = (st.container(), st.container()) if many else st.columns([3, 2])
     with left:
@@ -147,17 +150,17 @@ def _dumbbell(table: pd.DataFrame) -> go.Figure:
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#c8c8c8", width=3),
                              hoverinfo="skip", showlegend=False))  # fmt: skip
     for model, col in MODEL_LABELS.items():
-        fig.add_trace(
-            go.Scatter(
-                x=table[col],
-                y=table["system"],
-                mode="markers",
-                name=model,
-                marker=dict(color=_COLOURS[model], size=9),
-                customdata=table[f"rank_{col}"],
-                hovertemplate=f"%{{y}}<br>{model}: %{{x:.3f}} (rank %{{customdata:.0f}})"
-                "<extra></extra>",
-            )
+        ui.dot_series(
+            fig,
+            table,
+            "system",
+            col,
+            model,
+            customdata=table[f"rank_{col}"],
+            hovertemplate=f"%{{y}}<br>{model}: %{{x:.3f}} (rank %{{customdata:.0f}})"
+            "<extra></extra>",
+            color=_COLOURS[model],
+            size=9,
         )
     fig.update_layout(
         height=max(320, 22 * len(table) + 140),

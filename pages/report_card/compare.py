@@ -49,38 +49,26 @@ def show(choice: Choice) -> None:
             "(with both orders when counting orders): nothing to compare."
         )
         return
-    m = st.columns(4)
-    with m[0]:
-        ui.metric(
-            "Accuracy B − A",
-            f"{r.difference:+.1%}",
-            f"95% Newcombe interval [{r.lower:+.1%}, {r.upper:+.1%}] on the {r.n:,} shared {unit}s",
-            page=PAGE,
-            report_label="Accuracy B − A (McNemar)",
-        )
-    with m[1]:
-        ui.metric(
-            "McNemar exact p",
-            fmt(r.pvalue, 4),
-            f"two-sided binomial test of the {r.n_discordant:,} {unit}s only one judge got right",
-            page=PAGE,
-        )
-    with m[2]:
-        ui.metric(
-            "A right",
-            f"{r.accuracy_a:.1%}",
-            ui.safe(a, 60),
-            page=PAGE,
-            report_label="Judge A right",
-        )
-    with m[3]:
-        ui.metric(
-            "B right",
-            f"{r.accuracy_b:.1%}",
-            ui.safe(b, 60),
-            page=PAGE,
-            report_label="Judge B right",
-        )
+    ui.metric_row(
+        [
+            (
+                "Accuracy B − A",
+                f"{r.difference:+.1%}",
+                f"95% Newcombe interval [{r.lower:+.1%}, {r.upper:+.1%}] on the {r.n:,} shared "
+                f"{unit}s",
+                "Accuracy B − A (McNemar)",
+            ),
+            (
+                "McNemar exact p",
+                fmt(r.pvalue, 4),
+                f"two-sided binomial test of the {r.n_discordant:,} {unit}s only one judge got "
+                "right",
+            ),
+            ("A right", f"{r.accuracy_a:.1%}", ui.safe(a, 60), "Judge A right"),
+            ("B right", f"{r.accuracy_b:.1%}", ui.safe(b, 60), "Judge B right"),
+        ],
+        page=PAGE,
+    )
     table = pd.DataFrame(
         {"B right": [r.both_right, r.only_b], "B wrong": [r.only_a, r.both_wrong]},
         index=["A right", "A wrong"],

@@ -40,16 +40,7 @@ def calibration(choice: Choice, judge: str) -> None:
         )
         left, right = st.columns(2)
         d = cal.diagram[cal.diagram["count"] > 0]
-        fig = go.Figure()
-        fig.add_trace(
-            go.Scatter(
-                x=[0, 1],
-                y=[0, 1],
-                mode="lines",
-                name="calibrated",
-                line=dict(color="#888", dash="dash"),
-            )
-        )
+        fig = ui.reliability_figure("calibrated", "#888")
         fig.add_trace(
             go.Scatter(
                 x=d["mean_p"],
@@ -197,26 +188,23 @@ def cost(choice: Choice, judge: str, table: pd.DataFrame) -> None:
         )
         return
     r = rec.iloc[0]
-    cols = st.columns(3)
-    with cols[0]:
-        ui.metric(
-            "Calls per 1,000 judgments", f"{r['calls_per_1k']:,.0f}", "model calls", page=PAGE
-        )
-    with cols[1]:
-        ui.metric(
-            "Tokens per 1,000 judgments",
-            f"{r['tokens_per_1k']:,.0f}",
-            "prompt and completion tokens as the provider reported them",
-            page=PAGE,
-        )
-    with cols[2]:
-        usd = r["usd_per_1k"]
-        ui.metric(
-            "Price per 1,000 judgments",
-            "–" if not np.isfinite(float(usd)) else f"${usd:,.4f}",
-            "at the estimate's prices (judge/runs/prices.csv); – for local or unpriced models",
-            page=PAGE,
-        )
+    usd = r["usd_per_1k"]
+    ui.metric_row(
+        [
+            ("Calls per 1,000 judgments", f"{r['calls_per_1k']:,.0f}", "model calls"),
+            (
+                "Tokens per 1,000 judgments",
+                f"{r['tokens_per_1k']:,.0f}",
+                "prompt and completion tokens as the provider reported them",
+            ),
+            (
+                "Price per 1,000 judgments",
+                "–" if not np.isfinite(float(usd)) else f"${usd:,.4f}",
+                "at the estimate's prices (judge/runs/prices.csv); – for local or unpriced models",
+            ),
+        ],
+        page=PAGE,
+    )
 
 
 def show(choice: Choice, table: pd.DataFrame) -> None:

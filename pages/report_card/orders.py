@@ -35,16 +35,17 @@ def both_orders(choice: Choice, table: pd.DataFrame) -> None:
     for col, label, colour in METRICS:
         if not t[col].notna().any():
             continue
-        fig.add_trace(
-            go.Scatter(
-                x=t[col],
-                y=t["judge"],
-                mode="markers",
-                name=label,
-                marker=dict(color=colour, size=9, symbol="diamond" if "rate" in col else "circle"),
-                customdata=t["judge"],
-                hovertemplate="%{customdata}<br>" + label + ": %{x:.1%}<extra></extra>",
-            )
+        ui.dot_series(
+            fig,
+            t,
+            "judge",
+            col,
+            label,
+            customdata=t["judge"],
+            hovertemplate="%{customdata}<br>" + label + ": %{x:.1%}<extra></extra>",
+            color=colour,
+            size=9,
+            symbol="diamond" if "rate" in col else "circle",
         )
     fig.add_vline(x=0.5, line=dict(color="#888", dash="dot"))
     fig.update_layout(

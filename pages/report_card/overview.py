@@ -23,35 +23,30 @@ def _pct(value) -> str:
 def headline(choice: Choice, table: pd.DataFrame) -> None:
     card = svc.card(choice.ds, choice.attribute, choice.unparsed)
     best = table.iloc[0]
-    cols = st.columns(4)
-    with cols[0]:
-        ui.metric(
-            "Pairs with a known answer",
-            f"{len(card.gold.scored):,}",
-            f"pairs whose human verdict names a winner, of {len(card.gold.pairs):,} with a "
-            "human verdict",
-            page=PAGE,
-        )
-    with cols[1]:
-        ui.metric(
-            "Judges", f"{len(table)}", "model judges with a verdict on those pairs", page=PAGE
-        )
-    with cols[2]:
-        ui.metric(
-            "Best accuracy",
-            _pct(best["accuracy"]),
-            f"{ui.safe(best['judge'], 50)}, 95% interval {_pct(best['lower'])}–"
-            f"{_pct(best['upper'])} over {int(best['n']):,} pairs",
-            page=PAGE,
-        )
-    with cols[3]:
-        above = int((table["lower"] > CHANCE).sum())
-        ui.metric(
-            "Above chance",
-            f"{above} / {len(table)}",
-            "judges whose whole 95% interval lies above 50% (a coin on two answers)",
-            page=PAGE,
-        )
+    above = int((table["lower"] > CHANCE).sum())
+    ui.metric_row(
+        [
+            (
+                "Pairs with a known answer",
+                f"{len(card.gold.scored):,}",
+                f"pairs whose human verdict names a winner, of {len(card.gold.pairs):,} with a "
+                "human verdict",
+            ),
+            ("Judges", f"{len(table)}", "model judges with a verdict on those pairs"),
+            (
+                "Best accuracy",
+                _pct(best["accuracy"]),
+                f"{ui.safe(best['judge'], 50)}, 95% interval {_pct(best['lower'])}–"
+                f"{_pct(best['upper'])} over {int(best['n']):,} pairs",
+            ),
+            (
+                "Above chance",
+                f"{above} / {len(table)}",
+                "judges whose whole 95% interval lies above 50% (a coin on two answers)",
+            ),
+        ],
+        page=PAGE,
+    )
 
 
 def _table_view(choice: Choice, table: pd.DataFrame) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 import pandas as pd
+import plotly.express as px
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
@@ -106,6 +107,14 @@ def metric(
             name = f"{base} ({n})"
             n += 1
         cards[name] = {"value": unsafe(value), "help": unsafe(help_line)}
+
+
+def metric_row(cards, *, page: str) -> None:
+    """Metrics side by side, one column each: ``cards`` holds (label, value, help line) or
+    (label, value, help line, report label) tuples, each drawn by :func:`metric`."""
+    for col, (label, value, help_line, *report) in zip(st.columns(len(cards)), cards, strict=True):
+        with col:
+            metric(label, value, help_line, page=page, report_label=report[0] if report else None)
 
 
 def slug(text: str) -> str:
@@ -484,6 +493,62 @@ def heatmap(
     )
     fig.update_layout(height=max(320, 34 * len(values) + 140), yaxis=dict(autorange="reversed"))
     return fig
+
+
+def judge_bars(table: pd.DataFrame, y: str, **kwargs) -> go.Figure:
+    """A share (0 to 1) per judge as grouped bars, one colour per attribute (``judge`` and
+    ``attribute`` columns of ``table``); ``kwargs`` go to ``px.bar`` (hover data, labels)."""
+    return px.bar(
+        table, x="judge", y=y, color="attribute", barmode="group", range_y=[0, 1], **kwargs
+    )
+
+
+def unbiased_line(fig: go.Figure, text: str, position: str) -> None:
+    """The dashed black line at 0.5, the first-position win rate of a judge with no position
+    bias, annotated with ``text`` at ``position``."""
+    fig.add_hline(
+        y=0.5,
+        line_dash="dash",
+        line_color="black",
+        annotation_text=text,
+        annotation_position=position,
+    )
+
+
+def dot_series(
+    fig: go.Figure,
+    table: pd.DataFrame,
+    row: str,
+    column: str,
+    name: str,
+    *,
+    hovertemplate: str,
+    customdata=None,
+    **marker,
+) -> None:
+    """One series of a dot plot whose rows are ``table[row]`` (systems, judges): a marker
+    at ``table[column]`` on each row, named ``name``; ``marker`` its colour, size, symbol."""
+    fig.add_trace(
+        go.Scatter(
+            x=table[column],
+            y=table[row],
+            mode="markers",
+            name=name,
+            marker=marker,
+            customdata=customdata,
+            hovertemplate=hovertemplate,
+        )
+    )
+
+
+def reliability_figure(name: str, colour: str) -> go.Figure:
+    """A reliability diagram to draw on: the diagonal of a calibrated judge (its probability
+    is the share observed), dashed in ``colour``, named ``name`` in the legend."""
+    return go.Figure(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", name=name, line=dict(color=colour, dash="dash")
+        )
+    )
 
 
 def table(df: pd.DataFrame, title: str, *, page: str, show: bool = True, **kwargs) -> None:
