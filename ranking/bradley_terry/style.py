@@ -20,6 +20,13 @@ from .intervals import MAX_FISHER_ITEMS
 __all__ = ["controlled_win_rates"]
 
 
+def baseline_index(baseline, n):
+    """``baseline`` as an item index in [0, n), or a ValueError saying what it must be."""
+    if isinstance(baseline, bool) or int(baseline) != baseline or not 0 <= baseline < n:
+        raise ValueError(f"baseline must be an item index in [0, {n}); got {baseline!r}")
+    return int(baseline)
+
+
 def controlled_win_rates(result, baseline, *, confidence=0.95):
     """Predicted win rate of every item against ``baseline``, with a delta-method interval.
 
@@ -57,9 +64,7 @@ def controlled_win_rates(result, baseline, *, confidence=0.95):
         )
     check_confidence(confidence)
     n = fit.theta.size
-    if isinstance(baseline, bool) or int(baseline) != baseline or not 0 <= baseline < n:
-        raise ValueError(f"baseline must be an item index in [0, {n}); got {baseline!r}")
-    baseline = int(baseline)
+    baseline = baseline_index(baseline, n)
     nan = np.full(n, np.nan)
     if fit.comp[baseline] < 0:
         return nan, nan.copy(), nan.copy()

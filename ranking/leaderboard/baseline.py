@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ranking._core.score_checks import check_confidence
-from ranking.bradley_terry.style import controlled_win_rates
+from ranking.bradley_terry.style import baseline_index, controlled_win_rates
 
 __all__ = ["BaselineWinRates", "baseline_win_rates", "sigmoid"]
 
@@ -74,10 +74,9 @@ def baseline_win_rates(result, baseline: int, *, confidence: float = 0.95) -> Ba
         replicates (``samples``, from ``intervals="bootstrap"``) the interval is their
         percentiles, each replicate anchored at the baseline; else, when the fit keeps its
         data (``fit``), the Fisher (Wald) interval of the difference; else none.
-    baseline : int
-        Index of the baseline item.
-    confidence : float, default 0.95
-        Interval coverage.
+    baseline, confidence
+        The baseline item's index and the interval coverage (default 0.95), as in
+        :func:`ranking.controlled_win_rates`.
 
     Returns
     -------
@@ -96,9 +95,7 @@ def baseline_win_rates(result, baseline: int, *, confidence: float = 0.95) -> Ba
             f"got scores of shape {scores.shape}"
         )
     n = scores.size
-    if isinstance(baseline, bool) or int(baseline) != baseline or not 0 <= baseline < n:
-        raise ValueError(f"baseline must be an item index in [0, {n}); got {baseline!r}")
-    baseline = int(baseline)
+    baseline = baseline_index(baseline, n)
     check_confidence(confidence)
     component = np.asarray(result.component)
     linked = (component == component[baseline]) & (component >= 0) & np.isfinite(scores)
