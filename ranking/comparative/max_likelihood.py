@@ -217,14 +217,18 @@ def _dp(A, f, choice, g_lo, g_hi, cand, order):
 
 
 @njit
-def _context(A, present, c, out, ranks, n_orders):
-    """Context ``c``'s defaults (order -1, ranks NaN, one best order) and its items present:
-    their indices idx[:m], m, and the terms among them Ac = A[c][idx][:, idx] (m x m)."""
+def _outputs(A):
+    """A batch's order, ranks and number of best orders, each context's set to the defaults
+    (order -1, ranks NaN, one best order)."""
+    n_ctx, n, _ = A.shape
+    return np.full((n_ctx, n), -1, np.int64), np.full((n_ctx, n), np.nan), np.ones(n_ctx)
+
+
+@njit
+def _context(A, present, c):
+    """The items present in context ``c``: their indices idx[:m], m, and the terms among
+    them Ac = A[c][idx][:, idx] (m x m)."""
     n = A.shape[1]
-    n_orders[c] = 1.0
-    for i in range(n):
-        out[c, i] = -1
-        ranks[c, i] = np.nan
     idx = np.empty(n, np.int64)
     m = 0
     for i in range(n):
@@ -262,12 +266,9 @@ def _ml_batch(A, present, exact_max_n, start):
     order of its set, so item k put last in T sits at rank |T| in count[T \\ {k}] * below[T]
     of them.
     """
-    n_ctx, n, _ = A.shape
-    out = np.empty((n_ctx, n), np.int64)
-    ranks = np.empty((n_ctx, n))
-    n_orders = np.empty(n_ctx)
-    for c in prange(n_ctx):
-        idx, m, Ac = _context(A, present, c, out, ranks, n_orders)
+    out, ranks, n_orders = _outputs(A)
+    for c in prange(A.shape[0]):
+        idx, m, Ac = _context(A, present, c)
         local = np.empty(m, np.int64)
         if m <= exact_max_n:
             full = (1 << m) - 1
@@ -350,12 +351,10 @@ def _ml_heuristic(A, present, start):
     rounding: any re-ordering inside such a run keeps the objective; NaN for items not
     present) and the number of orders found equally good (the product of the runs'
     factorials)."""
-    n_ctx, n, _ = A.shape
-    out = np.empty((n_ctx, n), np.int64)
-    ranks = np.empty((n_ctx, n))
-    n_orders = np.empty(n_ctx)
-    for c in prange(n_ctx):
-        idx, m, Ac = _context(A, present, c, out, ranks, n_orders)
+    n = A.shape[1]
+    out, ranks, n_orders = _outputs(A)
+    for c in prange(A.shape[0]):
+        idx, m, Ac = _context(A, present, c)
         local = np.empty(m, np.int64)
         # start order given in original indices: map to compressed positions
         pos_of = np.empty(n, np.int64)
