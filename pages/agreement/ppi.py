@@ -90,7 +90,8 @@ def _section(c: Choices, attrs: list[str]) -> None:
         systems = svc.systems(c.ds, attribute, judge, prompt_id, c.annotators)
         baseline = ui.select("Baseline system", systems, key=f"{KEY}.baseline")
     annotators = c.annotators if kind == "ratings" else None
-    units = svc.units(c.ds, attribute, judge, prompt_id, quantity, baseline, annotators)
+    pick = svc.Pick(attribute, judge, prompt_id, quantity, baseline, annotators)
+    units = svc.units(c.ds, pick)
     n_all = units.n_labels
     unit = "labelled contexts" if kind == "ratings" else "labelled comparisons"
     if n_all < 4:
@@ -120,9 +121,9 @@ def _section(c: Choices, attrs: list[str]) -> None:
     )
     for note in units.notes:
         st.caption(f"ℹ️ {ui.safe(note, 400)}")
-    est = svc.estimates(c.ds, attribute, judge, prompt_id, quantity, baseline, annotators, n)
+    est = svc.estimates(c.ds, pick, n)
     _forest(est, label, quantity, n)
-    curve = svc.curve(c.ds, attribute, judge, prompt_id, quantity, baseline, annotators)
+    curve = svc.curve(c.ds, pick)
     st.markdown("**" + svc.answer(curve, n, n_all, unit) + "**")
     _curve(curve, n, n_all, unit, label)
 

@@ -88,14 +88,13 @@ def render(c: Choices) -> None:
             f"{svc.SIDES[alternative]}"
             + (" (row against column)." if alternative != "two-sided" else ".")
         )
-        _pairs(c, pairs, w_level, across, alternative, family)
-        _versus(c, w_level, alternative, family)
+        test = svc.WilliamsTest(c.method, c.variant, c.annotators, w_level, alternative, family)
+        _pairs(c, pairs, test, across)
+        _versus(c, test)
 
 
-def _pairs(c: Choices, pairs, level: str, across: bool, alternative: str, family: str) -> None:
-    wt = svc.williams(
-        c.ds, c.method, c.variant, c.annotators, level, across, pairs, alternative, family
-    )
+def _pairs(c: Choices, pairs, test: svc.WilliamsTest, across: bool) -> None:
+    wt = svc.williams(c.ds, test, across, pairs)
     if not len(wt):
         st.info(f"No prompt has two or more chosen judges here; choose **{ACROSS}**.")
         return
@@ -120,7 +119,7 @@ def _pairs(c: Choices, pairs, level: str, across: bool, alternative: str, family
     )
 
 
-def _versus(c: Choices, level: str, alternative: str, family: str) -> None:
+def _versus(c: Choices, test: svc.WilliamsTest) -> None:
     """One rater against every other, criteria x raters (HANNA Figure 6)."""
     st.subheader("One judge against every other rater")
     table = c.raters.table
@@ -151,28 +150,18 @@ def _versus(c: Choices, level: str, alternative: str, family: str) -> None:
     if others is not None and not others:
         st.info("Choose at least one other judge or measure above, or test against every rater.")
         return
-    vt = svc.williams_versus(
-        c.ds,
-        (pick["judge"], pick["prompt_id"]),
-        others,
-        c.method,
-        c.variant,
-        c.annotators,
-        level,
-        alternative,
-        family,
-    )
+    vt = svc.williams_versus(c.ds, test, (pick["judge"], pick["prompt_id"]), others)
     p, hover = svc.williams_versus_frames(vt, table["label"].tolist())
-    claim = "agrees more with the humans than" if alternative == "greater" else "differs from"
+    claim = "agrees more with the humans than" if test.alternative == "greater" else "differs from"
     st.caption(
         f"Rows: criteria; columns: the other raters (LLM judges first); each cell the adjusted "
-        f"p of the test that **{ui.safe(me)}** {claim} the column ({svc.FAMILIES[family]})."
+        f"p of the test that **{ui.safe(me)}** {claim} the column ({svc.FAMILIES[test.family]})."
     )
     fig = ui.heatmap(p, hover, zmin=0, zmax=1, scale=ui.SEQUENTIAL, fmt=".2f")
     fig.update_layout(height=max(320, 40 * len(p) + 220), xaxis=dict(tickangle=-45))
     ui.figure(
         fig,
-        f"{me} against every other rater: Williams + BH adjusted p, {level} level",
+        f"{me} against every other rater: Williams + BH adjusted p, {test.unit} level",
         page=PAGE,
         data=vt,
     )

@@ -283,6 +283,7 @@ from pages.services.agreement.paper import (  # noqa: E402
     system_ratings_frames,
 )
 from pages.services.agreement.williams import (  # noqa: E402
+    WilliamsTest,
     williams,
     williams_heatmap_frames,
     williams_versus,
@@ -297,6 +298,7 @@ __all__ = [
     "MAX_HEATMAP_ANNOTATORS",
     "SIDES",
     "UNITS",
+    "WilliamsTest",
     "annotator_pairs",
     "annotator_summary",
     "baseline",

@@ -5,6 +5,7 @@ labelled as the rest of the page labels them."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -47,25 +48,32 @@ def attributes(ds: Dataset) -> list[str]:
     return [a for a in sorted(names) if len(judges(ds, a))]
 
 
+@dataclass(frozen=True)
+class Pick:
+    """What the section estimates, the key of its cached services: ``judge`` on
+    ``attribute`` (its ratings under ``prompt_id``; None: its verdicts), the ``quantity``
+    (a key of :data:`QUANTITY_LABELS`) against ``baseline`` (win rate only), with the
+    human labels of ``annotators`` (None: all)."""
+
+    attribute: str
+    judge: str
+    prompt_id: str | None
+    quantity: str
+    baseline: str | None = None
+    annotators: tuple | None = None
+
+
 @cache_data(show_spinner="Matching the judge with the human labels…", max_entries=16)
-def units(
-    ds: Dataset,
-    attribute: str,
-    judge: str,
-    prompt_id: str | None,
-    quantity: str,
-    baseline: str | None,
-    annotators: tuple | None,
-) -> dppi.PPIUnits:
-    """``data.ppi.ppi_units`` (annotators as a tuple, None: all)."""
+def units(ds: Dataset, pick: Pick) -> dppi.PPIUnits:
+    """``data.ppi.ppi_units`` of ``pick``."""
     return dppi.ppi_units(
         ds,
-        attribute,
-        judge,
-        prompt_id,
-        quantity=quantity,
-        baseline=baseline,
-        annotators=list(annotators) if annotators else None,
+        pick.attribute,
+        pick.judge,
+        pick.prompt_id,
+        quantity=pick.quantity,
+        baseline=pick.baseline,
+        annotators=list(pick.annotators) if pick.annotators else None,
     )
 
 
@@ -74,39 +82,20 @@ def systems(
 ) -> list[str]:
     """The systems the judge's units cover (natural order): the baseline's choices."""
     if prompt_id is None:
-        return units(ds, attribute, judge, None, "bradley_terry", None, None).systems
-    return units(ds, attribute, judge, prompt_id, "mean", None, annotators).systems
+        return units(ds, Pick(attribute, judge, None, "bradley_terry")).systems
+    return units(ds, Pick(attribute, judge, prompt_id, "mean", None, annotators)).systems
 
 
 @cache_data(show_spinner="Judge-only, human-only and PPI++ estimates…", max_entries=32)
-def estimates(
-    ds: Dataset,
-    attribute: str,
-    judge: str,
-    prompt_id: str | None,
-    quantity: str,
-    baseline: str | None,
-    annotators: tuple | None,
-    n_labels: int,
-) -> pd.DataFrame:
+def estimates(ds: Dataset, pick: Pick, n_labels: int) -> pd.DataFrame:
     """The three estimates per system with ``n_labels`` human labels (seeded draw)."""
-    u = units(ds, attribute, judge, prompt_id, quantity, baseline, annotators)
-    return dppi.ppi_estimates(u, n_labels=n_labels, seed=SEED)
+    return dppi.ppi_estimates(units(ds, pick), n_labels=n_labels, seed=SEED)
 
 
 @cache_data(show_spinner="Interval width against the number of human labels…", max_entries=16)
-def curve(
-    ds: Dataset,
-    attribute: str,
-    judge: str,
-    prompt_id: str | None,
-    quantity: str,
-    baseline: str | None,
-    annotators: tuple | None,
-) -> pd.DataFrame:
+def curve(ds: Dataset, pick: Pick) -> pd.DataFrame:
     """``data.ppi.width_curve`` with :data:`REPEATS` seeded draws per label count."""
-    u = units(ds, attribute, judge, prompt_id, quantity, baseline, annotators)
-    return dppi.width_curve(u, repeats=REPEATS, seed=SEED)
+    return dppi.width_curve(units(ds, pick), repeats=REPEATS, seed=SEED)
 
 
 def answer(table: pd.DataFrame, n: int, n_all: int, unit: str) -> str:

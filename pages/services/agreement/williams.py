@@ -19,35 +19,37 @@ def _listed(annotators: tuple | None) -> list[str] | None:
     return list(annotators) if annotators else None
 
 
+@dataclasses.dataclass(frozen=True)
+class WilliamsTest:
+    """How the page's Williams tests run: the correlation ``method`` / ``variant`` with the
+    humans (``annotators``; None: all) at the ``unit`` level, the sidedness ``alternative``
+    and the Benjamini-Hochberg ``family``, as ``data.agreement.williams_table`` takes them."""
+
+    method: str
+    variant: str
+    annotators: tuple | None
+    unit: str
+    alternative: str
+    family: str
+
+    def options(self) -> dict:
+        """The keyword arguments of ``data.agreement``'s two Williams tables."""
+        return {**dataclasses.asdict(self), "annotators": _listed(self.annotators)}
+
+
 @cache_data(show_spinner="Williams tests between judges…", max_entries=16)
 def williams(
-    ds: Dataset,
-    method: str,
-    variant: str,
-    annotators: tuple | None,
-    unit: str,
-    across_prompts: bool,
-    pairs: tuple | None = None,
-    alternative: str = "two-sided",
-    family: str = "judges",
+    ds: Dataset, test: WilliamsTest, across_prompts: bool, pairs: tuple | None = None
 ) -> pd.DataFrame:
     """Williams + BH table of the raters ``pairs`` (None: all); ``across_prompts`` compares
     every rater with every other (judges are then named by their label, under the prompt
-    "all prompts"). ``alternative`` and ``family`` as ``data.agreement.williams_table``."""
+    "all prompts")."""
     ds = with_raters(ds, pairs)
     if across_prompts and len(ds.ratings):
         r = ds.ratings
         labels = [rater_label(j, p) for j, p in zip(r["judge"], r["prompt_id"], strict=True)]
         ds = dataclasses.replace(ds, ratings=r.assign(judge=labels, prompt_id="all prompts"))
-    return dag.williams_table(
-        ds,
-        annotators=_listed(annotators),
-        unit=unit,
-        method=method,
-        variant=variant,
-        alternative=alternative,
-        family=family,
-    )
+    return dag.williams_table(ds, **test.options())
 
 
 def _hover(row, a: str, b: str, ra: float, rb: float) -> str:
@@ -83,29 +85,13 @@ def williams_heatmap_frames(table: pd.DataFrame, attribute: str, prompt_id: str,
 
 @cache_data(show_spinner="Williams tests of one judge against every other rater…", max_entries=16)
 def williams_versus(
-    ds: Dataset,
-    judge: tuple,
-    versus: tuple | None,
-    method: str,
-    variant: str,
-    annotators: tuple | None,
-    unit: str,
-    alternative: str = "greater",
-    family: str = "attributes",
+    ds: Dataset, test: WilliamsTest, judge: tuple, versus: tuple | None
 ) -> pd.DataFrame:
     """``data.agreement.williams_versus_table`` of the rater ``judge`` ((judge, prompt_id))
     against ``versus`` ((judge, prompt_id) tuples; None: every other rater), with the other
     rater's ``label_b``."""
     table = dag.williams_versus_table(
-        ds,
-        judge,
-        versus=list(versus) if versus is not None else None,
-        annotators=_listed(annotators),
-        unit=unit,
-        method=method,
-        variant=variant,
-        alternative=alternative,
-        family=family,
+        ds, judge, versus=list(versus) if versus is not None else None, **test.options()
     )
     table["label_b"] = [
         rater_label(j, p) for j, p in zip(table["judge_b"], table["prompt_b"], strict=True)
