@@ -6,9 +6,9 @@ shared debias setting is a calibration (``pages.services.bias.CALIBRATION_MODES`
 curve, "as set", runs the same draws on the calibrated P (:func:`budget_as_set`).
 
 Comparison weights (the ``weight`` column, ``PMatrix.weights``): a weighted comparison costs
-one comparison of the budget and, for the win-ratio methods, counts with its weight
-(:data:`WEIGHTED_METHODS`); Bradley–Terry and the product of experts along the budget count
-each comparison once, and :func:`weights_note` says so.
+one comparison of the budget and counts with its weight in every method (win-ratio,
+Bradley–Terry, product of experts: ``ranking.budget.budget_curves(weights=)``);
+:func:`weights_note` says so on the page.
 """
 
 from __future__ import annotations
@@ -50,8 +50,6 @@ CURVE_ARGS = {
     "poe": ("poe", None),
     "bradley_terry": ("bradley_terry", None),
 }
-#: Page methods whose budget curves count each comparison with its weight.
-WEIGHTED_METHODS = ("win_ratio", "soft_win_ratio")
 #: The label of the curves on the calibrated P (the shared debias setting).
 AS_SET = "as set"
 #: Budget grids above this many points are thinned to a geometric grid (unless ``full``).
@@ -102,8 +100,8 @@ def compute_budget(
 ):
     """``ranking.budget.budget_curves`` for one strategy, with and without debiasing.
 
-    ``weights`` (P's shape, ``PMatrix.weights``): used by the methods of
-    :data:`WEIGHTED_METHODS`, ignored by the others (which count each comparison once).
+    ``weights`` (P's shape, ``PMatrix.weights``; None: every comparison once): each
+    comparison counts with its weight, whatever the method.
 
     ``method`` is a key of :data:`BUDGET_METHODS` (see :data:`CURVE_ARGS`). The page's
     cached :func:`budget` runs it on the judge's P; tests run it on any P. ``debias``:
@@ -111,7 +109,6 @@ def compute_budget(
     ``full``: every budget (:func:`budget_grid`).
     """
     curve_method, tau = CURVE_ARGS[method]
-    weights = weights if method in WEIGHTED_METHODS else None
     return budget_curves(
         P,
         ref,
@@ -131,16 +128,10 @@ def weights_note(ds: Dataset, attribute: str, judge: str, method: str) -> str | 
     """One line for the page when the judge's comparisons carry weights; None otherwise."""
     if pmatrix(ds, attribute, judge).weights is None:
         return None
-    if method in WEIGHTED_METHODS:
-        return (
-            "These comparisons carry weights (e.g. Arena-Hard's strong verdicts count 3 "
-            "times): a weighted comparison costs one comparison of the budget and counts "
-            "with its weight in the win-ratio."
-        )
     return (
-        "These comparisons carry weights, but "
-        f"{BUDGET_METHODS.get(method, method)} along the budget counts each comparison "
-        "once; the win-ratio curves count them with their weights."
+        "These comparisons carry weights (e.g. Arena-Hard's strong verdicts count 3 "
+        "times): a weighted comparison costs one comparison of the budget and counts "
+        f"with its weight in the {BUDGET_METHODS.get(method, method)} scores."
     )
 
 

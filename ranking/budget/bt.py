@@ -32,15 +32,16 @@ FAST_KWARGS = ("ridge", "max_iter", "tol")
 RANK_ONLY = True
 
 
-def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
+def _bt_grid(P, G, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
     """Bradley–Terry correlations of one strategy: (out_sum, out_n), (n_draws, n_budgets).
 
-    The compiled loop when it can (see the module docstring), else :func:`_bt_grid_slow`;
-    the same arguments and results.
+    ``G`` (P's shape): the weight of every comparison (ones, 0 where P has none, without
+    weights). The compiled loop when it can (see the module docstring), else
+    :func:`_bt_grid_slow`; the same arguments and results.
     """
     if not set(bt_kwargs) <= set(FAST_KWARGS):
         return _bt_grid_slow(
-            P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs
+            P, G, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs
         )
     ridge = float(bt_kwargs.get("ridge", 0.0))
     max_iter = int(bt_kwargs.get("max_iter", 10_000))
@@ -49,6 +50,8 @@ def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_k
     n_draws = orders.shape[0]
     out_sum, out_n, n_bad = _bt_grid_fast(
         np.ascontiguousarray(P, dtype=np.float64),
+        np.ascontiguousarray(G, dtype=np.float64),
+        bool(np.any(G[np.isfinite(P)] != 1.0)),
         np.ascontiguousarray(ref, dtype=np.float64),
         np.ascontiguousarray(ok),
         np.ascontiguousarray(orders, dtype=np.int64),
@@ -73,9 +76,10 @@ def _bt_grid(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_k
     return out_sum, out_n
 
 
-def _bt_grid_slow(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
+def _bt_grid_slow(P, G, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral, bt_kwargs):
     """Bradley–Terry correlations of one strategy from Python: one batched fit per (draw,
-    budget); (out_sum, out_n), (n_draws, n_budgets).
+    budget); (out_sum, out_n), (n_draws, n_budgets). Each comparison counts with its
+    weight ``G[c, i, j]`` (``bradley_terry(weights=)``).
 
     Outcomes are the probabilities themselves; with ``taus`` (the pooled balanced threshold
     of every draw and budget) they are reweighted by the equivalent weight alpha, or decided
@@ -108,7 +112,8 @@ def _bt_grid_slow(P, ref, ok, orders, n_avail, eval_r, taus, corr_code, neutral,
             fit = counts.sum(axis=1) > 0
             scores = np.full((n_contexts, n_items), np.nan)
             if fit.any():
-                scores[fit] = bradley_terry(P=sub[fit], tau=None, **bt_kwargs).scores
+                w_fit = np.where(np.isfinite(sub[fit]), G[fit], 0.0)
+                scores[fit] = bradley_terry(P=sub[fit], tau=None, weights=w_fit, **bt_kwargs).scores
             seen = counts > 0
             if neutral:
                 with warnings.catch_warnings():

@@ -1,8 +1,9 @@
 """Bradley–Terry along the budget in one compiled loop (the fast path of the budget curves).
 
 Per draw (in parallel) and context, the comparisons of the sequence are added one budget
-after the other into the context's N x N win weights W (W[i, j] += y, W[j, i] += 1 - y), and
-the fit at each budget starts from the scores of the previous budget (a warm start: a few
+after the other into the context's N x N win weights W (W[i, j] += w y, W[j, i] += w (1 - y),
+with w the comparison's weight: 1 without weights; a weighted comparison still spends one
+comparison of the budget), and the fit at each budget starts from the scores of the previous budget (a warm start: a few
 Newton steps instead of a fit from zero). The fit is ``ranking.budget.bt_newton.fit_warm``:
 the model, components, ridge fallback and stopping rule of ``bradley_terry(P=...)``'s
 ``_fit_context``, with kept buffers and cheaper steps, so the scores are the same maximum of
@@ -84,6 +85,8 @@ def _outcome(p, debias, use_alpha, alpha, t):
 @njit
 def _bt_context(
     P_c,
+    G_c,
+    weighted,
     ref_c,
     ok_c,
     orders_dc,
@@ -101,7 +104,8 @@ def _bt_context(
     out_n,
 ):
     """Add one context's correlations at every budget of one draw into out_sum / out_n;
-    returns how many fits did not converge."""
+    returns how many fits did not converge. ``G_c[i, j]``: the weight of comparison (i, j)
+    (1 without weights; ``weighted``: some weight differs from 1)."""
     n = P_c.shape[0]
     idx = np.empty(n, dtype=np.int64)
     ref_rc = np.empty(n, dtype=np.int64)
@@ -148,13 +152,24 @@ def _bt_context(
         if not same_t:
             # every outcome moves with the threshold: rebuild W from the comparisons so far
             W[:, :] = 0.0
-            for q in range(pos):
-                code = orders_dc[q]
-                i = code // n
-                j = code - i * n
-                y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
-                W[i, j] += y
-                W[j, i] += 1.0 - y
+            if weighted:
+                for q in range(pos):
+                    code = orders_dc[q]
+                    i = code // n
+                    j = code - i * n
+                    y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
+                    w = G_c[i, j]
+                    W[i, j] += w * y
+                    W[j, i] += w * (1.0 - y)
+            else:
+                # the same without the weights' loads (this loop is the hot one with debias)
+                for q in range(pos):
+                    code = orders_dc[q]
+                    i = code // n
+                    j = code - i * n
+                    y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
+                    W[i, j] += y
+                    W[j, i] += 1.0 - y
             rewritten = kind == 1 or last_kind == 1
         last_kind = kind
         while pos < target:
@@ -162,7 +177,7 @@ def _bt_context(
             i = code // n
             j = code - i * n
             y = _outcome(P_c[i, j], debias, use_alpha, alpha, t)
-            add_comparison(W, work, i, j, y)
+            add_comparison(W, work, i, j, y, G_c[i, j])
             cnt[i] += 1.0
             cnt[j] += 1.0
             pos += 1
@@ -202,7 +217,7 @@ def _bt_context(
     return n_bad
 
 
-def _bt_work(P, ref, ok, orders, n_avail, eval_r, *rest):
+def _bt_work(P, G, weighted, ref, ok, orders, n_avail, eval_r, *rest):
     """Serial nanoseconds, roughly: a warm-started fit of N items per context and budget."""
     n = P.shape[1]
     return 30 * n * n * orders.shape[0] * orders.shape[1] * eval_r.shape[0]
@@ -211,6 +226,8 @@ def _bt_work(P, ref, ok, orders, n_avail, eval_r, *rest):
 @batch_kernel(work=_bt_work, min_work=PARALLEL_MIN_WORK)
 def _bt_grid_fast(
     P,
+    G,
+    weighted,
     ref,
     ok,
     orders,
@@ -226,9 +243,11 @@ def _bt_grid_fast(
     rank_only,
 ):
     """Bradley–Terry correlations of one strategy: (out_sum, out_n, n_not_converged), the
-    first two of shape (n_draws, n_budgets). ``taus`` (n_draws, n_budgets): the pooled
-    balanced thresholds, used when ``debias``. ``rank_only``: stop each fit once the ranks
-    are certain (``fit_warm``), else converge every fit to ``tol``."""
+    first two of shape (n_draws, n_budgets). ``G`` (P's shape): the weight of every
+    comparison (ones without weights), ``weighted`` whether some weight differs from 1.
+    ``taus`` (n_draws, n_budgets): the pooled balanced thresholds, used when ``debias``.
+    ``rank_only``: stop each fit once the ranks are certain (``fit_warm``), else converge
+    every fit to ``tol``."""
     n_draws, n_contexts, _ = orders.shape
     n_budgets = eval_r.shape[0]
     out_sum = np.zeros((n_draws, n_budgets))
@@ -238,6 +257,8 @@ def _bt_grid_fast(
         for c in range(n_contexts):
             bad[d] += _bt_context(
                 P[c],
+                G[c],
+                weighted,
                 ref[c],
                 ok[c],
                 orders[d, c],

@@ -117,25 +117,27 @@ def make_work(n):
 
 
 @njit(_nrt=False)
-def add_comparison(W, work, i, j, y):
-    """One more comparison of i (first) with j, i winning y: into W, the comparison counts
-    and the beats edges of ``work``.
+def add_comparison(W, work, i, j, y, w):
+    """One more comparison of i (first) with j, i winning y, counting ``w`` games (its
+    weight, 1 without weights): into W (W[i, j] += w y, W[j, i] += w (1 - y)), the
+    comparison counts and the beats edges of ``work``.
 
     A new edge inside a component whose MLE is finite (strongly connected beats graph)
     changes neither the components nor the ridge: a new pair is appended to the pair list
     and the structure stays current. Any other new edge marks it stale (recomputed by the
     next fit). With a kept point (``meta[3]``), the comparison's terms at ``theta_e`` are
-    added to the kept gradient and Hessian."""
+    added to the kept gradient and Hessian (w times those of one game: w (y - s) and
+    w s (1 - s)), and the kept factor gets the rank-1 update of that curvature."""
     meta = work.meta
     new_pair = work.Ntot[i, j] == 0.0
-    W[i, j] += y
-    W[j, i] += 1.0 - y
+    W[i, j] += w * y
+    W[j, i] += w * (1.0 - y)
     if meta[3] == 1:
         s = sigmoid(work.theta_e[i] - work.theta_e[j])
-        d = y - s
+        d = w * (y - s)
         work.g[i] += d
         work.g[j] -= d
-        h = s * (1.0 - s)
+        h = w * (s * (1.0 - s))
         H = work.H
         H[i, i] += h
         H[j, j] += h

@@ -104,7 +104,7 @@ class BudgetCurves:
 
 
 #: Keyword arguments of ``bradley_terry`` that ``budget_curves`` sets itself.
-_BT_OWN = ("P", "first", "second", "outcome", "n_items", "tau")
+_BT_OWN = ("P", "first", "second", "outcome", "n_items", "tau", "weights")
 
 
 def _check_method(method, tau, bt_kwargs, n_contexts):
@@ -312,11 +312,20 @@ def budget_curves(
     bt_kwargs : dict, optional
         Extra keyword arguments for ``bradley_terry`` (``method="bradley_terry"`` only).
     weights : array_like of float, optional
-        ``method="win_ratio"`` only: P's shape, how many games each comparison counts (a
-        finite number > 0 where P has one; Arena-Hard's 3 for a strong verdict). A weighted
-        comparison costs one comparison of the budget and counts with its weight in the
-        win-ratio (weighted wins / weighted games); the debiasing threshold (the balanced
-        threshold of the comparisons seen) counts each comparison once.
+        P's shape: how many games each comparison counts (a finite number > 0 where P has
+        one; Arena-Hard's 3 for a strong verdict); None counts every comparison once (the
+        same curves as weights of 1, exactly). A weighted comparison costs one comparison
+        of the budget and counts with its weight in every method: in the win-ratio,
+        weighted wins / weighted games; in Bradley–Terry, the weighted log-likelihood (a
+        comparison adds w y and w (1 - y) to the win weights, as ``bradley_terry(weights=)``);
+        in the product of experts, a comparison of weight w is w identical Gaussian experts,
+        i.e. one expert with noise variance 1 / w (its precision times w). With an integer
+        weight w, the scores after a set of comparisons are those of the same set with each
+        comparison written w times (``bradley_terry`` on the replicated rows, w updates of
+        the posterior); along the budget a weighted comparison is still one step, so the
+        identity holds per set of comparisons seen, not per budget. The debiasing threshold (the
+        balanced threshold of the comparisons seen) counts each comparison once, and the
+        adaptive strategies choose their sequences as without weights.
 
     Returns
     -------
@@ -326,14 +335,11 @@ def budget_curves(
     ------
     ValueError
         Bad P or reference, unknown strategy, method or correlation, budgets out of range,
-        n_draws < 1, a ``tau``, ``bt_kwargs`` or ``weights`` the method does not use, bad
-        weights, or no context with two scored reference candidates.
+        n_draws < 1, a ``tau`` or ``bt_kwargs`` the method does not use, bad weights (not
+        P's shape, or not a finite number > 0 where P has a comparison), or no context with
+        two scored reference candidates.
     """
     P = as_P(P)
-    if weights is not None and method != "win_ratio":
-        raise ValueError(
-            f"weights= works with method='win_ratio'; method {method!r} counts each comparison once"
-        )
     W = weights_on(P, weights)
     W = np.where(np.isfinite(P), 1.0, 0.0) if W is None else W
     n_contexts, n_items, _ = P.shape
@@ -402,6 +408,7 @@ def budget_curves(
             elif method == "poe":
                 out_sum, out_n = _poe_grid(
                     P,
+                    W,
                     ref_ok,
                     ok,
                     orders,
@@ -415,6 +422,7 @@ def budget_curves(
             else:
                 out_sum, out_n = _bt_grid(
                     P,
+                    W,
                     ref_ok,
                     ok,
                     orders,

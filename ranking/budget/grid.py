@@ -12,7 +12,10 @@ uses (-1 where the strategy cannot spend it).
   the budget, and with debias only the comparisons whose decision the moved threshold changes
   are revisited.
 * The product-of-experts grid: the Gaussian posterior mean of ``adaptive_rank``, updated
-  rank one per comparison along the sequence.
+  rank one per comparison along the sequence (a comparison of weight w: noise variance 1 / w).
+
+The win-ratio, product-of-experts and Bradley–Terry grids take the weight of every comparison
+(P's shape; ones without weights): a weighted comparison spends one comparison of the budget.
 """
 
 from __future__ import annotations
@@ -529,8 +532,15 @@ def _winratio_grid(
 # ---------------------------------------------------------------------------------------
 
 
-@batch_kernel(work=_grid_work, min_work=PARALLEL_MIN_WORK)
-def _poe_grid(P, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, corr_code, neutral):
+@batch_kernel(
+    work=lambda P, W, ref, ok, orders, *rest: _grid_work(P, ref, ok, orders),
+    min_work=PARALLEL_MIN_WORK,
+)
+def _poe_grid(P, W, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, corr_code, neutral):
+    """Product-of-experts correlations of one strategy: (out_sum, out_n) of shape
+    (n_draws, n_budgets). ``W`` (P's shape): the weight of every comparison (ones without
+    weights), its expert's precision (noise variance 1 / w, ``selection._poe_update``); a
+    weighted comparison still spends one comparison of the budget."""
     n_draws, n_contexts, _ = orders.shape
     n_items = P.shape[1]
     n_budgets = eval_r.shape[0]
@@ -554,7 +564,7 @@ def _poe_grid(P, ref, ok, orders, n_avail, eval_r, model_bias, prior_weight, cor
                     code = orders[d, c, pos]
                     i = code // n_items
                     j = code - i * n_items
-                    _poe_update(sigma, mu, i, j, P[c, i, j] - 0.5)
+                    _poe_update(sigma, mu, i, j, P[c, i, j] - 0.5, W[c, i, j])
                     cnt[i] += 1.0
                     cnt[j] += 1.0
                     pos += 1

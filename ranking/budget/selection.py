@@ -224,6 +224,11 @@ def _static_orders(present, strategy_code, n_draws, rng):
 # noise, i.e. y = w . theta + noise with w = e_i - e_j + e_b. With a Gaussian prior the
 # posterior N(mu, Sigma) updates in closed form, rank one per comparison. Units: noise
 # variance 1, prior variance 1 / prior_weight.
+#
+# A comparison of weight w (how many games it counts: Arena-Hard's 3 for a strong verdict) is
+# w identical experts; their product is one Gaussian expert with noise variance 1 / w (the
+# same mean), so its rank-one update is that of a single comparison with the noise
+# variance 1 / w: exactly w repeated updates with the same answer, in one step.
 
 
 @njit
@@ -238,14 +243,15 @@ def _poe_init(n_items, prior_weight, model_bias):
 
 
 @njit
-def _poe_update(sigma, mu, i, j, y):
-    """Rank-one posterior update for the comparison (i first, j second) answering y."""
+def _poe_update(sigma, mu, i, j, y, w):
+    """Rank-one posterior update for the comparison (i first, j second) answering y, with
+    weight w (noise variance 1 / w; 1.0 for one plain comparison)."""
     n = sigma.shape[0] - 1
     k = n + 1
     sw = np.empty(k)
     for a in range(k):
         sw[a] = sigma[a, i] - sigma[a, j] + sigma[a, n]
-    den = 1.0 + sw[i] - sw[j] + sw[n]
+    den = 1.0 / w + sw[i] - sw[j] + sw[n]
     pred = mu[i] - mu[j] + mu[n]
     gain = (y - pred) / den
     for a in range(k):
@@ -308,7 +314,7 @@ def _poe_run(P, budget, rule_code, prior_weight, model_bias, priority):
     for r in range(budget):
         i, j = _poe_pick(sigma, mu, available, priority, rule_code)
         available[i, j] = False
-        _poe_update(sigma, mu, i, j, P[i, j] - 0.5)
+        _poe_update(sigma, mu, i, j, P[i, j] - 0.5, 1.0)
         pairs[r, 0] = i
         pairs[r, 1] = j
     return pairs, mu
@@ -453,7 +459,7 @@ def adaptive_rank(
                     f"oracle({i}, {j}) returned {p!r}; it must return a probability in [0, 1]"
                 )
             available[i, j] = False
-            _poe_update(sigma, mu, i, j, p - 0.5)
+            _poe_update(sigma, mu, i, j, p - 0.5, 1.0)
             pairs[r] = (i, j)
             answers[r] = p
     return AdaptiveResult(
@@ -471,7 +477,7 @@ def _replay_sigma(n, pairs, prior_weight, model_bias):
     # recovers it without returning it from the kernel.
     sigma, mu = _poe_init(n, prior_weight, model_bias)
     for i, j in pairs:
-        _poe_update(sigma, mu, i, j, 0.0)
+        _poe_update(sigma, mu, i, j, 0.0, 1.0)
     return sigma
 
 

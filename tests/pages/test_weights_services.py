@@ -20,7 +20,7 @@ from scipy.special import expit, log_expit
 from data.flat import flat_comparisons
 from data.io import PairwiseMapping, read_upload
 from pages.services.bias import bias_table, weights_note
-from pages.services.budgets import budget
+from pages.services.budgets import budget, compute_budget
 from pages.services.budgets import weights_note as budget_note
 from pages.services.comparisons import human_reference, pmatrix
 from pages.services.leaderboard import leaderboard, system_ranking, win_rates
@@ -212,5 +212,32 @@ def test_budget_win_ratio_curves_count_the_weights():
     unweighted = np.nanmean(spearman(win_ratio(pm.P, tau=0.5), ref))
     assert curves.mean[0, 0, -1] == pytest.approx(weighted)
     assert weighted != pytest.approx(unweighted)
-    assert "counts with its weight" in budget_note(ds, "overall", JUDGE, "win_ratio")
-    assert "counts each comparison once" in budget_note(ds, "overall", JUDGE, "poe")
+    for method in ("win_ratio", "poe", "bradley_terry"):
+        assert "counts with its weight" in budget_note(ds, "overall", JUDGE, method)
+
+
+def test_budget_bradley_terry_curves_count_the_weights():
+    """The Bradley–Terry budget curves of the page's service on the Arena-Hard-style
+    upload: with the file's weights they differ from the curves without; at the whole
+    budget each draw's value is the Spearman of ``bradley_terry(P, weights=)``."""
+    from ranking import bradley_terry
+    from ranking.budget.bt_kernel import _snap_rows
+
+    rows = _lines(n_questions=8)
+    rng = np.random.default_rng(3)
+    rows = [rows[0] + ",label"] + [f"{r},{rng.choice(['A', 'B'])}" for r in rows[1:]]
+    mapping = PairwiseMapping(**{**MAPPING.__dict__, "human_verdict": "label"})
+    ds = read_upload("arena_gold.csv", "\n".join(rows).encode(), kind="pairwise", mapping=mapping)
+    pm = pmatrix(ds, "overall", JUDGE)
+    assert pm.weights is not None and (pm.weights == 3.0).any()
+    ref = human_reference(ds, "overall", JUDGE).scores
+    curves = budget(ds, "overall", JUDGE, "random", method="bradley_terry", n_draws=3)
+    unweighted = compute_budget(pm.P, ref, "random", method="bradley_terry", n_draws=3)
+    assert curves.budgets[-1] == 8
+    assert not np.allclose(curves.values, unweighted.values, equal_nan=True)
+    scores = bradley_terry(P=pm.P, weights=pm.weights).scores
+    _snap_rows(scores)
+    ok = np.isfinite(ref)
+    want = np.nanmean(spearman(np.where(ok, scores, np.nan), ref))
+    np.testing.assert_allclose(curves.values[0, 0, :, -1], want, atol=1e-12)
+    assert curves.mean[0, 0, -1] != pytest.approx(unweighted.mean[0, 0, -1])

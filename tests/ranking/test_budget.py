@@ -396,3 +396,88 @@ def test_strategy_without_any_usable_pair(method):
     )
     assert np.isfinite(c.mean[0]).all()
     assert np.isnan(c.mean[1]).all() and (c.frac_defined[1] == 0).all()
+
+
+# ---------------------------------------------------------------------------------------
+# Weights in every method: a weighted comparison spends one comparison of the budget and
+# counts with its weight (win-ratio: tests/ranking/test_weights.py; Bradley–Terry:
+# tests/ranking/test_budget_bt.py)
+# ---------------------------------------------------------------------------------------
+
+
+def test_poe_weighted_equals_the_posterior_of_the_replicated_comparisons():
+    """An integer weight w is w identical Gaussian experts: at every budget the curve is
+    the naive posterior of the budget's comparisons, each written w times."""
+    P, ref = _awkward_case(10)
+    rng = np.random.default_rng(4)
+    G = np.where(np.isfinite(P), rng.choice([1.0, 2.0, 3.0], size=P.shape), np.nan)
+    n_draws = 2
+    kw = dict(method="poe", n_draws=n_draws, random_state=5, strategies=("random", "symmetric"))
+    c = budget_curves(P, ref, weights=G, **kw)
+    plain = budget_curves(P, ref, **kw)
+    assert not np.allclose(c.values, plain.values, equal_nan=True)
+    seqs = _strategy_orders(
+        as_P(P), ("random", "symmetric"), n_draws, np.random.default_rng(5), 0.1
+    )
+    Pc = as_P(P)
+    ok = (np.isfinite(Pc).any(axis=2) | np.isfinite(Pc).any(axis=1)) & np.isfinite(ref)
+    for si, strategy in enumerate(("random", "symmetric")):
+        orders, n_avail = seqs[si]
+        for bi, deb in enumerate((False, True)):
+            for d in range(n_draws):
+                for k, R in enumerate(c.budgets):
+                    if strategy == "symmetric" and R % 2:
+                        assert np.isnan(c.values[si, bi, d, k])
+                        continue
+                    rhos = []
+                    for ctx in range(4):
+                        codes = orders[d, ctx, : min(R, n_avail[ctx])]
+                        pairs = [(int(x) // 5, int(x) % 5) for x in codes]
+                        replicated = [p for p in pairs for _ in range(int(G[ctx][p]))]
+                        s = naive.naive_poe_scores(Pc[ctx], replicated, 0.1, deb)
+                        rho = naive.naive_spearman(
+                            np.where(ok[ctx], s, np.nan), np.where(ok[ctx], ref[ctx], np.nan)
+                        )[0]
+                        if np.isfinite(rho):
+                            rhos.append(rho)
+                    want = np.mean(rhos) if rhos else np.nan
+                    np.testing.assert_allclose(c.values[si, bi, d, k], want, atol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["win_ratio", "poe", "bradley_terry"])
+def test_weights_none_and_ones_give_the_same_curves_exactly(method):
+    rng = np.random.default_rng(2)
+    truth, P = simulate(rng, 3, 5)
+    kw = dict(method=method, n_draws=3, random_state=1, strategies=STATIC + ("uncertainty",))
+    plain = budget_curves(P, truth, **kw)
+    ones = budget_curves(P, truth, weights=np.ones_like(P), **kw)
+    np.testing.assert_array_equal(ones.values, plain.values)
+    np.testing.assert_array_equal(ones.tau, plain.tau)
+
+
+@pytest.mark.parametrize("method", ["win_ratio", "poe", "bradley_terry"])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        # the value is written as numpy's repr (np.float64(0.0) on numpy 2)
+        (0.0, r"weights must be finite numbers > 0 .*weights\[\(1, 0, 2\)\] = \S*0\.0"),
+        (-1.0, r"weights\[\(1, 0, 2\)\] = \S*-1\.0"),
+        (np.nan, r"weights\[\(1, 0, 2\)\] = \S*nan"),
+        (np.inf, r"weights\[\(1, 0, 2\)\] = \S*inf"),
+    ],
+)
+def test_bad_weights_refused_in_every_method(method, bad, match):
+    rng = np.random.default_rng(0)
+    truth, P = simulate(rng, 3, 4)
+    G = np.ones_like(P)
+    G[1, 0, 2] = bad
+    with pytest.raises(ValueError, match=match):
+        budget_curves(P, truth, method=method, weights=G, n_draws=1)
+    with pytest.raises(ValueError, match=r"weights must have the shape of P \(3, 4, 4\)"):
+        budget_curves(P, truth, method=method, weights=np.ones((3, 4, 5)), n_draws=1)
+    with pytest.raises(ValueError, match="may not set weights"):
+        budget_curves(P, truth, method="bradley_terry", bt_kwargs={"weights": G}, n_draws=1)
+    # where P has no comparison (the diagonal) a weight is ignored, NaN or not
+    G = np.ones_like(P)
+    G[:, 0, 0] = np.nan
+    budget_curves(P, truth, method=method, weights=G, n_draws=1)

@@ -214,11 +214,13 @@ def test_gradient_and_hessian_from_one_exp_per_item(spread):
     np.testing.assert_allclose(H, want_H, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("hard", [False, True])
-def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard):
-    """After every add_comparison (soft or 0/1 outcomes, new pairs, merges of components,
-    MLE becoming finite), the kept structure equals one recomputed from scratch, and the
-    kept gradient and Hessian equal a fresh evaluation at the kept point."""
+def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard, weighted):
+    """After every add_comparison (soft or 0/1 outcomes, weights of 1 or not, new pairs,
+    merges of components, MLE becoming finite), the kept structure equals one recomputed
+    from scratch, and the kept gradient and Hessian equal a fresh evaluation at the kept
+    point."""
     from ranking.budget.bt_linalg import _eval_gh
     from ranking.budget.bt_newton import _structure, add_comparison
 
@@ -234,7 +236,8 @@ def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard):
     for _ in range(40):
         i, j = rng.choice(n, 2, replace=False)
         y = float(rng.random() < 0.7) if hard else rng.random()
-        add_comparison(W, work, i, j, y)
+        w = rng.choice([0.5, 1.0, 3.0]) if weighted else 1.0
+        add_comparison(W, work, i, j, y, w)
         cnt[i] += 1
         cnt[j] += 1
         fit_warm(W, 0.0, 10_000, 1e-8, theta, work, True, ok, cnt, True, scores, False, False)
@@ -251,7 +254,7 @@ def test_kept_structure_gradient_and_hessian_follow_each_comparison(hard):
             W2 = W.copy()
             kept = (work.g, work.H, work.L, work.Ntot, work.edge, work.meta)
             saved = [a.copy() for a in kept]
-            add_comparison(W2, work, k, l_, 0.3)
+            add_comparison(W2, work, k, l_, 0.3, 3.0 if weighted else 1.0)
             g, H = np.empty(n), np.empty((n, n))
             _eval_gh(
                 W2,
@@ -292,3 +295,117 @@ def test_sparse_budgets_many_comparisons_between_fits(monkeypatch, rank_only, gr
     )
     _assert_same(fast, slow)
     assert np.isfinite(fast.values[0]).all()  # random spends every budget
+
+
+# ---------------------------------------------------------------------------------------
+# Weights: a comparison counts w games (w y and w (1 - y) in the win weights) and spends one
+# comparison of the budget
+# ---------------------------------------------------------------------------------------
+
+
+def _weights_for(P, seed, values=(0.5, 1.0, 3.0)):
+    rng = np.random.default_rng(seed)
+    return np.where(np.isfinite(P), rng.choice(values, size=P.shape), np.nan)
+
+
+@pytest.mark.parametrize("grid", [None, 2])
+def test_weighted_compiled_loop_matches_the_python_path(monkeypatch, grid):
+    """The compiled loop (rank-1 updates of weighted comparisons, rebuilds of W under
+    debias) against one ``bradley_terry(weights=)`` fit per draw and budget."""
+    P, ref = _holey(6, grid)
+    G = _weights_for(P, 1)
+    fast, slow = _both(
+        monkeypatch,
+        P,
+        ref,
+        budgets=np.arange(1, 21),
+        strategies=STATIC + ("poe-max-info",),
+        debias=(False, True),
+        n_draws=3,
+        weights=G,
+    )
+    _assert_same(fast, slow)
+    plain = budget_curves(
+        P,
+        ref,
+        method="bradley_terry",
+        random_state=3,
+        budgets=np.arange(1, 21),
+        strategies=STATIC + ("poe-max-info",),
+        n_draws=3,
+    )
+    assert not np.allclose(fast.values, plain.values, equal_nan=True)
+
+
+def test_weights_none_equal_weights_of_one_exactly():
+    P, ref = _holey(7, None)
+    kw = dict(method="bradley_terry", budgets=np.arange(1, 21), n_draws=3, random_state=0)
+    plain = budget_curves(P, ref, **kw)
+    ones = budget_curves(P, ref, weights=np.where(np.isfinite(P), 1.0, np.nan), **kw)
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(ones, name), getattr(plain, name), err_msg=name)
+
+
+def test_warm_weighted_fit_equals_the_cold_fit_of_the_replicated_comparisons():
+    """Along a sequence, each comparison added once with an integer weight w: the warm
+    fit after every comparison equals the cold fit of the same comparisons each added w
+    times (the rows written w times)."""
+    from ranking.budget.bt_newton import add_comparison
+
+    rng = np.random.default_rng(12)
+    _, P = simulate(rng, 1, 7)
+    n = 7
+    codes = rng.permutation([i * n + j for i in range(n) for j in range(n) if i != j])
+    w_of = rng.choice([1, 2, 3], size=(n, n))
+    W = np.zeros((n, n))
+    W_rep = np.zeros((n, n))
+    theta = np.zeros(n)
+    work = make_work(n)
+    ok = np.ones(n, bool)
+    cnt = np.zeros(n)
+    scores = np.empty(n)
+    for code in codes:
+        i, j = divmod(int(code), n)
+        y = P[0, i, j]
+        add_comparison(W, work, i, j, y, float(w_of[i, j]))
+        for _ in range(w_of[i, j]):
+            W_rep[i, j] += y
+            W_rep[j, i] += 1.0 - y
+        cnt[i] += 1
+        cnt[j] += 1
+        assert fit_warm(
+            W, 0.0, 10_000, 1e-8, theta, work, False, ok, cnt, True, scores, False, False
+        )
+        cold = np.zeros(n)
+        assert _fit_context(W_rep.copy(), 0.0, 10_000, 1e-8, cold, False)[0]
+        np.testing.assert_allclose(theta, cold, atol=1e-8, equal_nan=True)
+    assert w_of[~np.eye(n, dtype=bool)].min() == 1 and w_of.max() == 3
+
+
+def test_weighted_curve_at_the_whole_budget_is_bradley_terry_on_the_replicated_rows():
+    """Integer weights: at the whole budget (every comparison seen) every draw's value is
+    the Spearman of ``bradley_terry`` fitted on the flat rows, each written w times."""
+    from ranking import bradley_terry, spearman
+
+    rng = np.random.default_rng(8)
+    ref, P = simulate(rng, 5, 6)
+    G = _weights_for(P, 2, values=(1.0, 3.0))
+    full = 6 * 5
+    got = budget_curves(
+        P, ref, method="bradley_terry", weights=G, budgets=[full // 3, full], n_draws=3,
+        strategies=("random",), debias=(False,), random_state=0,
+    )  # fmt: skip
+    plain = budget_curves(
+        P, ref, method="bradley_terry", budgets=[full // 3, full], n_draws=3,
+        strategies=("random",), debias=(False,), random_state=0,
+    )  # fmt: skip
+    want = []
+    for c in range(P.shape[0]):
+        first, second = np.nonzero(np.isfinite(P[c]))
+        reps = G[c, first, second].astype(np.int64)
+        f2, s2 = np.repeat(first, reps), np.repeat(second, reps)
+        y2 = np.repeat(P[c, first, second], reps)
+        s = bradley_terry(first=f2, second=s2, outcome=y2, n_items=6).scores
+        want.append(spearman(s[None], ref[c][None])[0])
+    np.testing.assert_allclose(got.values[0, 0, :, -1], np.mean(want), atol=1e-12)
+    assert got.mean[0, 0, -1] != pytest.approx(plain.mean[0, 0, -1])

@@ -196,5 +196,8 @@ def test_budget_win_ratio_counts_weights_and_spends_one_comparison_each():
         expected = np.mean(spearman(win_ratio(P, tau=tau, weights=W), ref))
         assert got.mean[0, 0, -1] == pytest.approx(expected)
         assert got.mean[0, 0, -1] != pytest.approx(plain.mean[0, 0, -1])
-    with pytest.raises(ValueError, match="method='win_ratio'"):
-        budget_curves(P, ref, method="poe", weights=W, **kw)
+    # every method takes the weights now (tests/ranking/test_budget*.py)
+    poe = budget_curves(P, ref, method="poe", weights=W, random_state=0, **kw)
+    assert poe.mean[0, 0, -1] != pytest.approx(
+        budget_curves(P, ref, method="poe", random_state=0, **kw).mean[0, 0, -1]
+    )
