@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import krippendorff  # noqa: E402
 import numpy as np  # noqa: E402
+from _timing import wall_and_cpu  # noqa: E402
 from scipy import stats  # noqa: E402
 
 import ranking as rk  # noqa: E402
@@ -32,12 +33,7 @@ from data import load_benchmark  # noqa: E402
 def median_time(fn, repeats, cpu=False):
     """Median wall time of ``repeats`` calls (with ``cpu``: also the median CPU time, which a
     busy shared machine inflates less)."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        c0, t0 = time.process_time(), time.perf_counter()
-        fn()
-        walls.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
+    walls, cpus = wall_and_cpu(fn, repeats)
     if cpu:
         return statistics.median(walls), statistics.median(cpus)
     return statistics.median(walls)

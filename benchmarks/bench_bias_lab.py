@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from _timing import median_ms  # noqa: E402
 
 import data  # noqa: E402
 import ranking  # noqa: E402
@@ -245,16 +246,6 @@ def run_case(ds, label, attribute, judge, repeats, profile_name):
 # ----------------------------------------------------------------------------- peers
 
 
-def _median_ms(fn, repeats):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * statistics.median(times)
-
-
 def _peer_line(what, ours, peer, peer_name):
     print(f"  {what:<34} ours {ours:8.2f} ms | {peer_name} {peer:9.2f} ms | x{peer / ours:.0f}")
 
@@ -269,10 +260,10 @@ def peers(ds, label, attribute, judge, repeats):
     circ, checked, *_, cycles = _twin(P, 0.5, max_cycles=10**6)
     assert np.array_equal(r.n_circular, circ) and np.array_equal(r.n_triads, checked)
     assert len(cycles) == r.total_circular
-    ours = _median_ms(lambda: ranking.transitivity(P), repeats)
+    ours = median_ms(lambda: ranking.transitivity(P), repeats)
     theta = ranking.bradley_terry(P).scores
-    given = _median_ms(lambda: ranking.transitivity(P, scores=theta), repeats)
-    twin = _median_ms(lambda: _twin(P), max(3, repeats // 10))
+    given = median_ms(lambda: ranking.transitivity(P, scores=theta), repeats)
+    twin = median_ms(lambda: _twin(P), max(3, repeats // 10))
     _peer_line(f"transitivity P{P.shape}", ours, twin, "itertools twin")
     print(f"  {'  (BT scores passed in: scores=)':<34} ours {given:8.2f} ms")
 
@@ -284,10 +275,10 @@ def peers(ds, label, attribute, judge, repeats):
     overall = tw[0] if isinstance(tw, tuple) else tw
     if isinstance(overall, dict) and "consistency" in overall:
         assert np.isclose(prof.consistency, overall["consistency"], equal_nan=True)
-    ours = _median_ms(
+    ours = median_ms(
         lambda: ranking.position_profile(p_ab, p_ba, gap, n_bins=5, random_state=0), repeats
     )
-    twin = _median_ms(lambda: twin_profile(p_ab, p_ba, gap, 5, 0.5, 0.0), max(3, repeats // 10))
+    twin = median_ms(lambda: twin_profile(p_ab, p_ba, gap, 5, 0.5, 0.0), max(3, repeats // 10))
     _peer_line(f"position_profile ({len(df)} pairs)", ours, twin, "Python twin")
     print("    (ours with 1,000 bootstrap replicates for the intervals, the twin without any)")
 
@@ -305,8 +296,8 @@ def peers(ds, label, attribute, judge, repeats):
 
     rel = ranking.reliability(p, y, n_bins=10)
     assert np.allclose(rel.count, pandas_reliability()["count"].to_numpy())
-    ours = _median_ms(lambda: ranking.reliability(p, y, n_bins=10), repeats)
-    peer = _median_ms(pandas_reliability, repeats)
+    ours = median_ms(lambda: ranking.reliability(p, y, n_bins=10), repeats)
+    peer = median_ms(pandas_reliability, repeats)
     _peer_line("reliability (20,000 p, 10 bins)", ours, peer, "pandas cut+groupby")
     _bt_features_peer(df, repeats)
 
@@ -350,13 +341,13 @@ def _bt_features_peer(df, repeats):
 
     fit = scipy_fit()
     ours_obj = nll(np.concatenate([res.scores, res.coef]))[0]
-    ours = _median_ms(
+    ours = median_ms(
         lambda: ranking.bradley_terry(
             first=first, second=second, outcome=y, n_items=n, features=X, ridge=1e-6
         ),
         repeats,
     )
-    peer = _median_ms(scipy_fit, max(3, repeats // 3))
+    peer = median_ms(scipy_fit, max(3, repeats // 3))
     _peer_line(f"BT + 2 covariates ({len(d)} comps)", ours, peer, "scipy L-BFGS")
     print(
         f"    penalised -log-lik: ours {ours_obj:.9f}, scipy {fit.fun:.9f} (ours lower or equal: "

@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from _timing import wall_and_cpu  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ranking import budget_curves  # noqa: E402
@@ -69,18 +70,9 @@ def simulate(n_contexts=100, n_items=16, bias=0.5, noise=1.0, seed=0):
 
 
 def median_time(fn, repeats):
-    """Median wall time, the wall times, and the median CPU time of all threads together.
-
-    On a shared machine the CPU time shows what the work costs when the cores are busy with
-    others; on a quiet machine wall time is about CPU time / threads.
-    """
-    times, cpu = [], []
-    for _ in range(repeats):
-        c0 = time.process_time()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
+    """Median wall time, the wall times, and the median CPU time of all threads together
+    (_timing.wall_and_cpu says why both)."""
+    times, cpu = wall_and_cpu(fn, repeats)
     return statistics.median(times), times, statistics.median(cpu)
 
 

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _timing import wall_and_cpu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -49,12 +50,7 @@ def brute_force(P2):
 
 
 def timed(fn, repeats):
-    walls, cpus = [], []
-    for _ in range(repeats):
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - t)
-        cpus.append(time.process_time() - c)
+    walls, cpus = wall_and_cpu(fn, repeats)
     return statistics.median(walls), statistics.median(cpus)
 
 

@@ -13,7 +13,6 @@ same with numpy (vectorised win-ratio, bias and accuracy) and a loop of
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+from _timing import median_ms  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ranking import (  # noqa: E402
@@ -71,15 +71,6 @@ def rerank_peer(P, ref, tau):
     return scores, bias, acc, rho
 
 
-def median_ms(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * statistics.median(times)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=200)
@@ -101,8 +92,8 @@ def main():
 
     for a, b in zip(rerank(P, ref, 0.55), rerank_peer(P, ref, 0.55), strict=True):
         np.testing.assert_allclose(a, b, atol=1e-12)
-    t_ours = median_ms(ours, args.repeats)
-    t_peer = median_ms(peer, max(20, args.repeats // 10))
+    t_ours = median_ms(ours, args.repeats, warm_up=False)
+    t_peer = median_ms(peer, max(20, args.repeats // 10), warm_up=False)
     print(
         f"re-rank 100 x 16 x 16 after a tau change (win-ratio + position bias + pairwise "
         f"accuracy + Spearman): median {t_ours:.2f} ms over {args.repeats}; target <= 10 ms"

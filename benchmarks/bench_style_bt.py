@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+from _timing import median_ms  # noqa: E402
 from scipy import optimize  # noqa: E402
 
 import ranking as rk  # noqa: E402
@@ -47,16 +47,6 @@ def simulate(n_items, m, k, seed=0, per_context=None):
     beta = np.r_[0.3, 0.8, np.zeros(k - 2)]
     p = 1 / (1 + np.exp(-(theta[first] - theta[second] + X @ beta)))
     return first, second, (rng.random(m) < p).astype(float), X
-
-
-def median_ms(fn, repeats):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times)
 
 
 def scipy_peer(first, second, y, X, n):
