@@ -232,30 +232,33 @@ def test_absolute_samples_and_reparse(fake_openai, tmp_path):
     store.close()
 
 
-def _candidate_prompts(ds, spec) -> dict[str, str]:
-    """The prompt ``spec`` shows for each candidate of the one context of ``ds``."""
+def _absolute_on(server, ds, tpl, attribute, store, **options):
+    """``run_absolute`` of ``tpl`` on a fake server: its table, and the prompt the run showed
+    for each candidate of the one context of ``ds`` (rendered here, apart from the run)."""
+    result = run_absolute(
+        ds,
+        attribute=attribute,
+        template=tpl,
+        backend=backend_for(server),
+        store=store,
+        **options,
+    )
+    spec = tpl.for_attribute(attribute, options.get("domain") or "summary")
     context = ds.contexts["text"][0]
-    return {
+    prompts = {
         c: spec.render(context=context, candidate=t)
         for c, t in zip(ds.candidates["candidate_id"], ds.candidates["text"], strict=True)
     }
+    return result.table, prompts
 
 
 def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
     ds = tiny_dataset(1, 2)
     tpl = TEMPLATES["chiang-lee-story"]
-    result = run_absolute(
-        ds,
-        attribute="grammaticality",
-        template=tpl,
-        backend=backend_for(fake_openai),
-        n_samples=3,
-        domain="story",
-        store=tmp_path / "s.sqlite",
+    df, prompts = _absolute_on(
+        fake_openai, ds, tpl, "grammaticality", tmp_path / "s.sqlite", n_samples=3, domain="story"
     )
-    df = result.table
     assert len(df) == 6
-    prompts = _candidate_prompts(ds, tpl.for_attribute("grammaticality", "story"))
     for row in df.itertuples():
         raw = sampled_answer(prompts[row.candidate_id], 0, row.sample)
         assert row.raw == raw
@@ -266,29 +269,15 @@ def test_absolute_on_fake_server_samples(fake_openai, tmp_path):
 def test_geval_expected_score(fake_openai, tmp_path):
     ds = tiny_dataset(1, 3)
     tpl = TEMPLATES["geval"]
-    result = run_absolute(
-        ds,
-        attribute="coherence",
-        template=tpl,
-        backend=backend_for(fake_openai),
-        mode="expected",
-        store=tmp_path / "s.sqlite",
+    df, prompts = _absolute_on(
+        fake_openai, ds, tpl, "coherence", tmp_path / "s.sqlite", mode="expected"
     )
-    df = result.table
     assert len(df) == 3 and set(df["judge"]) == {"fake-model/expected"}
-    prompts = _candidate_prompts(ds, tpl.for_attribute("coherence"))
     for row in df.itertuples():
         assert row.score == pytest.approx(expected_score(prompts[row.candidate_id]), abs=1e-9)
     with FakeOpenAI(offer_logprobs=False) as fake:
         with pytest.raises(BackendError, match="no token probabilities"):
-            run_absolute(
-                ds,
-                attribute="coherence",
-                template=tpl,
-                backend=backend_for(fake),
-                mode="expected",
-                store=tmp_path / "t.sqlite",
-            )
+            _absolute_on(fake, ds, tpl, "coherence", tmp_path / "t.sqlite", mode="expected")
 
 
 # ---------------------------------------------------------------------------------------
