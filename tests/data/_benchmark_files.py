@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import data
 from data.benchmarks import benchmark_info
 from data.paths import data_dirs
 
@@ -22,6 +23,14 @@ def have(name: str) -> bool:
 def need(name: str):
     """Mark a test to skip when the files of benchmark ``name`` are absent."""
     return pytest.mark.skipif(not have(name), reason=f"benchmark files of {name!r} not in {DATA}")
+
+
+def real(name: str):
+    """Benchmark ``name`` read from :data:`DATA` by ``data.load_benchmark`` (what the app
+    reads); the calling test or fixture skips when its files are absent."""
+    if not have(name):
+        pytest.skip(f"benchmark files of {name!r} not in {DATA}")
+    return data.load_benchmark(name)
 
 
 def go_offline(monkeypatch, tmp_path_factory) -> None:

@@ -21,8 +21,8 @@ from scipy import stats
 
 import data
 from data import agreement as da
-from data.paths import data_dirs
 from tests._columns import RATING_COLUMNS
+from tests.data._benchmark_files import real
 
 pytestmark = pytest.mark.slow
 
@@ -33,33 +33,20 @@ HANNA_CRITERIA = ("relevance", "coherence", "empathy", "surprise", "engagement",
 HANNA_PROMPTS = [f"eval_prompt_{i}" for i in range(1, 5)]
 
 
-def _need(folder: str):
-    if not (data_dirs()[0] / folder).is_dir():
-        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
+def _real_fixture(name: str):
+    """A module-scoped fixture named ``name``: that benchmark, read once (skips if absent)."""
+
+    @pytest.fixture(scope="module", name=name)
+    def loaded():
+        return real(name)
+
+    return loaded
 
 
-@pytest.fixture(scope="module")
-def hanna():
-    _need("hanna")
-    return data.load_benchmark("hanna")
-
-
-@pytest.fixture(scope="module")
-def summeval():
-    _need("summeval_llm_eval")
-    return data.load_benchmark("summeval")
-
-
-@pytest.fixture(scope="module")
-def summeval_annotators():
-    _need("summeval_llm_eval")
-    return data.load_benchmark("summeval_annotators")
-
-
-@pytest.fixture(scope="module")
-def topicalchat():
-    _need("topicalchat_usr")
-    return data.load_benchmark("topicalchat")
+hanna = _real_fixture("hanna")
+summeval = _real_fixture("summeval")
+summeval_annotators = _real_fixture("summeval_annotators")
+topicalchat = _real_fixture("topicalchat")
 
 
 # ----------------------------------------------------------------------------- independent twins

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-import data
 import ranking
 from data.bias.calibration import (
     CALIBRATION_COLUMNS,
@@ -19,9 +18,9 @@ from data.bias.calibration import (
     reliability_frame,
 )
 from data.comparative.tables import human_scores_for, judge_pmatrix
-from data.paths import data_dirs
 from data.schema import DataError
 from data.synthetic.simulate import simulate
+from tests.data._benchmark_files import real
 
 JUDGE = "simulated"
 
@@ -108,15 +107,9 @@ def test_reliability_frame(biased):
         calibration_table(biased, "quality", "nobody")
 
 
-def _need(folder: str):
-    if not (data_dirs()[0] / folder).is_dir():
-        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
-
-
 @pytest.mark.slow
 def test_real_summeval_chatgpt_and_pandalm():
-    _need("summeval_llm_eval")
-    ds = data.load_benchmark("summeval")
+    ds = real("summeval")
     t = calibration_table(ds, "coherence", "gpt-3.5-turbo-0301/ab-choice").set_index("method")
     assert t["available"].all()
     assert t.loc["off", "first_win_rate"] == pytest.approx(0.521, abs=1e-3)
@@ -126,8 +119,7 @@ def test_real_summeval_chatgpt_and_pandalm():
     rel = reliability_frame(ds, "coherence", "gpt-3.5-turbo-0301/ab-choice", "swap")
     after = rel[rel["stage"] == "after"]
     assert (after["count"] > 0).sum() == 3  # hard verdicts: three levels
-    _need("pandalm_testset")
-    ds = data.load_benchmark("pandalm")
+    ds = real("pandalm")
     t = calibration_table(ds, "overall", "gpt-3.5-turbo").set_index("method")
     assert not t.loc["swap", "available"] and "both orders" in t.loc["swap", "reason"]
     assert t.loc[["isotonic", "platt"], "available"].all()

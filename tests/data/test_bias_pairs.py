@@ -6,15 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import data
 import ranking
 from data.arrays import comparisons_to_P
 from data.bias import features, pair_frame
 from data.bias.pairs import JUDGE_GAP_RIDGE, PAIR_COLUMNS, rating_pairs
-from data.paths import data_dirs
 from data.schema import DataError, Dataset
 from data.synthetic.simulate import simulate
 from data.validate import validate_dataset
+from tests.data._benchmark_files import real
 
 
 def test_text_features_counts():
@@ -213,21 +212,14 @@ def test_100k_rows():
     assert len(df) == 500 * 15 * 14 // 2 and (df["n_ab"] + df["n_ba"] == 2).all()
 
 
-def _need(folder: str):
-    if not (data_dirs()[0] / folder).is_dir():
-        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
-
-
 @pytest.mark.slow
 def test_real_summeval_and_pandalm():
-    _need("summeval_llm_eval")
-    ds = data.load_benchmark("summeval")
+    ds = real("summeval")
     for attribute in ("coherence", "consistency", "fluency", "relevance"):
         df = pair_frame(ds, attribute, "gpt-3.5-turbo-0301/ab-choice")
         assert len(df) == 1100 and (df["n_ab"] == 1).all() and (df["n_ba"] == 1).all()
         assert df.attrs["gap_source"] == "human score gap" and np.isfinite(df["gap"]).all()
-    _need("pandalm_testset")
-    ds = data.load_benchmark("pandalm")
+    ds = real("pandalm")
     df = pair_frame(ds, "overall", "gpt-3.5-turbo")
     assert len(df) == 999
     assert int(((df["n_ab"] == 0) & (df["n_ba"] == 0)).sum()) == 25  # the 25 unparsed answers
@@ -265,8 +257,7 @@ def test_rating_pairs_needs_a_prompt_when_several():
 
 @pytest.mark.slow
 def test_real_topicalchat_rating_pairs():
-    _need("topicalchat_usr")
-    ds = data.load_benchmark("topicalchat")
+    ds = real("topicalchat")
     df = rating_pairs(ds, "coherence", "gpt-3.5-turbo/geval")
     rated = ds.ratings[ds.ratings.attribute == "coherence"].groupby("context_id")["candidate_id"]
     assert len(df) == int(rated.nunique().map(lambda m: m * (m - 1) // 2).sum())

@@ -9,21 +9,15 @@ import sys
 import numpy as np
 import pytest
 
-import data
 from data.bias import cycles_summary, pair_frame, profile_by_gap, profile_summary, worst_cycles
 from data.bias.cycles import CYCLE_COLUMNS
 from data.bias.cycles import SUMMARY_COLUMNS as CYCLE_SUMMARY
 from data.bias.profile import BY_GAP_COLUMNS, SUMMARY_COLUMNS
-from data.paths import data_dirs
 from data.schema import DataError
 from data.synthetic.simulate import simulate
+from tests.data._benchmark_files import need, real
 
 SUMMEVAL_JUDGE = "gpt-3.5-turbo-0301/ab-choice"
-
-
-def _need(folder: str):
-    if not (data_dirs()[0] / folder).is_dir():
-        pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
 
 
 def test_summary_counts_match_the_pair_frame_and_samples():
@@ -67,8 +61,7 @@ def test_empty_and_unknown_judges():
 
 @pytest.mark.slow
 def test_summeval_chatgpt_profile_and_cycles():
-    _need("summeval_llm_eval")
-    ds = data.load_benchmark("summeval")
+    ds = real("summeval")
     for attribute in ("coherence", "consistency", "fluency", "relevance"):
         s = profile_summary(ds, attribute, SUMMEVAL_JUDGE).iloc[0]
         assert s["n_pairs"] == s["n_both"] == 1100
@@ -95,8 +88,7 @@ def test_summeval_chatgpt_profile_and_cycles():
 
 @pytest.mark.slow
 def test_pandalm_one_order_profile_and_cycles():
-    _need("pandalm_testset")
-    ds = data.load_benchmark("pandalm")
+    ds = real("pandalm")
     s = profile_summary(ds, "overall", "gpt-3.5-turbo").iloc[0]
     assert s["n_pairs"] == 999 - 25 and s["n_both"] == 0  # 25 unparsed answers left out
     assert np.isnan(s["consistency"]) and "both orders" in s["reasons"]["consistency"]
@@ -109,8 +101,8 @@ def test_pandalm_one_order_profile_and_cycles():
 
 
 @pytest.mark.slow
+@need("pandalm")
 def test_cli_prints_the_tables():
-    _need("pandalm_testset")
     out = subprocess.run(
         [sys.executable, "-m", "data.bias", "pandalm", "--judge", "gpt-3.5-turbo"],
         capture_output=True,
