@@ -32,6 +32,16 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+def _from_name(node: ast.ImportFrom, package: str) -> str:
+    """The absolute name of the module a ``from ... import`` in ``package`` imports from
+    (relative imports resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    return ".".join([*base, node.module] if node.module else base)
+
+
 def imported_modules(source: str, module: str, is_package: bool = False) -> list[tuple[int, str]]:
     """(line, absolute module name) for every import in ``source`` of module ``module``."""
     tree = ast.parse(source)
@@ -41,13 +51,7 @@ def imported_modules(source: str, module: str, is_package: bool = False) -> list
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
-                name = ".".join([*base, node.module] if node.module else base)
-            else:
-                name = node.module or ""
-            found.append((node.lineno, name))
+            found.append((node.lineno, _from_name(node, package)))
         elif (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -154,12 +158,7 @@ def import_graph(package: str, files: dict[str, str] | None = None) -> dict[str,
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = pkg.split(".")
-                    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
-                    name = ".".join([*base, node.module] if node.module else base)
-                else:
-                    name = node.module or ""
+                name = _from_name(node, pkg)
                 subs = [f"{name}.{a.name}" for a in node.names if f"{name}.{a.name}" in files]
                 targets = subs + ([name] if len(subs) < len(node.names) else [])
             for target in targets:
