@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -39,6 +40,25 @@ def need(name: str):
     return pytest.mark.skipif(not have(name), reason=f"files of {name!r} not in {data_dirs()[0]}")
 
 
+def rejudged(
+    ds: Dataset,
+    name: str,
+    comparisons: pd.DataFrame | None = None,
+    ratings: pd.DataFrame | None = None,
+) -> Dataset:
+    """A dataset ``name`` with the contexts, candidates and human scores of ``ds`` and the
+    judges' outputs ``comparisons`` and ``ratings`` (none: an empty table); the scales,
+    descriptions and sources of ``ds`` are not carried."""
+    outputs = {"comparisons": comparisons, "ratings": ratings}
+    return Dataset(
+        name=name,
+        contexts=ds.contexts,
+        candidates=ds.candidates,
+        human_scores=ds.human_scores,
+        **{table: frame for table, frame in outputs.items() if frame is not None},
+    )
+
+
 def summeval_with_a_hole() -> tuple[Dataset, Dataset, str]:
     """(SummEval, the same with every verdict about one document unparsed, that document's id).
 
@@ -48,14 +68,7 @@ def summeval_with_a_hole() -> tuple[Dataset, Dataset, str]:
     comps = ds.comparisons.copy()
     doc = sorted(comps["context_id"].astype(str).unique())[3]
     comps.loc[comps["context_id"].astype(str) == doc, "p_first"] = np.nan
-    holes = Dataset(
-        name="summeval, one document unparsed",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=comps,
-        ratings=ds.ratings,
-    )
+    holes = rejudged(ds, "summeval, one document unparsed", comps, ds.ratings)
     return ds, holes, doc
 
 

@@ -33,6 +33,7 @@ from tests.pages._analysis_apptest import (
     figures,
     need,
     open_page,
+    rejudged,
     summeval_with_a_hole,
 )
 
@@ -115,14 +116,7 @@ def test_pairwise_accuracy_table_of_a_judge_never_parsed_is_nan_with_the_reason(
     ds, _, _ = summeval
     comps = ds.comparisons.copy()
     comps.loc[comps["attribute"] == "fluency", "p_first"] = np.nan
-    none_parsed = Dataset(
-        name="summeval, fluency unparsed",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=comps,
-        ratings=ds.ratings,
-    )
+    none_parsed = rejudged(ds, "summeval, fluency unparsed", comps, ds.ratings)
     table = pairwise_accuracy_table(none_parsed).set_index("attribute")
     assert np.isnan(table.loc["fluency", "accuracy"])
     assert "undefined" in table.loc["fluency", "reason"]

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import data
-from data.schema import Dataset, empty_table
+from data.schema import Dataset
 from pages.services import examples as svc
-from tests.pages._analysis_apptest import metrics, need, open_page, summeval_with_a_hole
+from tests.pages._analysis_apptest import metrics, need, open_page, rejudged, summeval_with_a_hole
 
 PAGE = "pages/examples/page.py"
 DEMO_ATTRIBUTE, DEMO_JUDGE = "consistency", "demo-judge (simulated)"
@@ -203,13 +203,7 @@ def _have_summeval() -> bool:
 
 def test_dataset_without_comparisons_points_to_judge_and_data():
     ds = data.demo_dataset()
-    bare = Dataset(
-        name="bare",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=empty_table("comparisons"),
-    )
+    bare = rejudged(ds, "bare")
     at = open_page(PAGE, bare)
     assert not at.dataframe
     note = " ".join(i.value for i in at.info)
@@ -316,13 +310,7 @@ def test_a_judge_whose_every_answer_is_unparsed_still_shows_its_raw_answers():
     comps = demo.comparisons[demo.comparisons.attribute == "fluency"].assign(
         p_first=np.nan, raw="I cannot decide."
     )
-    broken = Dataset(
-        name="all unparsed",
-        contexts=demo.contexts,
-        candidates=demo.candidates,
-        human_scores=demo.human_scores,
-        comparisons=comps,
-    )
+    broken = rejudged(demo, "all unparsed", comps)
     at = open_page(PAGE, broken)
     assert any("could be parsed" in w.value for w in at.warning)
     assert at.selectbox(key="app.attribute").value == "fluency"

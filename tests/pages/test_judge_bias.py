@@ -13,7 +13,7 @@ from data.schema import Dataset
 from data.synthetic.simulate import simulate_with_truth
 from pages.services import judge_bias as svc
 from pages.shell.debias import MODE
-from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
+from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page, rejudged
 
 PAGE = "pages/judge_bias/page.py"
 SECTIONS = [
@@ -52,14 +52,7 @@ def simulated() -> Dataset:
         random_state=3,
         judge_name="sim-judge",
     )
-    return Dataset(
-        name="simulated biases",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=ds.comparisons,
-        ratings=ds.ratings,
-    )
+    return rejudged(ds, "simulated biases", ds.comparisons, ds.ratings)
 
 
 def test_demo_shows_every_section_with_numbers():
@@ -108,14 +101,7 @@ def test_use_on_every_page_sets_the_shared_debias_mode():
 
 def test_a_dataset_without_any_judge_gets_guidance():
     demo = data.demo_dataset()
-    bare = Dataset(
-        name="no judge",
-        contexts=demo.contexts,
-        candidates=demo.candidates,
-        human_scores=demo.human_scores,
-        comparisons=demo.comparisons.iloc[0:0],
-        ratings=demo.ratings.iloc[0:0],
-    )
+    bare = rejudged(demo, "no judge", demo.comparisons.iloc[0:0], demo.ratings.iloc[0:0])
     at = open_page(PAGE, bare)
     assert not at.exception
     assert "no judge verdicts or judge ratings" in _infos(at)

@@ -15,7 +15,7 @@ from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from pages.shell.text import unsafe
 from ranking import bradley_terry
-from tests.pages._analysis_apptest import array, figures, metrics, need, open_page
+from tests.pages._analysis_apptest import array, figures, metrics, need, open_page, rejudged
 from tests.pages._known import judge_rows, system_games
 
 PAGE = "pages/leaderboard/page.py"
@@ -138,12 +138,8 @@ def test_an_unavailable_calibration_ranks_as_off_and_says_why():
 
     demo = data.demo_dataset()
     c = demo.comparisons
-    one_order = Dataset(
-        name="demo, one order",
-        contexts=demo.contexts,
-        candidates=demo.candidates,
-        human_scores=demo.human_scores,
-        comparisons=c[c["first_id"].astype(str) < c["second_id"].astype(str)],
+    one_order = rejudged(
+        demo, "demo, one order", c[c["first_id"].astype(str) < c["second_id"].astype(str)]
     )
     board = board_svc.leaderboard(one_order, "consistency", "fisher", "swap", 0.5)
     off = board_svc.leaderboard(one_order, "consistency", "fisher", "off", 0.5)
@@ -215,13 +211,7 @@ def test_nothing_recurring_across_contexts_says_why():
     comps = ds.comparisons.copy()
     for col in ("first_id", "second_id"):  # ids unique to their context
         comps[col] = comps["context_id"] + "-" + comps[col]
-    ds = Dataset(
-        name="one-off ids",
-        contexts=ds.contexts,
-        candidates=ds.candidates,
-        human_scores=ds.human_scores,
-        comparisons=comps,
-    )
+    ds = rejudged(ds, "one-off ids", comps)
     at = open_page(PAGE, ds)
     assert not at.exception and not at.error
     info = " ".join(i.value for i in at.info)

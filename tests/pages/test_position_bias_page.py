@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 import data
-from data.schema import Dataset
 from pages.services import bias as bias_svc
 from pages.services import comparisons
 from ranking import balanced_threshold
-from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
+from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page, rejudged
 
 PAGE = "pages/position_bias/page.py"
 DEMO_COMPARISONS = 12 * 6 * 5  # every ordered pair of 6 candidates in 12 contexts
@@ -119,13 +118,7 @@ def _one_context_unparsed():
     ctx = str(demo.contexts["context_id"][7])
     comps = demo.comparisons.copy()
     comps.loc[comps["context_id"].astype(str) == ctx, "p_first"] = np.nan
-    ds = Dataset(
-        name="one context unparsed",
-        contexts=demo.contexts,
-        candidates=demo.candidates,
-        human_scores=demo.human_scores,
-        comparisons=comps,
-    )
+    ds = rejudged(demo, "one context unparsed", comps)
     return ds, ctx
 
 

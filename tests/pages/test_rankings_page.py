@@ -11,7 +11,6 @@ import pytest
 
 import data
 from data.natural import natural_key
-from data.schema import Dataset, empty_table
 from pages.services import comparisons
 from pages.services import rankings as rankings_svc
 from pages.shell.text import unsafe
@@ -22,6 +21,7 @@ from tests.pages._analysis_apptest import (
     figures,
     need,
     open_page,
+    rejudged,
     summeval_with_a_hole,
 )
 from tests.pages._known import (
@@ -107,13 +107,7 @@ def test_switching_the_ranking_method_changes_the_main_table():
 
 def test_a_dataset_without_comparisons_gets_a_note():
     demo = data.demo_dataset()
-    ds = Dataset(
-        name="scores only",
-        contexts=demo.contexts,
-        candidates=demo.candidates,
-        human_scores=demo.human_scores,
-        comparisons=empty_table("comparisons"),
-    )
+    ds = rejudged(demo, "scores only")
     at = open_page(PAGE, ds)
     assert not at.error
     assert any("has no pairwise comparisons" in i.value for i in at.info)
@@ -185,13 +179,7 @@ def _with_comparisons(name, p_first=None, unparsed_context=None):
             comps["verdict"] = None
     if unparsed_context is not None:
         comps.loc[comps["context_id"].astype(str) == unparsed_context, "p_first"] = np.nan
-    return Dataset(
-        name=name,
-        contexts=demo.contexts,
-        candidates=demo.candidates,
-        human_scores=demo.human_scores,
-        comparisons=comps,
-    )
+    return rejudged(demo, name, comps)
 
 
 @pytest.mark.parametrize(
