@@ -10,16 +10,10 @@ from scipy import stats
 from ranking.agreement import bootstrap as bs
 from tests.ranking.agreement_twins import (
     kendall_blocks_numpy,
-    panel_data,
     resample_twin,
     scipy_corr,
     tied_data,
 )
-
-
-@pytest.fixture()
-def panel():
-    return panel_data()
 
 
 def test_kendall_blocks_match_full_matrix_twin():

@@ -13,12 +13,7 @@ from scipy import stats
 from ranking import correlation, icc
 from ranking.agreement import METHODS, UNITS
 from ranking.agreement import segments as sg
-from tests.ranking.agreement_twins import panel_data, scipy_corr
-
-
-@pytest.fixture()
-def panel():
-    return panel_data()
+from tests.ranking.agreement_twins import scipy_corr
 
 
 @pytest.mark.parametrize("method", METHODS)

@@ -19,12 +19,7 @@ from ranking import (
     williams_test,
 )
 from ranking.agreement import UNITS
-from tests.ranking.agreement_twins import bh_twin, panel_data, williams_twin
-
-
-@pytest.fixture()
-def panel():
-    return panel_data()
+from tests.ranking.agreement_twins import bh_twin, williams_twin
 
 
 def test_welch_matches_scipy_and_hand_df():
