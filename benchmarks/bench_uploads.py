@@ -33,30 +33,14 @@ sys.path.insert(0, str(ROOT))
 BOMBS = {"5 KB": (1_000_000, 5_500), "9 KB": (1_700_000, 6_000)}
 
 
-def _peak() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def _vm() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
 def bomb_child(rows: int, width: int, cap: int) -> dict:
     """Run in a child: read the bomb as an upload under the cap."""
     from data.io import read_frame
-    from tests.data.test_fuzz_workspace import dictionary_bomb
+    from tests.data.test_fuzz_workspace import dictionary_bomb, status_bytes
 
     body = dictionary_bomb(rows, width)
-    resource.setrlimit(resource.RLIMIT_AS, (_vm() + cap,) * 2)
-    rss0, t0 = _peak(), time.process_time()
+    resource.setrlimit(resource.RLIMIT_AS, (status_bytes("VmSize") + cap,) * 2)
+    rss0, t0 = status_bytes("VmHWM"), time.process_time()
     try:
         read_frame("bomb.parquet", body)
         result = "read"
@@ -66,8 +50,8 @@ def bomb_child(rows: int, width: int, cap: int) -> dict:
         "bytes": len(body),
         "expands_to": rows * width,
         "result": result,
-        "peak_rss_mb": round(_peak() / 2**20),
-        "added_rss_mb": round((_peak() - rss0) / 2**20),
+        "peak_rss_mb": round(status_bytes("VmHWM") / 2**20),
+        "added_rss_mb": round((status_bytes("VmHWM") - rss0) / 2**20),
         "cpu_s": round(time.process_time() - t0, 2),
     }
 

@@ -578,20 +578,20 @@ def _cached() -> Base:
 # The child process: memory cap, audit hook, per-input peak RSS and CPU
 
 
+def status_bytes(field: str, default: int | None = 0) -> int | None:
+    """Line ``field`` of /proc/self/status in bytes (VmHWM: the peak resident memory, VmSize:
+    the address space); ``default`` where the file has no such line (also used by
+    benchmarks/bench_uploads.py)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) * 1024
+    return default
+
+
 def _rss_peak() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
-def _vm_size() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
+    peak = status_bytes("VmHWM", None)
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _reset_peak() -> bool:
@@ -637,7 +637,7 @@ def child(n: int, seed: int, address_cap: int, only: str | None = None) -> dict:
     sys.addaudithook(hook)
     signal.signal(signal.SIGPROF, _too_long)
     if address_cap:
-        cap = _vm_size() + address_cap
+        cap = status_bytes("VmSize") + address_cap
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     counts = {"inputs": 0, "exact": 0, "refused": 0, "wrong": 0, "crashes": 0}
     crashes, worst, per_kind = [], {"rss": 0, "cpu": 0.0}, {}
@@ -761,7 +761,7 @@ def bomb_child(kind: str, address_cap: int) -> dict:
 
     blob = bomb(kind)
     if address_cap:
-        cap = _vm_size() + address_cap
+        cap = status_bytes("VmSize") + address_cap
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     _reset_peak()
     rss0, cpu0 = _rss_peak(), _cpu()
