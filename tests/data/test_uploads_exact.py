@@ -28,6 +28,14 @@ def refused(name, data, match, **kwargs) -> str:
     return str(err.value)
 
 
+def refused_but_well_formed_reads(name, data, match, well_formed, text):
+    """``data`` is refused with ``match``, while ``well_formed`` (the same cell written
+    properly) reads as one context whose text is ``text``."""
+    refused(name, data, match)
+    ok = read_upload(name, well_formed)
+    assert ok.contexts["text"].tolist() == [text]
+
+
 # --- item 4: a CSV row with more or fewer cells than the header
 
 
@@ -52,11 +60,14 @@ def test_ragged_rows_are_counted_past_quoted_line_breaks_and_blank_lines():
 
 
 def test_unclosed_quote_is_refused_instead_of_swallowing_the_rest():
-    data = b'context_id,text\nc1,"never closed\nc2,second row\n'
-    refused("c.csv", data, r"c.csv, row 1 \(line 2 of the file\): a quoted cell starts here")
     # a closed quote holding a line break, a comma and a doubled quote is one cell
-    ok = read_upload("c.csv", b'context_id,text\nc1,"a,\nb ""q"""\n')
-    assert ok.contexts["text"].tolist() == ['a,\nb "q"']
+    refused_but_well_formed_reads(
+        "c.csv",
+        b'context_id,text\nc1,"never closed\nc2,second row\n',
+        r"c.csv, row 1 \(line 2 of the file\): a quoted cell starts here",
+        b'context_id,text\nc1,"a,\nb ""q"""\n',
+        'a,\nb "q"',
+    )
 
 
 def test_two_columns_with_the_same_header_are_refused():
@@ -88,11 +99,14 @@ def test_repeated_key_in_an_object_is_refused():
 
 
 def test_unpaired_surrogate_escape_is_refused():
-    data = b'[{"context_id": "c1", "text": "bad \\ud800 escape"}]'
-    refused("s.json", data, r"s.json, row 1, column 'text': the text holds an unpaired surrogate")
     # a proper pair is one character
-    ok = read_upload("s.json", b'[{"context_id": "c1", "text": "\\ud83d\\ude00"}]')
-    assert ok.contexts["text"].tolist() == ["\U0001f600"]
+    refused_but_well_formed_reads(
+        "s.json",
+        b'[{"context_id": "c1", "text": "bad \\ud800 escape"}]',
+        r"s.json, row 1, column 'text': the text holds an unpaired surrogate",
+        b'[{"context_id": "c1", "text": "\\ud83d\\ude00"}]',
+        "\U0001f600",
+    )
 
 
 # --- item 6: ambiguous layouts are not guessed
