@@ -26,7 +26,7 @@ from numba import prange
 
 from ranking._core.jit import PARALLEL_MIN_WORK, batch_kernel, njit
 
-from .bt_linalg import SNAP, fill_scores
+from .bt_linalg import SNAP, fill_scores, sort_finite
 from .bt_newton import add_comparison, fit_warm, make_work
 from .grid import _context_reference, _decide, _kendall_row, _spearman_preranked, _spearman_row
 
@@ -37,16 +37,7 @@ __all__ = ["SNAP", "_bt_grid_fast", "_snap_rows"]
 def _snap_row(x, order):
     """Give every run of finite values of ``x`` whose sorted gaps are <= SNAP the run's
     smallest value (in place). ``order`` is int scratch of x's length."""
-    n = 0
-    for u in range(x.shape[0]):
-        if math.isfinite(x[u]):
-            # insertion sort (stable; N is small)
-            k = n
-            while k > 0 and x[order[k - 1]] > x[u]:
-                order[k] = order[k - 1]
-                k -= 1
-            order[k] = u
-            n += 1
+    n = sort_finite(x, order)
     if n < 2:
         return
     start = x[order[0]]

@@ -81,16 +81,7 @@ def _cholesky_inv(A, L, b, x):
             for k in range(j):
                 t -= L[i, k] * L[j, k]
             L[i, j] = t * inv
-    for i in range(n):
-        t = b[i]
-        for k in range(i):
-            t -= L[i, k] * x[k]
-        x[i] = t * L[i, i]
-    for i in range(n - 1, -1, -1):
-        t = x[i]
-        for k in range(i + 1, n):
-            t -= L[k, i] * x[k]
-        x[i] = t * L[i, i]
+    _chord_solve(L, b, x)
     return True
 
 
@@ -232,20 +223,28 @@ def fill_scores(theta, ok_c, cnt, neutral, scores):
 
 
 @njit(_nrt=False)
-def _ranks_certain(scores, cnt, err, order):
-    """Whether every score is more than ``SNAP + 2 err`` away from every other (the unseen,
-    filled with one value by construction, excepted among themselves): then scores within
-    ``err`` of these rank (and snap) as these do."""
+def sort_finite(x, order):
+    """The positions of the finite values of ``x`` in ascending order of value, into
+    ``order`` (int scratch of x's length); returns their number. An insertion sort (stable;
+    N is small)."""
     n = 0
-    for u in range(scores.shape[0]):
-        if math.isfinite(scores[u]):
-            # insertion sort of the finite scores (N is small)
+    for u in range(x.shape[0]):
+        if math.isfinite(x[u]):
             k = n
-            while k > 0 and scores[order[k - 1]] > scores[u]:
+            while k > 0 and x[order[k - 1]] > x[u]:
                 order[k] = order[k - 1]
                 k -= 1
             order[k] = u
             n += 1
+    return n
+
+
+@njit(_nrt=False)
+def _ranks_certain(scores, cnt, err, order):
+    """Whether every score is more than ``SNAP + 2 err`` away from every other (the unseen,
+    filled with one value by construction, excepted among themselves): then scores within
+    ``err`` of these rank (and snap) as these do."""
+    n = sort_finite(scores, order)
     for a in range(1, n):
         u = order[a - 1]
         v = order[a]

@@ -32,6 +32,7 @@ from .selection import (
     ADAPTIVE_RULES,
     _adaptive_draw,
     _adaptive_orders,
+    _check_count,
     _static_orders,
     strategy_capacity,
 )
@@ -354,9 +355,7 @@ def budget_curves(
     prior_weight = float(prior_weight)
     if not (prior_weight > 0.0 and math.isfinite(prior_weight)):
         raise ValueError(f"prior_weight must be positive and finite; got {prior_weight!r}")
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be a positive integer; got {n_draws!r}")
-    n_draws = int(n_draws)
+    n_draws = _check_count(n_draws, "n_draws", 1, "a positive integer")
     n_ordered = n_items * (n_items - 1)
     budgets = _check_budgets(budgets, n_ordered, method)
     present = np.isfinite(P)

@@ -30,20 +30,20 @@ ADAPTIVE_RULES = ("poe-max-info", "uncertainty")
 _STRATEGY_CODE = {"random": 0, "no-repeat": 1, "symmetric": 2}
 
 
+def _check_count(value, name, least, need):
+    """``value`` as an int; ValueError ``"{name} must be {need}; got ..."`` unless it is an
+    integer (not a bool) of at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be {need}; got {value!r}")
+    return int(value)
+
+
 def _check_n_items(n_items):
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)):
-        raise ValueError(f"n_items must be an integer; got {n_items!r}")
-    if n_items < 2:
-        raise ValueError(f"n_items must be at least 2 to compare anything; got {n_items}")
-    return int(n_items)
+    return _check_count(n_items, "n_items", 2, "an integer, at least 2 to compare anything")
 
 
 def _check_budget(budget):
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
-        raise ValueError(f"budget must be a positive integer; got {budget!r}")
-    if budget < 1:
-        raise ValueError(f"budget must be a positive integer; got {budget}")
-    return int(budget)
+    return _check_count(budget, "budget", 1, "a positive integer")
 
 
 def strategy_capacity(strategy, n_items):
