@@ -106,6 +106,17 @@ def need_folder(folder: str) -> None:
         pytest.skip(f"{folder} not in {data_dirs()[0]} (real data absent)")
 
 
+def assert_clean(at: AppTest) -> None:
+    """The page ran without an exception and shows no error."""
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def info_text(at: AppTest) -> str:
+    """The page's info messages, one a line."""
+    return "\n".join(i.value for i in at.info)
+
+
 def metrics(at: AppTest) -> dict[str, str]:
     """Metric label -> shown value (the last one of a label wins)."""
     return {m.label: m.value for m in at.metric}

@@ -13,7 +13,15 @@ from data.schema import Dataset
 from data.synthetic.simulate import simulate_with_truth
 from pages.services import judge_bias as svc
 from pages.shell.debias import MODE
-from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page, rejudged
+from tests.pages._analysis_apptest import (
+    assert_clean,
+    chart_titles,
+    info_text,
+    metrics,
+    need,
+    open_page,
+    rejudged,
+)
 
 PAGE = "pages/judge_bias/page.py"
 SECTIONS = [
@@ -25,15 +33,6 @@ SECTIONS = [
     "Self-preference and contamination",
 ]
 GAP_PLOT = "Position consistency, first-position win rate and ties against the quality gap"
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def _infos(at) -> str:
-    return "\n".join(i.value for i in at.info)
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +56,7 @@ def simulated() -> Dataset:
 
 def test_demo_shows_every_section_with_numbers():
     at = open_page(PAGE)
-    _clean(at)
+    assert_clean(at)
     assert [t.value for t in at.title] == ["Judge bias"]
     assert [s.value for s in at.subheader] == SECTIONS
     m = metrics(at)
@@ -75,7 +74,7 @@ def test_demo_shows_every_section_with_numbers():
 def test_gap_bins_control_redraws_the_profile():
     at = open_page(PAGE)
     at.slider(key="judge_bias.n_bins").set_value(3).run()
-    _clean(at)
+    assert_clean(at)
     fig = next(f for f in _figures(at) if f["layout"]["title"]["text"] == GAP_PLOT)
     assert all(len(trace["x"]) <= 3 for trace in fig["data"] if trace.get("mode"))
 
@@ -92,7 +91,7 @@ def test_use_on_every_page_sets_the_shared_debias_mode():
     button = at.button(key="judge_bias.use")
     assert not button.disabled
     button.click().run()
-    _clean(at)
+    assert_clean(at)
     assert any("Swap calibration" in c.value for c in at.caption)
     at.switch_page("pages/position_bias/page.py").run()
     assert not at.exception
@@ -104,13 +103,13 @@ def test_a_dataset_without_any_judge_gets_guidance():
     bare = rejudged(demo, "no judge", demo.comparisons.iloc[0:0], demo.ratings.iloc[0:0])
     at = open_page(PAGE, bare)
     assert not at.exception
-    assert "no judge verdicts or judge ratings" in _infos(at)
+    assert "no judge verdicts or judge ratings" in info_text(at)
     assert not at.subheader
 
 
 def test_simulated_length_bias_and_cycles_are_shown(simulated):
     at = open_page(PAGE, simulated)
-    _clean(at)
+    assert_clean(at)
     coef = svc.style_coefficients(simulated, "quality", "sim-judge")[0].set_index("term")
     assert coef.loc["length", "low"] > 0  # the known length preference, found
     pref = svc.length_preference(simulated, "quality", "sim-judge").set_index("source")
@@ -135,7 +134,7 @@ def test_simulated_baseline_choice_changes_the_win_rates(simulated):
     before = next(f for f in _figures(at) if f["layout"]["title"]["text"] == title)
     other = next(s for s in systems if s != at.selectbox(key="judge_bias.baseline").value)
     at.selectbox(key="judge_bias.baseline").set_value(other).run()
-    _clean(at)
+    assert_clean(at)
     after = next(f for f in _figures(at) if f["layout"]["title"]["text"] == title)
     assert after["layout"]["yaxis"]["title"]["text"] == f"win rate against {other}"
     assert after != before
@@ -144,13 +143,13 @@ def test_simulated_baseline_choice_changes_the_win_rates(simulated):
 @need("summeval")
 def test_summeval_chatgpt_profile_and_no_triangles():
     at = open_page(PAGE, "summeval")
-    _clean(at)
+    assert_clean(at)
     judge = at.selectbox(key="app.judge").value
     assert "gpt-3.5" in judge
     m = metrics(at)
     assert 0.0 < float(m["Position consistency"]) < 1.0
     assert GAP_PLOT in chart_titles(at)
-    infos = _infos(at)
+    infos = info_text(at)
     if m["Circular triads"].endswith("/ 0"):
         assert "No triad was compared in all three of its pairs" in infos
     table = svc.calibration_table(at.session_state["app.datasets"]["summeval"], "coherence", judge)
@@ -160,19 +159,19 @@ def test_summeval_chatgpt_profile_and_no_triangles():
 @need("pandalm")
 def test_pandalm_one_order_says_why_consistency_is_missing():
     at = open_page(PAGE, "pandalm")
-    _clean(at)
+    assert_clean(at)
     m = metrics(at)
     assert m["Position consistency"] == "n/a"
-    assert "Position consistency** is not available" in _infos(at)
+    assert "Position consistency** is not available" in info_text(at)
     assert float(m["First-position win rate"]) > 0.0
 
 
 @need("topicalchat")
 def test_topicalchat_ratings_judge_gets_the_sections_that_apply():
     at = open_page(PAGE, "topicalchat")
-    _clean(at)
+    assert_clean(at)
     assert at.selectbox(key="app.judge").value.endswith("(ratings)")
-    infos = _infos(at)
+    infos = info_text(at)
     assert "needs pairwise verdicts" in infos
     m = metrics(at)
     assert 0.0 < float(m["Repetition stability"]) <= 1.0
@@ -218,7 +217,7 @@ def test_services_build_each_input_once_per_judge(simulated, monkeypatch):
 @need("topicalchat")
 def test_topicalchat_ratings_judge_length_preference_against_humans():
     at = open_page(PAGE, "topicalchat")
-    _clean(at)
+    assert_clean(at)
     assert "P(prefers the longer candidate): judge and humans" in chart_titles(at)
     fig = next(
         f
@@ -229,4 +228,4 @@ def test_topicalchat_ratings_judge_length_preference_against_humans():
     assert any(
         c.value.startswith("A ratings judge scores each candidate alone") for c in at.caption
     )
-    assert "length preference of a ratings judge is not available" not in _infos(at)
+    assert "length preference of a ratings judge is not available" not in info_text(at)

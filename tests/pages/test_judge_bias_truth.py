@@ -6,15 +6,10 @@ from __future__ import annotations
 
 from data.synthetic.bias_demo import NAME
 from data.synthetic.simulate import simulate_with_truth
-from tests.pages._analysis_apptest import chart_titles, open_page
+from tests.pages._analysis_apptest import assert_clean, chart_titles, open_page
 
 PAGE = "pages/judge_bias/page.py"
 TRUTH = "What the page should find"
-
-
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def _truth_table(at):
@@ -25,10 +20,10 @@ def _truth_table(at):
 
 def test_button_loads_the_demo_and_the_truth_is_ticked():
     at = open_page(PAGE)
-    _clean(at)
+    assert_clean(at)
     assert TRUTH not in [s.value for s in at.subheader]  # only for the demo
     at.button(key="judge_bias.demo").click().run()
-    _clean(at)
+    assert_clean(at)
     assert at.session_state["app.active"] == NAME
     assert set(at.session_state["app.datasets"]) >= {"demo", NAME}  # nothing lost
     assert TRUTH in [s.value for s in at.subheader]
@@ -48,6 +43,6 @@ def test_another_dataset_of_that_name_gets_no_truth_section():
     )
     ds.name = NAME
     at = open_page(PAGE, ds)
-    _clean(at)
+    assert_clean(at)
     assert TRUTH not in [s.value for s in at.subheader]
     assert "Position-bias profile" in [s.value for s in at.subheader]

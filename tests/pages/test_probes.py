@@ -18,7 +18,7 @@ import data  # noqa: E402
 from data.bias import probes as dp  # noqa: E402
 from pages.services import probes as svc  # noqa: E402
 from tests.judge.tiny_models import tiny_model_dirs  # noqa: E402
-from tests.pages._analysis_apptest import chart_titles, metrics, open_page  # noqa: E402
+from tests.pages._analysis_apptest import assert_clean, chart_titles, metrics, open_page  # noqa: E402
 
 PAGE = "pages/judge_bias/page.py"
 SECTION = "Self-preference and contamination"
@@ -30,14 +30,9 @@ def model_dirs(tmp_path_factory):
     return tiny_model_dirs(tmp_path_factory)
 
 
-def _clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
 def test_without_a_model_the_section_says_what_to_name():
     at = open_page(PAGE)
-    _clean(at)
+    assert_clean(at)
     assert SECTION in [s.value for s in at.subheader]
     info = "\n".join(i.value for i in at.info)
     assert "local folder" in info and "save_pretrained" in info
@@ -48,10 +43,10 @@ def test_run_on_the_tiny_model(model_dirs):
     at = open_page(PAGE)
     at.text_input(key="judge_bias.probe_model").set_value(path)
     at.number_input(key="judge_bias.probe_cap").set_value(CAP).run()
-    _clean(at)
+    assert_clean(at)
     assert "judge_bias.probe_run" in [b.key for b in at.button]
     at.button(key="judge_bias.probe_run").click().run()
-    _clean(at)
+    assert_clean(at)
     titles = chart_titles(at)
     assert "Judge preference against log-likelihood difference" in titles
     assert "Min-K% Prob of the two groups" in titles
@@ -79,20 +74,20 @@ def test_run_on_the_tiny_model(model_dirs):
 
     # own family: a win-rate table appears
     at.multiselect(key="judge_bias.probe_own").set_value(systems[:2]).run()
-    _clean(at)
+    assert_clean(at)
     wins = next(d.value for d in at.dataframe if "win_rate" in d.value.columns)
     assert list(wins["system"]) == [*systems[:2], "all own-family"]
 
     # kept: a rerun shows the results without pressing the button; k changes Min-K%
     at.slider(key="judge_bias.probe_k").set_value(1.0).run()
-    _clean(at)
+    assert_clean(at)
     by_sys_k1 = next(d.value for d in at.dataframe if "n_texts" in d.value.columns)
     assert by_sys_k1["min_k_prob"].to_numpy() == pytest.approx(by_sys_k1["mean_logprob"].to_numpy())
     assert [b.label for b in at.button if b.key == "judge_bias.probe_run"] == ["Score again"]
 
     # leaving a system out of the analysis scope needs no new run: its texts leave the tables
     at.multiselect(key="app.exclude").set_value([systems[0]]).run()
-    _clean(at)
+    assert_clean(at)
     by_sys_scoped = next(d.value for d in at.dataframe if "n_texts" in d.value.columns)
     assert list(by_sys_scoped["system"]) == list(by_sys_k1["system"])[1:]
     assert [b.label for b in at.button if b.key == "judge_bias.probe_run"] == ["Score again"]
