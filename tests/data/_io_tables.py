@@ -2,10 +2,36 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from data.validate import validate_table
+
+
+def two_candidates() -> pd.DataFrame:
+    """Two candidates of context c1 with their systems (the Parquet tests write it with
+    ``system`` as the pandas index, or with crafted pandas metadata)."""
+    return pd.DataFrame(
+        {
+            "context_id": ["c1", "c1"],
+            "candidate_id": ["a", "b"],
+            "system": ["s1", "s2"],
+            "text": ["x", "y"],
+        }
+    )
+
+
+def swap_pandas_names(table: pa.Table, swap: dict[str, str]) -> pa.Table:
+    """``table`` with crafted pandas metadata that gives its stored fields each other's names
+    (``swap``: stored name -> the name pandas would read it under)."""
+    meta = json.loads(table.schema.metadata[b"pandas"])
+    for col in meta["columns"]:  # the names pandas gives the stored fields
+        col["name"] = swap.get(col["name"], col["name"])
+    return table.replace_schema_metadata({b"pandas": json.dumps(meta).encode()})
+
 
 FORMATS = ["csv", "tsv", "json", "jsonl", "parquet"]
 

@@ -5,7 +5,6 @@ the Arrow columns are read as stored (the pandas metadata ignored)."""
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pandas as pd
@@ -16,6 +15,7 @@ import pytest
 from data.limits import UPLOAD_LIMITS, Limits
 from data.rawread.parquet import read_parquet
 from data.schema import DataError
+from tests.data._io_tables import swap_pandas_names, two_candidates
 
 
 def _bytes(table: pa.Table, **kw) -> bytes:
@@ -60,14 +60,7 @@ def test_fixed_width_values_are_counted_before_reading():
 
 
 def test_columns_are_read_as_stored_not_as_the_pandas_metadata_says():
-    cands = pd.DataFrame(
-        {
-            "context_id": ["c1", "c1"],
-            "candidate_id": ["a", "b"],
-            "system": ["s1", "s2"],
-            "text": ["x", "y"],
-        }
-    )
+    cands = two_candidates()
     out = io.BytesIO()
     cands.set_index("system").to_parquet(out)
     frame = read_parquet(out.getvalue(), "c.parquet", UPLOAD_LIMITS)
@@ -75,11 +68,7 @@ def test_columns_are_read_as_stored_not_as_the_pandas_metadata_says():
     assert isinstance(frame.index, pd.RangeIndex)
     # crafted metadata that swaps two columns' names
     table = pa.Table.from_pandas(cands, preserve_index=False)
-    meta = json.loads(table.schema.metadata[b"pandas"])
-    swap = {"context_id": "text", "text": "context_id"}
-    for col in meta["columns"]:  # the names pandas gives the stored fields
-        col["name"] = swap.get(col["name"], col["name"])
-    body = _bytes(table.replace_schema_metadata({b"pandas": json.dumps(meta).encode()}))
+    body = _bytes(swap_pandas_names(table, {"context_id": "text", "text": "context_id"}))
     assert pd.read_parquet(io.BytesIO(body))["context_id"].tolist() == ["x", "y"]  # mis-read
     frame = read_parquet(body, "c.parquet", UPLOAD_LIMITS)
     assert frame["context_id"].tolist() == ["c1", "c1"] and frame["text"].tolist() == ["x", "y"]

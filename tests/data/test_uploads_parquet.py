@@ -5,7 +5,6 @@ the Arrow columns are read as stored, whatever the ``pandas`` metadata says."""
 from __future__ import annotations
 
 import io
-import json
 
 import pandas as pd
 import pyarrow as pa
@@ -15,6 +14,7 @@ import pytest
 from data.io import read_frame, read_upload
 from data.limits import UPLOAD_LIMITS
 from data.schema import DataError
+from tests.data._io_tables import swap_pandas_names, two_candidates
 from tests.data.test_fuzz_uploads import base_tables
 from tests.data.test_fuzz_workspace import dictionary_bomb
 
@@ -44,14 +44,7 @@ def test_a_5_kb_dictionary_bomb_upload_is_refused_from_its_expanded_size(monkeyp
 
 
 def test_an_index_written_by_pandas_is_read_as_a_column():
-    cands = pd.DataFrame(
-        {
-            "context_id": ["c1", "c1"],
-            "candidate_id": ["a", "b"],
-            "system": ["s1", "s2"],
-            "text": ["x", "y"],
-        }
-    )
+    cands = two_candidates()
     ds = read_upload("candidates.parquet", _parquet(cands.set_index("system")), "candidates")
     assert ds.candidates["system"].tolist() == ["s1", "s2"]  # was all NaN
     # an unnamed index (a filtered frame) holds row labels, not cells: no extra column
@@ -63,11 +56,8 @@ def test_an_index_written_by_pandas_is_read_as_a_column():
 def test_crafted_pandas_metadata_cannot_swap_columns():
     contexts = pd.DataFrame({"context_id": ["c1", "c2"], "text": ["first text", "second text"]})
     table = pa.Table.from_pandas(contexts, preserve_index=False)
-    meta = json.loads(table.schema.metadata[b"pandas"])
-    for col in meta["columns"]:
-        col["name"] = {"context_id": "text", "text": "context_id"}[col["name"]]
     out = io.BytesIO()
-    pq.write_table(table.replace_schema_metadata({b"pandas": json.dumps(meta).encode()}), out)
+    pq.write_table(swap_pandas_names(table, {"context_id": "text", "text": "context_id"}), out)
     assert pd.read_parquet(io.BytesIO(out.getvalue()))["context_id"].tolist()[0] == "first text"
     ds = read_upload("contexts.parquet", out.getvalue(), "contexts")
     assert ds.contexts["context_id"].tolist() == ["c1", "c2"]
