@@ -171,6 +171,21 @@ def max_logprob_diff(a, b) -> float:
     )
 
 
+def quiet_torch(threads: int | None = None):
+    """torch with ``threads`` CPU threads (None: torch's choice), and transformers without
+    progress bars and warnings, which would mix into the printed lines; returns torch. Shared
+    by bench_token_logprobs.py and gpu_throughput.py."""
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+    return torch
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n-candidates", type=int, default=16)
@@ -194,16 +209,9 @@ def main(argv=None) -> None:
     )
     args = parser.parse_args(argv)
 
-    import torch
-
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    from transformers.utils import logging
-
+    torch = quiet_torch(args.threads)
     from judge.backends.hf import HFBackend
 
-    logging.disable_progress_bar()
-    logging.set_verbosity_error()
     llama_size = dict(hidden=256, layers=2, intermediate=704) if args.quick else {}
     t5_size = dict(d_model=256, layers=2, d_ff=512) if args.quick else {}
     if args.quick:

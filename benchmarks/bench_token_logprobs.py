@@ -27,7 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from benchmarks.bench_judge_throughput import build_llama, make_texts  # noqa: E402
+from benchmarks.bench_judge_throughput import build_llama, make_texts, quiet_torch  # noqa: E402
 
 
 def naive(backend, texts, prefixes):
@@ -61,15 +61,10 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
 
     import numpy as np
-    import torch
-    from transformers.utils import logging
 
+    torch = quiet_torch(args.threads)
     from judge.backends.hf import HFBackend
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    logging.disable_progress_bar()
-    logging.set_verbosity_error()
     size = dict(hidden=256, layers=2, intermediate=704) if args.quick else {}
     if args.quick:
         args.contexts, args.context_tokens, args.candidate_tokens, args.repeats = 2, 150, 25, 1

@@ -34,7 +34,7 @@ for p in (ROOT, ROOT / "benchmarks"):
         sys.path.insert(0, str(p))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench_judge_throughput import pairwise_requests  # noqa: E402
+from bench_judge_throughput import pairwise_requests, quiet_torch  # noqa: E402
 
 #: dense bf16 TFLOP/s (no sparsity) by a substring of torch.cuda.get_device_name()
 PEAK_BF16_TFLOPS = [
@@ -264,11 +264,7 @@ def main(argv=None) -> None:
     )
     args = parser.parse_args(argv)
 
-    import torch
-    from transformers.utils import logging
-
-    logging.disable_progress_bar()
-    logging.set_verbosity_error()
+    torch = quiet_torch()
     if args.dry_run:
         args.n_contexts, args.n_candidates = min(args.n_contexts, 2), min(args.n_candidates, 4)
         args.context_tokens, args.candidate_tokens = 40, 10
