@@ -44,6 +44,15 @@ def problem_lines(err: pytest.ExceptionInfo) -> list[str]:
     return err.value.problems
 
 
+def one_problem(*args) -> str:
+    """The problem line of ``validate_table(*args)``, which must refuse the table with exactly
+    one."""
+    with pytest.raises(DataError) as err:
+        validate_table(*args)
+    (line,) = problem_lines(err)
+    return line
+
+
 def test_valid_table_is_coerced_to_canonical_dtypes():
     df = human(context_id=[1, 1, 2], score=["1", " 4 ", "5.5"], annotator=["x", "x", " y "])
     out = validate_table(df, "human_scores")
@@ -86,9 +95,7 @@ def test_missing_column():
 
 
 def test_misspelled_column_suggests_closest_name():
-    with pytest.raises(DataError) as err:
-        validate_table(human().rename(columns={"score": "scroe"}), "human_scores", "s.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(human().rename(columns={"score": "scroe"}), "human_scores", "s.csv")
     assert "s.csv, column 'scroe'" in line
     assert "did you mean 'score'?" in line
 
@@ -101,9 +108,7 @@ def test_misspelled_optional_column_is_reported():
 
 def test_wrong_type_names_row_and_column():
     df = human(score=["1", "abc", "5"])
-    with pytest.raises(DataError) as err:
-        validate_table(df, "human_scores", "scores.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(df, "human_scores", "scores.csv")
     assert line.startswith("scores.csv, row 2, column 'score'")
     assert "'abc' is not a number" in line
 
@@ -119,9 +124,7 @@ def test_empty_id_cell():
 
 
 def test_score_outside_scale():
-    with pytest.raises(DataError) as err:
-        validate_table(human(score=[1, 7, 5]), "human_scores", "s.csv", {"coherence": (1, 5)})
-    (line,) = problem_lines(err)
+    line = one_problem(human(score=[1, 7, 5]), "human_scores", "s.csv", {"coherence": (1, 5)})
     assert line.startswith("s.csv, row 2, column 'score'")
     assert "outside the scale of 'coherence' (1 to 5)" in line
 
@@ -143,9 +146,8 @@ def test_automatic_measures_are_not_held_to_the_scale():
             "score": [87.5, -3.2, 9.0],
         }
     )
-    with pytest.raises(DataError) as err:
-        validate_table(df, "ratings", "r.csv", {"q": (1, 5)})
-    (line,) = problem_lines(err)  # only the prompted judge's 9 is off the scale
+    # only the prompted judge's 9 is off the scale
+    line = one_problem(df, "ratings", "r.csv", {"q": (1, 5)})
     assert line.startswith("r.csv, row 3, column 'score': 9 is outside the scale of 'q'")
     out = validate_table(df.iloc[:2], "ratings", "r.csv", {"q": (1, 5)})
     assert out["score"].tolist() == [87.5, -3.2]
@@ -159,18 +161,14 @@ def test_duplicate_candidate():
             "text": ["x", "y", "z", "w"],
         }
     )
-    with pytest.raises(DataError) as err:
-        validate_table(cand, "candidates", "cands.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(cand, "candidates", "cands.csv")
     assert line.startswith("cands.csv, rows 1, 4, column 'candidate_id'")
     assert "context_id='d1', candidate_id='a'" in line
 
 
 def test_duplicate_human_score_is_refused_naming_the_rows():
     df = human(candidate_id=["a", "b", "a"], context_id=["d1", "d1", "d1"], annotator=["x"] * 3)
-    with pytest.raises(DataError) as err:
-        validate_table(df, "human_scores", "h.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(df, "human_scores", "h.csv")
     assert line.startswith("h.csv, rows 1, 3, column 'annotator': the same human score")
     assert "candidate_id='a', attribute='coherence', annotator='x') appears 2 times" in line
     # the same candidate scored by two annotators, or on two attributes, is fine
@@ -179,9 +177,7 @@ def test_duplicate_human_score_is_refused_naming_the_rows():
 
 def test_duplicate_comparison_is_refused_but_samples_are_distinct():
     df = comparisons(first_id=["a", "b", "a"], second_id=["b", "a", "b"], sample=[0, 0, 0])
-    with pytest.raises(DataError) as err:
-        validate_table(df, "comparisons", "c.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(df, "comparisons", "c.csv")
     assert line.startswith("c.csv, rows 1, 3, column 'sample': the same comparison")
     assert "number repeated answers of the same judge with 'sample'" in line
     validate_table(comparisons(sample=[0, 0, 1]), "comparisons")
@@ -199,9 +195,7 @@ def test_duplicate_rating_is_refused():
             "score": [1, 2, 3, 4],
         }
     )
-    with pytest.raises(DataError) as err:
-        validate_table(df, "ratings", "r.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(df, "ratings", "r.csv")
     assert line.startswith("r.csv, rows 1, 4, column 'sample': the same rating")
 
 
@@ -221,9 +215,7 @@ def test_many_duplicates_are_counted_not_all_spelled_out():
 
 
 def test_candidate_compared_with_itself():
-    with pytest.raises(DataError) as err:
-        validate_table(comparisons(second_id=["b", "b", "b"]), "comparisons", "c.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(comparisons(second_id=["b", "b", "b"]), "comparisons", "c.csv")
     assert line.startswith("c.csv, row 2, column 'second_id'")
     assert "compared with itself" in line
 
@@ -238,9 +230,7 @@ def test_p_first_outside_unit_interval():
 
 def test_verdict_not_a_b_tie():
     df = comparisons(verdict=["a", "TIE", "maybe"])
-    with pytest.raises(DataError) as err:
-        validate_table(df, "comparisons", "c.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(df, "comparisons", "c.csv")
     assert line.startswith("c.csv, row 3, column 'verdict'")
     assert "'maybe' is not one of A, B, tie" in line
     ok = validate_table(comparisons(verdict=["a", "TIE", ""]), "comparisons")
@@ -426,9 +416,7 @@ def test_weight_that_is_not_finite_and_positive_is_refused(weights, bad_rows, sh
 
 @pytest.mark.parametrize("bad", ["3", "-3", "1.5", "A>>B", "much"])
 def test_grade_outside_minus_two_to_two_is_refused(bad):
-    with pytest.raises(DataError) as err:
-        validate_table(graded(grade=["2", bad, "0", "-1"]), "comparisons", "arena.csv")
-    (line,) = problem_lines(err)
+    line = one_problem(graded(grade=["2", bad, "0", "-1"]), "comparisons", "arena.csv")
     assert line.startswith("arena.csv, row 2, column 'grade': ")
     assert repr(bad) in line and "whole number from -2 to +2" in line
 
