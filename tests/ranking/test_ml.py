@@ -22,6 +22,16 @@ def _random_P(rng, n_items, p_missing=0.3, grid=None):
     return P
 
 
+def _against_brute_force(P, hard):
+    """ml_ranking of ``P`` (``hard``: decisions at tau 0.5) with the brute force's best value and
+    its equally good orders; the order ml_ranking returns must be one of them."""
+    res = ml_ranking(P, tau=0.5 if hard else None)
+    best, tied = naive.naive_ml_brute(P, hard=hard)
+    order = tuple(int(i) for i in res.order[0] if i >= 0)
+    assert order in tied
+    return res, order, best, tied
+
+
 @pytest.mark.parametrize("hard", [False, True])
 def test_exact_dp_equals_brute_force_up_to_8_items(hard):
     rng = np.random.default_rng(11 + hard)
@@ -29,12 +39,9 @@ def test_exact_dp_equals_brute_force_up_to_8_items(hard):
     for trial in range(30):
         n = 8 if trial < 2 else int(rng.integers(2, 8))
         P = _random_P(rng, n, grid=4 if hard else None)
-        res = ml_ranking(P, tau=0.5 if hard else None)
-        best, tied = naive.naive_ml_brute(P, hard=hard)
-        order = tuple(int(i) for i in res.order[0] if i >= 0)
+        res, order, best, tied = _against_brute_force(P, hard)
         value = naive.naive_ml_terms(P, hard=hard)(order)
         np.testing.assert_allclose(value, best, rtol=1e-10, atol=1e-10)
-        assert order in tied
         if len(tied) == 1:
             n_checked += 1
         reported = res.agreement[0] if hard else res.log_likelihood[0]
@@ -202,11 +209,9 @@ def test_ranks_are_the_mean_over_every_equally_likely_order(hard):
     for _ in range(25):
         n = int(rng.integers(2, 7))
         P = _random_P(rng, n, p_missing=0.5, grid=2)
-        res = ml_ranking(P, tau=0.5 if hard else None)
-        _, tied = naive.naive_ml_brute(P, hard=hard)
+        res, _, _, tied = _against_brute_force(P, hard)
         np.testing.assert_allclose(res.ranks[0], _mean_positions(tied, n), atol=1e-12)
         assert res.n_orders[0] == len(tied)
-        assert tuple(int(i) for i in res.order[0] if i >= 0) in tied
         n_multi += len(tied) > 1
     assert n_multi >= 5
 
