@@ -5,14 +5,8 @@ demo, SummEval's bare multiple-choice judge) gets a message saying why."""
 from __future__ import annotations
 
 from data.rationales import explanation
-from tests.pages._analysis_apptest import (
-    assert_clean,
-    chart_titles,
-    info_text,
-    metrics,
-    need,
-    open_page,
-)
+from tests.pages import _analysis_apptest as apptest
+from tests.pages._analysis_apptest import chart_titles, metrics, need, open_page
 
 PAGE = "pages/rationales/page.py"
 STAREVAL = "gpt-3.5-turbo-0301/stareval (ratings)"
@@ -20,9 +14,9 @@ STAREVAL = "gpt-3.5-turbo-0301/stareval (ratings)"
 
 def test_demo_judge_without_rationales_says_why():
     at = open_page(PAGE)
-    assert_clean(at)
+    apptest.assert_clean(at)
     assert at.title[0].value == "Rationales"
-    info = info_text(at)
+    info = apptest.info_text(at)
     assert "gives no rationale" in info and "bare labels or scores" in info
     assert "explain" in info  # what to do: a template that asks for an explanation
     assert not at.subheader  # the sections are not drawn
@@ -33,7 +27,7 @@ def test_summeval_stareval_keywords_map_citations():
     at = open_page(PAGE, "summeval")
     at.selectbox(key="app.attribute").set_value("coherence").run()
     at.selectbox(key="app.judge").set_value(STAREVAL).run()
-    assert_clean(at)
+    apptest.assert_clean(at)
     assert [s.value for s in at.subheader] == [
         "Keywords",
         "Map of the rationales",
@@ -55,7 +49,7 @@ def test_summeval_stareval_keywords_map_citations():
     # colour by agreement with humans and map every criterion: redrawn without error
     at.selectbox(key="rationales.colour").set_value("agreement with humans").run()
     at.radio(key="rationales.map_scope").set_value("every criterion").run()
-    assert_clean(at)
+    apptest.assert_clean(at)
     assert "rationales drawn** (a seeded sample)" in "\n".join(c.value for c in at.caption)
 
 
@@ -64,11 +58,11 @@ def test_summeval_bare_and_pairwise_judges():
     at = open_page(PAGE, "summeval")
     at.selectbox(key="app.attribute").set_value("coherence").run()
     at.selectbox(key="app.judge").set_value("gpt-3.5-turbo-0301/mcq (ratings)").run()
-    assert_clean(at)
-    info = info_text(at)
+    apptest.assert_clean(at)
+    info = apptest.info_text(at)
     assert "gives no rationale" in info and explanation("D") == ""
     at.selectbox(key="app.judge").set_value("gpt-3.5-turbo-0301/ab-choice").run()
-    assert_clean(at)
+    apptest.assert_clean(at)
     assert "**Per verdict** on *coherence*" in "\n".join(m.value for m in at.markdown)
     assert "Map of the rationales" in chart_titles(at)
 
@@ -128,8 +122,8 @@ def test_demo_judge_in_both_tables_finds_its_keywords():
     at = open_page(PAGE, _demo_with_rationales())
     for judge in at.selectbox(key="app.judge").options:
         at.selectbox(key="app.judge").set_value(judge).run()
-        assert_clean(at)
-        assert "Finding the keywords failed" not in info_text(at), judge
+        apptest.assert_clean(at)
+        assert "Finding the keywords failed" not in apptest.info_text(at), judge
         tables = [t.value for t in at.dataframe]
         by = "score" if "(ratings)" in judge else "verdict"
         assert any(by in t and "keywords" in t for t in tables), (judge, tables)
