@@ -473,6 +473,24 @@ def tall_screenshot(driver, path: Path, height: int = 7000) -> None:
     small.save(path, optimize=True)
 
 
+def visit(driver, address: str, title: str, text: str | None = None) -> None:
+    """Open ``address`` and wait for the page titled ``title`` (and for ``text`` on it)."""
+    driver.get(address)
+    wait_title(driver, title)
+    if text is not None:
+        wait_text(driver, text)
+
+
+def upload_on_data_page(driver, url: str, path: Path, file_format: str | None = None) -> None:
+    """Open the Data page at the app's root and give ``path`` to its "Upload a file" tab's
+    uploader, choosing ``file_format`` first (none: the format the page guesses)."""
+    visit(driver, url + "/", "JudgeScope")
+    tab(driver, "Upload a file")
+    if file_format is not None:
+        radio(driver, "Format", file_format)
+    upload(driver, "File", path)
+
+
 def screenshots(tmp_path: Path) -> Path:
     """Where a test saves its screenshots: ``JUDGESCOPE_SCREENSHOTS`` (the README's, e.g.
     docs/screenshots) or the test's temporary folder."""

@@ -7,9 +7,6 @@ refreshes the ones the README shows. The whole user loop is in ``test_e2e_loop.p
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from tests import _browser as b
@@ -24,16 +21,13 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    work = tmp_path_factory.mktemp("server")
-    with b.streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
-        with b.chromium() as driver:
-            yield url, driver
+    with b.served(tmp_path_factory) as (url, driver, _work):
+        yield url, driver
 
 
 def test_every_page_renders_without_error(app, tmp_path):
     url, driver = app
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = b.screenshots(tmp_path)
     for path, title in PAGES.items():
         driver.get(f"{url}/{path}")
         b.wait_title(driver, title)
@@ -47,11 +41,8 @@ def test_hanna_opens_at_the_papers_settings(app, tmp_path):
     """A link to HANNA opens with its human story left out (the sidebar says so), the Human
     agreement page draws, and the Reproduce page shows the paper's numbers beside ours."""
     url, driver = app
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    driver.get(f"{url}/agreement?dataset=hanna")
-    b.wait_title(driver, "Human agreement")
-    b.wait_text(driver, "Left out: Human")
+    shots = b.screenshots(tmp_path)
+    b.visit(driver, f"{url}/agreement?dataset=hanna", "Human agreement", "Left out: Human")
     b.assert_no_error(driver, "/agreement?dataset=hanna")
     driver.save_screenshot(str(shots / "agreement-hanna.png"))
     b.nav(driver, "Reproduce")
@@ -67,10 +58,8 @@ def test_judge_bias_finds_the_known_truth_and_reads_summeval(app, tmp_path):
     from selenium.webdriver.common.by import By
 
     url, driver = app
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    driver.get(f"{url}/judge-bias")
-    b.wait_title(driver, "Judge bias")
+    shots = b.screenshots(tmp_path)
+    b.visit(driver, f"{url}/judge-bias", "Judge bias")
     driver.find_element(
         By.XPATH, "//summary[contains(., 'Try it on a judge with known biases')]"
     ).click()
@@ -80,8 +69,6 @@ def test_judge_bias_finds_the_known_truth_and_reads_summeval(app, tmp_path):
     b.assert_no_error(driver, "/judge-bias (simulated biases)")
     b.tall_screenshot(driver, shots / "judge-bias-known-truth.png")
 
-    driver.get(f"{url}/judge-bias?dataset=summeval")
-    b.wait_title(driver, "Judge bias")
-    b.wait_text(driver, "Position consistency")
+    b.visit(driver, f"{url}/judge-bias?dataset=summeval", "Judge bias", "Position consistency")
     b.assert_no_error(driver, "/judge-bias?dataset=summeval")
     b.tall_screenshot(driver, shots / "judge-bias-summeval.png")

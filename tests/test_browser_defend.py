@@ -6,9 +6,6 @@ Rationales page on ChatGPT's SummEval answers.
 the (tall) screenshots.
 """
 
-import os
-from pathlib import Path
-
 import pytest
 
 from tests import _browser as b
@@ -18,44 +15,35 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    work = tmp_path_factory.mktemp("server")
-    with b.streamlit_server(work, {"JUDGESCOPE_CACHE": str(work / "cache")}) as url:
-        with b.chromium() as driver:
-            # a fresh server answers its first URL through Streamlit's v1 discovery of pages/
-            # (the known issue of tests/test_browser.py): open the app at its root first
-            driver.get(url)
-            b.wait_title(driver, "JudgeScope")
-            yield url, driver
+    with b.served(tmp_path_factory) as (url, driver, _work):
+        # a fresh server answers its first URL through Streamlit's v1 discovery of pages/
+        # (the known issue of tests/test_browser.py): open the app at its root first
+        driver.get(url)
+        b.wait_title(driver, "JudgeScope")
+        yield url, driver
 
 
 def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
     url, driver = app
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = b.screenshots(tmp_path)
 
-    driver.get(f"{url}/rankings?dataset=summeval")
-    b.wait_title(driver, "Rankings")
-    b.wait_text(driver, "Separability")
+    b.visit(driver, f"{url}/rankings?dataset=summeval", "Rankings", "Separability")
     b.choose(driver, "Intervals", "Bootstrap over contexts")
     b.wait_text(driver, "Separability")
     b.assert_no_error(driver, "/rankings?dataset=summeval")
     b.tall_screenshot(driver, shots / "rankings-intervals-summeval.png", 7000)
 
-    driver.get(f"{url}/rankings?dataset=llmfao")
-    b.wait_title(driver, "Rankings")
-    b.wait_text(driver, "Davidson")
+    b.visit(driver, f"{url}/rankings?dataset=llmfao", "Rankings", "Davidson")
     b.assert_no_error(driver, "/rankings?dataset=llmfao")
     b.tall_screenshot(driver, shots / "rankings-ties-llmfao.png", 7000)
 
-    driver.get(f"{url}/agreement?dataset=summeval")
-    b.wait_title(driver, "Human agreement")
+    b.visit(driver, f"{url}/agreement?dataset=summeval", "Human agreement")
     b.tab(driver, "Human labels needed")  # one tab per question, only the open one runs
     b.wait_text(driver, "How many human labels do I need?")
     b.assert_no_error(driver, "/agreement?dataset=summeval")
     b.tall_screenshot(driver, shots / "agreement-ppi-summeval.png", 11000)
 
-    driver.get(f"{url}/judge?dataset=pandalm")
-    b.wait_title(driver, "Judge")
+    b.visit(driver, f"{url}/judge?dataset=pandalm", "Judge")
     b.tab(driver, "Build a jury")
     b.pick(driver, "Judges", ["gpt-3.5-turbo", "pandalm-7b"])
     b.radio(driver, "Method", "Dawid")
@@ -72,11 +60,8 @@ def test_rank_intervals_ties_ppi_and_a_jury(app, tmp_path):
 def test_rationales_of_chatgpt_on_summeval(app, tmp_path):
     """The Rationales page on ChatGPT's SummEval answers: keywords, the map, citations."""
     url, driver = app
-    shots = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp_path)
-    shots.mkdir(parents=True, exist_ok=True)
-    driver.get(f"{url}/rationales?dataset=summeval")
-    b.wait_title(driver, "Rationales")
-    b.wait_text(driver, "Unsupported citations")
+    shots = b.screenshots(tmp_path)
+    b.visit(driver, f"{url}/rationales?dataset=summeval", "Rationales", "Unsupported citations")
     b.choose(driver, "Judge", "gpt-3.5-turbo-0301/stareval")  # star ratings with reasons
     b.wait_text(driver, "Unsupported citations")
     b.assert_no_error(driver, "/rationales?dataset=summeval")

@@ -86,11 +86,7 @@ def _gold_upload(folder: Path) -> Path:
 def test_report_card_on_a_gold_upload_with_thirty_judges(app, tmp_path):
     url, driver, work = app
     path = _gold_upload(work)
-    driver.get(url + "/")
-    b.wait_title(driver, "JudgeScope")
-    b.tab(driver, "Upload a file")
-    b.radio(driver, "Format", "pairwise")
-    b.upload(driver, "File", path)
+    b.upload_on_data_page(driver, url, path, "pairwise")
     assert b.selected(driver, "Human verdict column") == "label"
     assert b.selected(driver, "Probability column") == "probability"
     assert b.selected(driver, "Judge column") == "judge"

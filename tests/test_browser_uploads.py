@@ -52,10 +52,7 @@ def test_an_arena_hard_run_uploaded_ranked_against_its_baseline(app, tmp_path):
         paths.append(path)
     shots = b.screenshots(tmp_path)
 
-    d.get(url + "/")
-    b.wait_title(d, "JudgeScope")
-    b.tab(d, "Upload a file")
-    b.upload(d, "File", paths[0])
+    b.upload_on_data_page(d, url, paths[0])
     b.wait_text(d, "Recognised as Arena-Hard-Auto judgments")
     _upload_many(d, "More files (optional)", paths[1:])
     b.wait_text(d, "A>>B")
@@ -97,10 +94,7 @@ def test_an_llmbar_style_file_uploaded_opens_every_page(app, tmp_path):
     llmbar_like().to_csv(path, index=False)
     shots = b.screenshots(tmp_path)
 
-    d.get(url + "/")
-    b.wait_title(d, "JudgeScope")
-    b.tab(d, "Upload a file")
-    b.upload(d, "File", path)
+    b.upload_on_data_page(d, url, path)
     b.wait_text(d, "garbage")
     assert b.selected(d, "Human verdict column") == "label"
     b.tall_screenshot(d, shots / "upload-llmbar-style-verdict-map.png")

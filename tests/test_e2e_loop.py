@@ -45,11 +45,7 @@ def test_own_data_end_to_end(app):
     verdicts = e2e_data.verdicts_csv(work)
 
     # 1. a wide CSV: every field mapped, systems and context text guessed, a preview
-    d.get(url + "/")
-    b.wait_title(d, "JudgeScope")
-    b.tab(d, "Upload a file")
-    b.radio(d, "Format", "wide")
-    b.upload(d, "File", wide)
+    b.upload_on_data_page(d, url, wide, "wide")
     assert b.selected(d, "Context id column") == "prompt_id"
     assert b.selected(d, "Candidate id column") == "model"
     assert b.selected(d, "System column") == "model"
