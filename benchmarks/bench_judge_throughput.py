@@ -40,6 +40,21 @@ from judge.backends.base import LabelRequest  # noqa: E402
 C2_QUESTION = "Which Summary is more coherent relative to the passage, Summary A or Summary B?"
 
 
+def quiet_torch(threads: int | None = None):
+    """torch with ``threads`` CPU threads (None: torch's choice), and transformers without
+    progress bars and warnings, which would mix into the printed lines; returns torch. Shared
+    by bench_token_logprobs.py and gpu_throughput.py."""
+    import torch
+
+    if threads:
+        torch.set_num_threads(threads)
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()
+    logging.set_verbosity_error()
+    return torch
+
+
 def make_texts(tokenizer, n_tokens: int, n_texts: int, random_state: int) -> list[str]:
     """Random word salad of about ``n_tokens`` tokens each (length is what matters here)."""
     from tests.judge.tiny_models import _WORDS
@@ -169,21 +184,6 @@ def max_logprob_diff(a, b) -> float:
         for ra, rb in zip(a, b, strict=True)
         for k in ra.logprobs
     )
-
-
-def quiet_torch(threads: int | None = None):
-    """torch with ``threads`` CPU threads (None: torch's choice), and transformers without
-    progress bars and warnings, which would mix into the printed lines; returns torch. Shared
-    by bench_token_logprobs.py and gpu_throughput.py."""
-    import torch
-
-    if threads:
-        torch.set_num_threads(threads)
-    from transformers.utils import logging
-
-    logging.disable_progress_bar()
-    logging.set_verbosity_error()
-    return torch
 
 
 def main(argv=None) -> None:
