@@ -55,6 +55,15 @@ def quiet_torch(threads: int | None = None):
     return torch
 
 
+def add_text_sizes(parser) -> None:
+    """The options for the size of the synthetic texts: candidates per context, tokens of a
+    context and of a candidate (the same defaults in the three throughput benchmarks, so their
+    figures compare)."""
+    parser.add_argument("--n-candidates", type=int, default=16)
+    parser.add_argument("--context-tokens", type=int, default=400)
+    parser.add_argument("--candidate-tokens", type=int, default=60)
+
+
 def make_texts(tokenizer, n_tokens: int, n_texts: int, random_state: int) -> list[str]:
     """Random word salad of about ``n_tokens`` tokens each (length is what matters here)."""
     from tests.judge.tiny_models import _WORDS
@@ -188,9 +197,7 @@ def max_logprob_diff(a, b) -> float:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n-candidates", type=int, default=16)
-    parser.add_argument("--context-tokens", type=int, default=400)
-    parser.add_argument("--candidate-tokens", type=int, default=60)
+    add_text_sizes(parser)
     parser.add_argument(
         "--baseline-pairs",
         type=int,

@@ -27,7 +27,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from benchmarks.bench_judge_throughput import build_llama, make_texts, quiet_torch  # noqa: E402
+from benchmarks.bench_judge_throughput import (  # noqa: E402
+    add_text_sizes,
+    build_llama,
+    make_texts,
+    quiet_torch,
+)
 
 
 def naive(backend, texts, prefixes):
@@ -51,9 +56,7 @@ def naive(backend, texts, prefixes):
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--contexts", type=int, default=4)
-    parser.add_argument("--n-candidates", type=int, default=16)
-    parser.add_argument("--context-tokens", type=int, default=400)
-    parser.add_argument("--candidate-tokens", type=int, default=60)
+    add_text_sizes(parser)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None)

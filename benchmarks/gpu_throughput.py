@@ -34,7 +34,7 @@ for p in (ROOT, ROOT / "benchmarks"):
         sys.path.insert(0, str(p))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from bench_judge_throughput import pairwise_requests, quiet_torch  # noqa: E402
+from bench_judge_throughput import add_text_sizes, pairwise_requests, quiet_torch  # noqa: E402
 
 #: dense bf16 TFLOP/s (no sparsity) by a substring of torch.cuda.get_device_name()
 PEAK_BF16_TFLOPS = [
@@ -250,9 +250,7 @@ def main(argv=None) -> None:
         "--models", default="t5-xl,llama-7b", help="comma-separated: t5-xl, llama-7b"
     )
     parser.add_argument("--n-contexts", type=int, default=100)
-    parser.add_argument("--n-candidates", type=int, default=16)
-    parser.add_argument("--context-tokens", type=int, default=400)
-    parser.add_argument("--candidate-tokens", type=int, default=60)
+    add_text_sizes(parser)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--baseline-pairs", type=int, default=48)
     parser.add_argument("--device", default="auto")
