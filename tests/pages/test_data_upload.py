@@ -27,6 +27,22 @@ def _ok(at: AppTest) -> AppTest:
     return at
 
 
+def _hanna_uploaded() -> AppTest:
+    """The Data page with a HANNA-like wide file given to the uploader (not yet added)."""
+    at = _app()
+    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    return at
+
+
+def _votes_after_hanna() -> AppTest:
+    """The HANNA-like file loaded as a dataset, then pairwise verdicts given to the uploader
+    (the target left at its default)."""
+    at = _hanna_uploaded()
+    at.button(key="data.add").click().run()
+    at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    return at
+
+
 def plain(text: str) -> str:
     """Markdown source as the user reads it: the backslash escapes of ``ui.safe`` removed."""
     return re.sub(r"\\(.)", r"\1", text)
@@ -63,8 +79,7 @@ def form_key(at, key: str) -> str:
 
 
 def test_wide_upload_mapped_previewed_and_loaded():
-    at = _app()
-    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    at = _hanna_uploaded()
     _ok(at)
     info = _info(at)
     assert "Guessed from the columns: read as a wide table: context id = 'Story ID'" in info
@@ -100,10 +115,7 @@ def test_wide_upload_mapped_previewed_and_loaded():
 
 
 def test_pairwise_file_with_garbage_joins_the_active_dataset():
-    at = _app()
-    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
-    at.button(key="data.add").click().run()
-    at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    at = _votes_after_hanna()
     at.radio(key="data.target").set_value("Add to the active dataset").run()
     _ok(at)
     # the attribute offered is the active dataset's, so the verdicts meet its human scores
@@ -136,10 +148,7 @@ def test_pairwise_attribute_follows_the_load_target():
     """As a new dataset, the attribute for every row is the guessed one ('overall', as the
     guess note says), not the active dataset's; added to it, its first attribute; a value
     the user picks stays when the target changes."""
-    at = _app()
-    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
-    at.button(key="data.add").click().run()
-    at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    at = _votes_after_hanna()
     _ok(at)
     assert at.radio(key="data.target").value == "Load as a new dataset"
     assert "attribute 'overall' for every row" in _info(at)
@@ -174,8 +183,7 @@ def test_auto_says_what_it_guessed_and_offers_the_other_layouts():
 
 
 def test_duplicate_rows_added_to_the_active_dataset_are_refused_clearly():
-    at = _app()
-    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    at = _hanna_uploaded()
     at.button(key="data.add").click().run()
     at.radio(key="data.target").set_value("Add to the active dataset").run()
     at.button(key="data.add").click().run()
@@ -186,10 +194,7 @@ def test_duplicate_rows_added_to_the_active_dataset_are_refused_clearly():
 
 
 def test_uploaded_files_reach_the_judge_and_rankings_pages():
-    at = _app()
-    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
-    at.button(key="data.add").click().run()
-    at.file_uploader(key="data.file").upload("votes.csv", _verdicts(), "text/csv").run()
+    at = _votes_after_hanna()
     at.radio(key="data.target").set_value("Add to the active dataset").run()
     at.button(key="data.add").click().run()
     at.switch_page("pages/judge/page.py").run()
@@ -228,8 +233,7 @@ def test_contexts_and_candidates_in_natural_order():
 
 
 def test_score_scale_checks_the_wide_scores_in_the_preview():
-    at = _app()
-    at.file_uploader(key="data.file").upload("hanna.csv", _hanna_like(), "text/csv").run()
+    at = _hanna_uploaded()
     at.number_input(key=form_key(at, "data.scale.coherence.lo")).set_value(1).run()
     at.number_input(key=form_key(at, "data.scale.coherence.hi")).set_value(3).run()
     assert not at.exception
