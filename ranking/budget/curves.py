@@ -209,10 +209,12 @@ def _summarise(values):
     return mean, std, p10, p90
 
 
-def _strategy_orders(P, strategies, n_draws, rng, prior_weight):
+def _strategy_orders(P, strategies, n_draws, rng, prior_weight, weights=None):
     """(orders, n_avail) per strategy: the comparison sequences of every draw and context.
 
-    ``orders[d, c, :R]`` are the ordered-pair codes i * N + j a budget R uses.
+    ``orders[d, c, :R]`` are the ordered-pair codes i * N + j a budget R uses. ``weights``
+    (P's shape, optional): the answers' weights, which the adaptive rules' product of
+    experts counts (the static draws do not depend on them).
     """
     n_items = P.shape[1]
     present = np.isfinite(P)
@@ -231,6 +233,7 @@ def _strategy_orders(P, strategies, n_draws, rng, prior_weight):
                 n_draws,
                 n_items * (n_items - 1),
                 child,
+                weights,
             )
             out.append((orders, n_present.copy()))
         else:
@@ -325,8 +328,10 @@ def budget_curves(
         comparison written w times (``bradley_terry`` on the replicated rows, w updates of
         the posterior); along the budget a weighted comparison is still one step, so the
         identity holds per set of comparisons seen, not per budget. The debiasing threshold (the
-        balanced threshold of the comparisons seen) counts each comparison once, and the
-        adaptive strategies choose their sequences as without weights.
+        balanced threshold of the comparisons seen) counts each comparison once; the
+        adaptive strategies' product of experts counts each answer with its weight once
+        asked (the judge's strong verdict is known with its answer), so with weights they
+        may choose other sequences.
 
     Returns
     -------
@@ -376,7 +381,7 @@ def budget_curves(
     values = np.full((n_s, n_b, n_draws, n_k), np.nan)
     frac = np.full((n_s, n_b, n_k), np.nan)
     taus_out = np.full((n_s, n_draws, n_k), np.nan)
-    sequences = _strategy_orders(P, strategies, n_draws, rng, prior_weight)
+    sequences = _strategy_orders(P, strategies, n_draws, rng, prior_weight, W)
     for si, strategy in enumerate(strategies):
         orders, n_avail = sequences[si]
         eval_r = _eval_r(strategy, budgets, n_items)

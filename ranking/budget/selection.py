@@ -302,8 +302,10 @@ def _poe_pick(sigma, mu, available, priority, rule_code):
 
 
 @njit
-def _poe_run(P, budget, rule_code, prior_weight, model_bias, priority):
-    """Adaptive product-of-experts run on a known (N, N) answer matrix."""
+def _poe_run(P, G, budget, rule_code, prior_weight, model_bias, priority):
+    """Adaptive product-of-experts run on a known (N, N) answer matrix; ``G[i, j]``: the
+    weight of the answer P[i, j] (its expert's precision; ones for plain comparisons),
+    counted once the pair is asked."""
     n = P.shape[0]
     sigma, mu = _poe_init(n, prior_weight, model_bias)
     available = np.zeros((n, n), dtype=np.bool_)
@@ -314,7 +316,7 @@ def _poe_run(P, budget, rule_code, prior_weight, model_bias, priority):
     for r in range(budget):
         i, j = _poe_pick(sigma, mu, available, priority, rule_code)
         available[i, j] = False
-        _poe_update(sigma, mu, i, j, P[i, j] - 0.5, 1.0)
+        _poe_update(sigma, mu, i, j, P[i, j] - 0.5, G[i, j])
         pairs[r, 0] = i
         pairs[r, 1] = j
     return pairs, mu
@@ -443,7 +445,8 @@ def adaptive_rank(
         )
     priority = rng.random((n, n))
     if P is not None:
-        pairs, mu = _poe_run(P, budget, rule_code, prior_weight, bool(model_bias), priority)
+        ones = np.ones_like(P)
+        pairs, mu = _poe_run(P, ones, budget, rule_code, prior_weight, bool(model_bias), priority)
         answers = P[pairs[:, 0], pairs[:, 1]]
         sigma = _replay_sigma(n, pairs, prior_weight, bool(model_bias))
     else:
@@ -482,30 +485,40 @@ def _replay_sigma(n, pairs, prior_weight, model_bias):
 
 
 @njit
-def _adaptive_draw(P, present_n, rule_code, prior_weight, model_bias, priority, orders_d):
+def _adaptive_draw(P, G, present_n, rule_code, prior_weight, model_bias, priority, orders_d):
     """One draw of the adaptive sequences: context c is ``adaptive_rank(P[c], ...)`` with
-    the tie-break priorities ``priority[c]``, into orders_d[c] (-1 beforehand)."""
+    the tie-break priorities ``priority[c]`` and each answer counted with its weight
+    ``G[c, i, j]``, into orders_d[c] (-1 beforehand)."""
     n_contexts, n_items, _ = P.shape
     for c in range(n_contexts):
         m = min(orders_d.shape[1], present_n[c])
-        pairs, _ = _poe_run(P[c], m, rule_code, prior_weight, model_bias, priority[c])
+        pairs, _ = _poe_run(P[c], G[c], m, rule_code, prior_weight, model_bias, priority[c])
         for k in range(m):
             orders_d[c, k] = pairs[k, 0] * n_items + pairs[k, 1]
 
 
-def _adaptive_orders(P, present_n, rule_code, prior_weight, model_bias, n_draws, length, rng):
+def _adaptive_orders(
+    P, present_n, rule_code, prior_weight, model_bias, n_draws, length, rng, weights=None
+):
     """Adaptive sequences (n_draws, n_contexts, length) for ``budget_curves``.
 
     Context c of draw d is ``adaptive_rank(P[c], ...)`` with tie-break priorities drawn from
-    the numpy Generator ``rng`` in (draw, context) order.
+    the numpy Generator ``rng`` in (draw, context) order. ``weights`` (P's shape, optional):
+    each answer's weight, the precision of its expert once asked (the selector learns a
+    strong verdict's weight with the answer); None: every answer counts once.
     """
     P = np.ascontiguousarray(P, dtype=np.float64)
+    if weights is None:
+        G = np.ones_like(P)
+    else:
+        # where P has no answer the pair is never asked: any positive value will do
+        G = np.ascontiguousarray(np.where(np.isfinite(P), weights, 1.0), dtype=np.float64)
     n_contexts, n_items, _ = P.shape
     present_n = np.ascontiguousarray(present_n, dtype=np.int64)
     orders = np.full((n_draws, n_contexts, length), -1, dtype=np.int32)
     for d in range(n_draws):
         priority = rng.random((n_contexts, n_items, n_items))
         _adaptive_draw(
-            P, present_n, rule_code, float(prior_weight), bool(model_bias), priority, orders[d]
+            P, G, present_n, rule_code, float(prior_weight), bool(model_bias), priority, orders[d]
         )
     return orders

@@ -481,3 +481,41 @@ def test_bad_weights_refused_in_every_method(method, bad, match):
     G = np.ones_like(P)
     G[:, 0, 0] = np.nan
     budget_curves(P, truth, method=method, weights=G, n_draws=1)
+
+
+def test_adaptive_max_info_counts_each_answer_with_its_weight():
+    """With weights, poe-max-info's next pair is the one of largest posterior variance of
+    s_i - s_j + b under the weighted posterior (precision prior + sum of w x x^T over the
+    pairs asked), computed here by hand; the sequences differ from the unweighted ones."""
+    from ranking.budget.selection import _adaptive_orders
+
+    rng = np.random.default_rng(6)
+    truth, P = simulate(rng, 3, 5)
+    G = rng.choice([1.0, 3.0], size=P.shape)
+    n, n_pres = 5, np.full(3, 20)
+    weighted = _adaptive_orders(P, n_pres, 0, 0.1, True, 2, 20, np.random.default_rng(1), G)
+    plain = _adaptive_orders(P, n_pres, 0, 0.1, True, 2, 20, np.random.default_rng(1))
+    assert not np.array_equal(weighted, plain)
+    ones = _adaptive_orders(
+        P, n_pres, 0, 0.1, True, 2, 20, np.random.default_rng(1), np.ones_like(P)
+    )
+    np.testing.assert_array_equal(ones, plain)
+    for d in range(2):
+        for c in range(3):
+            prec = np.eye(n + 1) * 0.1
+            asked = set()
+            for code in weighted[d, c]:
+                i, j = divmod(int(code), n)
+                cov = np.linalg.inv(prec)
+                var = {}
+                for a in range(n):
+                    for b in range(n):
+                        if a != b and (a, b) not in asked:
+                            x = np.zeros(n + 1)
+                            x[a], x[b], x[n] = 1.0, -1.0, 1.0
+                            var[(a, b)] = x @ cov @ x
+                assert var[(i, j)] >= max(var.values()) - 1e-9
+                x = np.zeros(n + 1)
+                x[i], x[j], x[n] = 1.0, -1.0, 1.0
+                prec += G[c, i, j] * np.outer(x, x)
+                asked.add((i, j))
