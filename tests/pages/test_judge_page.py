@@ -55,6 +55,25 @@ def _wait_for_run(at: AppTest, timeout: float = 120.0) -> None:
     raise AssertionError("the judge run did not finish in time")
 
 
+def _on_fake_server(fake, api_key: str | None = None) -> AppTest:
+    """The Judge page on the demo, pointed at the fake server's model "fake-judge" (with
+    ``api_key`` typed in, if any) for one context."""
+    at = _judge_page()
+    at.text_input(key="judge.model").input("fake-judge")
+    at.text_input(key="judge.base_url").input(fake.base_url)
+    if api_key is not None:
+        at.text_input(key="judge.api_key").input(api_key)
+    at.number_input(key="judge.n_contexts").set_value(1).run()
+    return at
+
+
+def _run(at: AppTest) -> str:
+    """Click Run, wait for the run to be taken in; the success messages, joined."""
+    at.button(key="judge.run").click().run()
+    _wait_for_run(at)
+    return " ".join(s.value for s in at.success)
+
+
 def test_opens_on_demo_with_preview_and_estimate(cache):
     at = _judge_page()
     assert at.title[0].value == "Judge"
@@ -135,16 +154,10 @@ def test_pairwise_preview_skips_a_first_context_with_one_candidate(cache):
 
 def test_run_against_fake_server_then_resume_from_cache(cache):
     with FakeOpenAI(models=("fake-judge",), api_key=SECRET) as fake:
-        at = _judge_page()
-        at.text_input(key="judge.model").input("fake-judge")
-        at.text_input(key="judge.base_url").input(fake.base_url)
-        at.text_input(key="judge.api_key").input(SECRET)
-        at.number_input(key="judge.n_contexts").set_value(1).run()
+        at = _on_fake_server(fake, SECRET)
         assert _metrics(at)["Model calls"] == "30"
 
-        at.button(key="judge.run").click().run()
-        _wait_for_run(at)
-        done = " ".join(s.value for s in at.success)
+        done = _run(at)
         assert "30 model calls — 0 cached" in done and "30 new" in done, done
         assert len(fake.answered_prompts) == 30
         new_name = "demo (judged)"
@@ -160,9 +173,7 @@ def test_run_against_fake_server_then_resume_from_cache(cache):
 
         # the second run is answered from the run store: nothing is sent again
         assert _metrics(at)["Cached"] == "30"
-        at.button(key="judge.run").click().run()
-        _wait_for_run(at)
-        again = " ".join(s.value for s in at.success)
+        again = _run(at)
         assert "30 model calls — 30 cached" in again and "0 new" in again, again
         assert len(fake.answered_prompts) == 30
         assert at.sidebar.selectbox[0].value == new_name  # replaced, not "+ judge + judge"
@@ -185,10 +196,7 @@ def test_run_against_fake_server_then_resume_from_cache(cache):
 
 def test_cancel_keeps_what_is_done_and_a_rerun_resumes(cache):
     with FakeOpenAI(models=("fake-judge",), stall_after=6) as fake:
-        at = _judge_page()
-        at.text_input(key="judge.model").input("fake-judge")
-        at.text_input(key="judge.base_url").input(fake.base_url)  # a local server: no key
-        at.number_input(key="judge.n_contexts").set_value(1).run()
+        at = _on_fake_server(fake)  # a local server: no key
         at.button(key="judge.run").click().run()
         end = time.monotonic() + 60
         while fake.n_stalled < 1:  # the server holds every request after the sixth
@@ -206,9 +214,7 @@ def test_cancel_keeps_what_is_done_and_a_rerun_resumes(cache):
         name = "demo (judged)"
         assert len(at.session_state["app.datasets"][name].comparisons) == 720 + n_done
 
-        at.button(key="judge.run").click().run()
-        _wait_for_run(at)
-        done = " ".join(s.value for s in at.success)
+        done = _run(at)
         assert f"30 model calls — {n_done} cached" in done and f"{30 - n_done} new" in done
         assert len(fake.answered_prompts) == 30  # nothing was asked twice
         assert len(at.session_state["app.datasets"][name].comparisons) == 750
@@ -236,10 +242,7 @@ def test_summary_shows_failed_calls_and_calls_answered_by_another_run(cache):
     )
     with FakeOpenAI(models=("fake-judge",), stall_after=0) as fake:
         fake.fault(broken, "status", status=400, message="the prompt is too long")
-        at = _judge_page()
-        at.text_input(key="judge.model").input("fake-judge")
-        at.text_input(key="judge.base_url").input(fake.base_url)
-        at.number_input(key="judge.n_contexts").set_value(1).run()
+        at = _on_fake_server(fake)
         assert _metrics(at)["Model calls"] == "30"
         done: dict = {}
 
@@ -345,11 +348,7 @@ def test_secret_api_key_survives_missing_and_malformed_secrets(tmp_path, monkeyp
 
 def test_run_with_wrong_key_reports_a_readable_error(cache):
     with FakeOpenAI(models=("fake-judge",), api_key=SECRET) as fake:
-        at = _judge_page()
-        at.text_input(key="judge.model").input("fake-judge")
-        at.text_input(key="judge.base_url").input(fake.base_url)
-        at.text_input(key="judge.api_key").input("sk-wrong-key-000000000000")
-        at.number_input(key="judge.n_contexts").set_value(1).run()
+        at = _on_fake_server(fake, "sk-wrong-key-000000000000")
         at.button(key="judge.run").click().run()
         _wait_for_run(at)
         message = " ".join(e.value for e in at.error)
@@ -386,9 +385,7 @@ def test_run_with_a_local_transformers_model(cache, monkeypatch, tmp_path_factor
     at.number_input(key="judge.n_contexts").set_value(1).run()
     metrics = _metrics(at)
     assert metrics["Model calls"] == "30" and metrics["Price"] == "–"
-    at.button(key="judge.run").click().run()
-    _wait_for_run(at)
-    done = " ".join(s.value for s in at.success)
+    done = _run(at)
     assert "30 model calls — 0 cached" in done, done
     name = at.sidebar.selectbox[0].value
     assert name == "demo (judged)"
@@ -397,20 +394,21 @@ def test_run_with_a_local_transformers_model(cache, monkeypatch, tmp_path_factor
     assert len(added) == 30 and added["p_first"].between(0, 1).all()
 
 
-def _import_ratings(at, csv: bytes) -> None:
-    """Import ``csv`` as a file of judge ratings named outs.csv."""
+def _import_ratings(rows: bytes) -> AppTest:
+    """The Judge page on the demo after importing a file of judge ratings named outs.csv:
+    the ratings table's header, then ``rows``."""
+    csv = b"context_id,candidate_id,attribute,judge,prompt_id,sample,score\n" + rows
+    at = _judge_page()
     at.radio(key="judge.import_kind").set_value("ratings").run()
     at.file_uploader(key="judge.import_file").upload("outs.csv", csv, "text/csv").run()
     at.button(key="judge.import").click().run()
+    return at
 
 
 def test_import_ratings_file_merges_into_a_copy(cache):
-    at = _judge_page()
-    good = (
-        b"context_id,candidate_id,attribute,judge,prompt_id,sample,score\n"
+    at = _import_ratings(
         b"news01,large,fluency,my-judge,mine,0,4\nnews01,lead,fluency,my-judge,mine,0,3\n"
     )
-    _import_ratings(at, good)
     assert not at.exception, [e.value for e in at.exception]
     # merged into a copy that keeps the dataset's name (no "demo + outs.csv" names)
     assert at.session_state["app.active"] == "demo"
@@ -426,12 +424,7 @@ def test_import_ratings_file_merges_into_a_copy(cache):
 
 
 def test_import_of_unknown_candidates_names_the_row(cache):
-    at = _judge_page()
-    bad = (
-        b"context_id,candidate_id,attribute,judge,prompt_id,sample,score\n"
-        b"news01,nobody,fluency,my-judge,mine,0,4\n"
-    )
-    _import_ratings(at, bad)
+    at = _import_ratings(b"news01,nobody,fluency,my-judge,mine,0,4\n")
     assert not at.exception
     text = ui.unsafe(" ".join(e.value for e in at.error) + " ".join(m.value for m in at.markdown))
     assert "outs.csv" in text and "nobody" in text and "row 1" in text
