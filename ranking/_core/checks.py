@@ -170,7 +170,7 @@ def check_weights(weights, shape, *, name: str = "weights", of: str = "compariso
         at = k[0] if len(k) == 1 else k
         raise ValueError(
             f"{name} must be finite numbers > 0 (a weight is how many games a comparison "
-            f"counts); {name}[{at}] = {w[k]!r} ({int(bad.sum())} bad value(s))"
+            f"counts); {name}[{at}] = {float(w[k])!r} ({int(bad.sum())} bad value(s))"
         )
     return np.ascontiguousarray(w)
 
