@@ -6,8 +6,9 @@ import pytest
 from ranking import baseline_win_rates, bradley_terry, controlled_win_rates
 
 
-def _arena(seed=0, n_models=6, n_games=400):
-    """Every model against baseline 0 only, outcomes drawn from a Bradley–Terry model."""
+def _arena_fit(seed=0, n_models=6, n_games=400, **options):
+    """bradley_terry(..., **options) fitted on games of every model against baseline 0 only,
+    outcomes drawn from a Bradley–Terry model."""
     rng = np.random.default_rng(seed)
     theta = np.concatenate([[0.0], rng.normal(size=n_models - 1)])
     model = rng.integers(1, n_models, n_games)
@@ -16,12 +17,12 @@ def _arena(seed=0, n_models=6, n_games=400):
     second = np.where(base_first, model, 0)
     p = 1 / (1 + np.exp(-(theta[first] - theta[second])))
     outcome = (rng.random(n_games) < p).astype(float)
-    return first, second, outcome, n_models
+    return bradley_terry(first=first, second=second, outcome=outcome, n_items=n_models, **options)
 
 
 def test_rate_is_the_sigmoid_of_the_score_difference_and_fisher_matches_the_delta_method():
-    first, second, outcome, n = _arena()
-    bt = bradley_terry(first=first, second=second, outcome=outcome, n_items=n)
+    bt = _arena_fit()
+    n = len(bt.scores)
     wr = baseline_win_rates(bt, 2)
     want = 1 / (1 + np.exp(-(bt.scores - bt.scores[2])))
     np.testing.assert_allclose(wr.rate, want)
@@ -35,16 +36,7 @@ def test_rate_is_the_sigmoid_of_the_score_difference_and_fisher_matches_the_delt
 
 
 def test_bootstrap_interval_is_the_percentile_of_replicates_anchored_at_the_baseline():
-    first, second, outcome, n = _arena(seed=1)
-    bt = bradley_terry(
-        first=first,
-        second=second,
-        outcome=outcome,
-        n_items=n,
-        intervals="bootstrap",
-        n_boot=100,
-        random_state=3,
-    )
+    bt = _arena_fit(seed=1, intervals="bootstrap", n_boot=100, random_state=3)
     wr = baseline_win_rates(bt, 0)
     assert wr.method == "bootstrap" and wr.n_boot == 100
     # Arena-Hard (show_result.py v0.1): anchor each replicate at the baseline, take the 2.5
@@ -69,8 +61,8 @@ def test_a_system_not_linked_to_the_baseline_has_no_win_rate():
 
 
 def test_bad_input_is_refused():
-    first, second, outcome, n = _arena()
-    bt = bradley_terry(first=first, second=second, outcome=outcome, n_items=n)
+    bt = _arena_fit()
+    n = len(bt.scores)
     with pytest.raises(ValueError, match="baseline must be an item index"):
         baseline_win_rates(bt, n)
     P = np.full((1, 3, 3), np.nan)
