@@ -29,10 +29,16 @@ def judge_rows(ds: Dataset, attribute: str, judge: str) -> pd.DataFrame:
     return c[sel & c["p_first"].notna()]
 
 
+def judge_matrices(ds: Dataset, attribute: str, judge: str):
+    """(the judge's parsed comparisons of ``attribute`` as ``data.arrays.comparisons_to_P``
+    lays them out, the human mean scores on the same (contexts x candidates) grid)."""
+    pm = comparisons_to_P(judge_rows(ds, attribute, judge), attribute=attribute, judge=judge)
+    return pm, scores_to_matrix(ds.human_scores, pm, attribute=attribute)
+
+
 def context_scores(ds: Dataset, attribute: str, judge: str):
     """(scores per ranking method, human mean scores), both (contexts x candidates)."""
-    pm = comparisons_to_P(judge_rows(ds, attribute, judge), attribute=attribute, judge=judge)
-    ref = scores_to_matrix(ds.human_scores, pm, attribute=attribute)
+    pm, ref = judge_matrices(ds, attribute, judge)
     scores = {
         "win-ratio": win_ratio(pm.P, tau=0.5),
         "maximum likelihood": ml_ranking(pm.P).scores,

@@ -6,11 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 import data
-from data.arrays import comparisons_to_P, scores_to_matrix
 from pages.services import budgets as svc
 from ranking import budget_curves
 from tests.pages._analysis_apptest import array, charts, open_page
-from tests.pages._known import judge_rows
+from tests.pages._known import judge_matrices
 
 PAGE = "pages/budgets/page.py"
 
@@ -36,12 +35,7 @@ def test_bradley_terry_on_every_budget():
         "symmetric, raw",
         "symmetric, debiased",
     }
-    demo = data.demo_dataset()
-    judge = "demo-judge (simulated)"
-    pm = comparisons_to_P(
-        judge_rows(demo, "consistency", judge), attribute="consistency", judge=judge
-    )
-    ref = scores_to_matrix(demo.human_scores, pm, attribute="consistency")
+    pm, ref = judge_matrices(data.demo_dataset(), "consistency", "demo-judge (simulated)")
     for line in lines:
         strategy, debiasing = line["name"].split(", ")
         grid = np.arange(2, 31, 2) if strategy == "symmetric" else np.arange(1, 31)
