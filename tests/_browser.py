@@ -230,6 +230,27 @@ def widget(driver, testid: str, label: str, timeout: float = 30, scope: str = MA
     raise AssertionError(f"no {testid} labelled {label!r}; found {seen}")
 
 
+def _click_first(driver, css: str, wanted, timeout: float, missing: str) -> None:
+    """Click the first element the CSS selector ``css`` finds for which ``wanted(element)``
+    holds (scrolled into view first), trying for ``timeout`` seconds, then wait until the app
+    is idle; none in time: an AssertionError saying ``missing`` and the texts last seen."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    seen: list[str] = []
+    while time.monotonic() < deadline:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        seen = [el.text.strip() for el in found]
+        for el in found:
+            if wanted(el):
+                driver.execute_script("arguments[0].scrollIntoView({block:'center'})", el)
+                el.click()
+                wait_idle(driver)
+                return
+        time.sleep(0.3)
+    raise AssertionError(f"{missing}: {[t for t in seen if t]}")
+
+
 @fresh
 def choose(driver, label: str, option: str, scope: str = MAIN) -> None:
     """Pick ``option`` (its visible text starts with it) in the selectbox ``label``."""
@@ -244,18 +265,13 @@ def choose(driver, label: str, option: str, scope: str = MAIN) -> None:
     field.click()
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys(option)
-    opts = []
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        opts = driver.find_elements(By.CSS_SELECTOR, '[role="option"]')
-        for o in opts:
-            if o.text.strip().startswith(option):
-                driver.execute_script("arguments[0].scrollIntoView({block:'center'})", o)
-                o.click()
-                wait_idle(driver)
-                return
-        time.sleep(0.3)
-    raise AssertionError(f"{label!r} offers no {option!r}: {[o.text for o in opts]}")
+    _click_first(
+        driver,
+        '[role="option"]',
+        lambda o: o.text.strip().startswith(option),
+        15,
+        f"{label!r} offers no {option!r}",
+    )
 
 
 @fresh
@@ -309,21 +325,13 @@ def upload(driver, label: str, path: Path) -> None:
 @fresh
 def click(driver, text: str, timeout: float = 30) -> None:
     """Click the (download) button whose text starts with ``text``."""
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + timeout
-    seen: list[str] = []
-    while time.monotonic() < deadline:
-        buttons = driver.find_elements(By.CSS_SELECTOR, "button")
-        seen = [b.text.strip() for b in buttons]
-        for b in buttons:
-            if b.text.strip().startswith(text) and b.is_displayed() and b.is_enabled():
-                driver.execute_script("arguments[0].scrollIntoView({block:'center'})", b)
-                b.click()
-                wait_idle(driver)
-                return
-        time.sleep(0.3)
-    raise AssertionError(f"no button {text!r}; buttons: {[s for s in seen if s]}")
+    _click_first(
+        driver,
+        "button",
+        lambda b: b.text.strip().startswith(text) and b.is_displayed() and b.is_enabled(),
+        timeout,
+        f"no button {text!r}; buttons",
+    )
 
 
 def wait_text(driver, text: str, timeout: float = 120) -> None:

@@ -12,7 +12,6 @@ the README's screenshots of each step (``loop-*.png``).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -34,9 +33,13 @@ def app(tmp_path_factory):
 
 
 def _shot(driver, name: str, tmp: Path) -> None:
-    folder = Path(os.environ.get("JUDGESCOPE_SCREENSHOTS") or tmp)
-    folder.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(folder / f"loop-{name}.png"))
+    driver.save_screenshot(str(b.screenshots(tmp) / f"loop-{name}.png"))
+
+
+def _step_done(driver, name: str, where: str, tmp: Path) -> None:
+    """The end of a step: its screenshot ``name``, then no error on the page (``where``)."""
+    _shot(driver, name, tmp)
+    b.assert_no_error(driver, where)
 
 
 def test_own_data_end_to_end(app):
@@ -70,8 +73,7 @@ def test_own_data_end_to_end(app):
     text = b.body_text(d)
     assert "'garbage'" in text and "rows 5–7" in text, text[:3000]
     assert b.selected(d, "Dataset", scope=b.SIDEBAR) == "hanna_stories.csv"
-    _shot(d, "2-verdicts-added", work)
-    b.assert_no_error(d, "Data page after the verdicts")
+    _step_done(d, "2-verdicts-added", "Data page after the verdicts", work)
 
     # 3. a pairwise judge against the local OpenAI-compatible server
     b.nav(d, "Judge")
@@ -85,8 +87,7 @@ def test_own_data_end_to_end(app):
     b.wait_text(d, "outputs added to", timeout=300)
     assert fake.n_answered > 0
     assert b.selected(d, "Dataset", scope=b.SIDEBAR) == "hanna_stories.csv (judged)"
-    _shot(d, "3-judge-run", work)
-    b.assert_no_error(d, "Judge page after the run")
+    _step_done(d, "3-judge-run", "Judge page after the run", work)
 
     # 4. tune tau on Position bias
     b.nav(d, "Position bias")
@@ -95,16 +96,14 @@ def test_own_data_end_to_end(app):
     b.radio(d, "Debias position bias", "Threshold tau")
     b.slide_to(d, "tau", 0.66, 0.01)
     assert b.slider_value(d, "tau") == pytest.approx(0.66)
-    _shot(d, "4-position-bias", work)
-    b.assert_no_error(d, "Position bias")
+    _step_done(d, "4-position-bias", "Position bias", work)
 
     # 5. Rankings ranks with that tau, raw and debiased side by side
     b.nav(d, "Rankings")
     b.wait_text(d, "Debiasing: tau = 0.66")
     b.wait_text(d, "Systems: raw and debiased ranks")
     assert b.selected(d, "Judge").startswith("fake-model")
-    _shot(d, "5-rankings-debiased", work)
-    b.assert_no_error(d, "Rankings")
+    _step_done(d, "5-rankings-debiased", "Rankings", work)
 
     # 6. a reload finds the same dataset, judge and threshold
     d.refresh()
@@ -121,8 +120,7 @@ def test_own_data_end_to_end(app):
     b.wait_text(d, "Human scores")
     text = b.body_text(d)
     assert "first" in text and "Context" in text
-    _shot(d, "7-example", work)
-    b.assert_no_error(d, "Examples")
+    _step_done(d, "7-example", "Examples", work)
 
     # 8. the report: this dataset's views only, with their settings (views are collected
     # per browser session: the reload started a new one, so Position bias is opened again)
