@@ -16,7 +16,7 @@ from scipy import stats
 from data.arrays import comparisons_to_P, scores_to_matrix
 from data.flat import flat_comparisons
 from data.schema import Dataset
-from ranking import bradley_terry, ml_ranking, win_ratio
+from ranking import bradley_terry, budget_curves, ml_ranking, win_ratio
 
 #: Shown values are rounded to 3 decimals (``common.fmt``).
 SHOWN = 5e-4 + 1e-9
@@ -34,6 +34,18 @@ def judge_matrices(ds: Dataset, attribute: str, judge: str):
     lays them out, the human mean scores on the same (contexts x candidates) grid)."""
     pm = comparisons_to_P(judge_rows(ds, attribute, judge), attribute=attribute, judge=judge)
     return pm, scores_to_matrix(ds.human_scores, pm, attribute=attribute)
+
+
+def demo_budget_curve(pm, ref, strategy: str, debiased: bool, **options):
+    """(budgets, mean correlation) of ``strategy``'s raw or debiased curve by
+    ``ranking.budget_curves`` (20 draws, seed 0, ``options``) at every budget it can spend on
+    the demo (1 to 30; symmetric: the even ones), the budgets where it is undefined left out."""
+    grid = np.arange(2, 31, 2) if strategy == "symmetric" else np.arange(1, 31)
+    cur = budget_curves(
+        pm.P, ref, budgets=grid, strategies=(strategy,), n_draws=20, random_state=0, **options
+    )
+    mean = cur.mean[0, int(debiased)]
+    return grid[np.isfinite(mean)], mean[np.isfinite(mean)]
 
 
 def context_scores(ds: Dataset, attribute: str, judge: str):

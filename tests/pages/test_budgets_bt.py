@@ -7,9 +7,8 @@ import numpy as np
 
 import data
 from pages.services import budgets as svc
-from ranking import budget_curves
 from tests.pages._analysis_apptest import array, charts, open_page
-from tests.pages._known import judge_matrices
+from tests.pages._known import demo_budget_curve, judge_matrices
 
 PAGE = "pages/budgets/page.py"
 
@@ -38,19 +37,9 @@ def test_bradley_terry_on_every_budget():
     pm, ref = judge_matrices(data.demo_dataset(), "consistency", "demo-judge (simulated)")
     for line in lines:
         strategy, debiasing = line["name"].split(", ")
-        grid = np.arange(2, 31, 2) if strategy == "symmetric" else np.arange(1, 31)
-        cur = budget_curves(
-            pm.P,
-            ref,
-            budgets=grid,
-            strategies=(strategy,),
-            n_draws=20,
-            method="bradley_terry",
-            random_state=0,
-        )
-        want = cur.mean[0, int(debiasing == "debiased")]
-        np.testing.assert_allclose(array(line["x"]), grid[np.isfinite(want)])
-        np.testing.assert_allclose(array(line["y"]), want[np.isfinite(want)], atol=1e-12)
+        x, y = demo_budget_curve(pm, ref, strategy, debiasing == "debiased", method="bradley_terry")
+        np.testing.assert_allclose(array(line["x"]), x)
+        np.testing.assert_allclose(array(line["y"]), y, atol=1e-12)
 
 
 def test_full_grid_is_every_budget_for_every_method():
