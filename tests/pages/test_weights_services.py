@@ -196,12 +196,18 @@ def test_rankings_per_context_win_ratio_is_weighted(arena):
     assert any("carry weights" in n for n in res.notes)
 
 
-def test_budget_win_ratio_curves_count_the_weights():
+def _with_human_labels():
+    """The Arena-Hard-style upload with a human verdict column (seeded A/B labels), read
+    through the Data page's reader."""
     rows = _lines(n_questions=8)
     rng = np.random.default_rng(3)
     rows = [rows[0] + ",label"] + [f"{r},{rng.choice(['A', 'B'])}" for r in rows[1:]]
     mapping = PairwiseMapping(**{**MAPPING.__dict__, "human_verdict": "label"})
-    ds = read_upload("arena_gold.csv", "\n".join(rows).encode(), kind="pairwise", mapping=mapping)
+    return read_upload("arena_gold.csv", "\n".join(rows).encode(), kind="pairwise", mapping=mapping)
+
+
+def test_budget_win_ratio_curves_count_the_weights():
+    ds = _with_human_labels()
     pm = pmatrix(ds, "overall", JUDGE)
     ref = human_reference(ds, "overall", JUDGE).scores
     curves = budget(ds, "overall", JUDGE, "random", n_draws=3)
@@ -223,11 +229,7 @@ def test_budget_bradley_terry_curves_count_the_weights():
     from ranking import bradley_terry
     from ranking.budget.bt_kernel import _snap_rows
 
-    rows = _lines(n_questions=8)
-    rng = np.random.default_rng(3)
-    rows = [rows[0] + ",label"] + [f"{r},{rng.choice(['A', 'B'])}" for r in rows[1:]]
-    mapping = PairwiseMapping(**{**MAPPING.__dict__, "human_verdict": "label"})
-    ds = read_upload("arena_gold.csv", "\n".join(rows).encode(), kind="pairwise", mapping=mapping)
+    ds = _with_human_labels()
     pm = pmatrix(ds, "overall", JUDGE)
     assert pm.weights is not None and (pm.weights == 3.0).any()
     ref = human_reference(ds, "overall", JUDGE).scores

@@ -165,11 +165,18 @@ def test_kendall_end_point():
     assert c.mean[0, 0, 0] == pytest.approx(np.mean(kendall(win_ratio(P, tau=0.5), truth)))
 
 
-def test_poe_method_matches_naive_posterior():
-    P, ref = _awkward_case(9)
+def _assert_poe_is_the_naive_posterior(P, ref, weights=None):
+    """At every budget, strategy, debias setting and draw, the PoE curve equals the naive
+    posterior of the budget's comparisons (each written ``weights[ctx][pair]`` times)."""
     n_draws = 2
     c = budget_curves(
-        P, ref, method="poe", n_draws=n_draws, random_state=5, strategies=("random", "symmetric")
+        P,
+        ref,
+        weights=weights,
+        method="poe",
+        n_draws=n_draws,
+        random_state=5,
+        strategies=("random", "symmetric"),
     )
     seqs = _strategy_orders(
         as_P(P), ("random", "symmetric"), n_draws, np.random.default_rng(5), 0.1
@@ -188,6 +195,8 @@ def test_poe_method_matches_naive_posterior():
                     for ctx in range(4):
                         codes = orders[d, ctx, : min(R, n_avail[ctx])]
                         pairs = [(int(x) // 5, int(x) % 5) for x in codes]
+                        if weights is not None:
+                            pairs = [p for p in pairs for _ in range(int(weights[ctx][p]))]
                         s = naive.naive_poe_scores(Pc[ctx], pairs, 0.1, deb)
                         rho = naive.naive_spearman(
                             np.where(ok[ctx], s, np.nan), np.where(ok[ctx], ref[ctx], np.nan)
@@ -196,6 +205,12 @@ def test_poe_method_matches_naive_posterior():
                             rhos.append(rho)
                     want = np.mean(rhos) if rhos else np.nan
                     np.testing.assert_allclose(c.values[si, bi, d, k], want, atol=1e-7)
+    return c
+
+
+def test_poe_method_matches_naive_posterior():
+    P, ref = _awkward_case(9)
+    _assert_poe_is_the_naive_posterior(P, ref)
 
 
 def test_bradley_terry_method_end_point():
@@ -411,37 +426,10 @@ def test_poe_weighted_equals_the_posterior_of_the_replicated_comparisons():
     P, ref = _awkward_case(10)
     rng = np.random.default_rng(4)
     G = np.where(np.isfinite(P), rng.choice([1.0, 2.0, 3.0], size=P.shape), np.nan)
-    n_draws = 2
-    kw = dict(method="poe", n_draws=n_draws, random_state=5, strategies=("random", "symmetric"))
-    c = budget_curves(P, ref, weights=G, **kw)
+    c = _assert_poe_is_the_naive_posterior(P, ref, weights=G)
+    kw = dict(method="poe", n_draws=2, random_state=5, strategies=("random", "symmetric"))
     plain = budget_curves(P, ref, **kw)
     assert not np.allclose(c.values, plain.values, equal_nan=True)
-    seqs = _strategy_orders(
-        as_P(P), ("random", "symmetric"), n_draws, np.random.default_rng(5), 0.1
-    )
-    Pc = as_P(P)
-    ok = (np.isfinite(Pc).any(axis=2) | np.isfinite(Pc).any(axis=1)) & np.isfinite(ref)
-    for si, strategy in enumerate(("random", "symmetric")):
-        orders, n_avail = seqs[si]
-        for bi, deb in enumerate((False, True)):
-            for d in range(n_draws):
-                for k, R in enumerate(c.budgets):
-                    if strategy == "symmetric" and R % 2:
-                        assert np.isnan(c.values[si, bi, d, k])
-                        continue
-                    rhos = []
-                    for ctx in range(4):
-                        codes = orders[d, ctx, : min(R, n_avail[ctx])]
-                        pairs = [(int(x) // 5, int(x) % 5) for x in codes]
-                        replicated = [p for p in pairs for _ in range(int(G[ctx][p]))]
-                        s = naive.naive_poe_scores(Pc[ctx], replicated, 0.1, deb)
-                        rho = naive.naive_spearman(
-                            np.where(ok[ctx], s, np.nan), np.where(ok[ctx], ref[ctx], np.nan)
-                        )[0]
-                        if np.isfinite(rho):
-                            rhos.append(rho)
-                    want = np.mean(rhos) if rhos else np.nan
-                    np.testing.assert_allclose(c.values[si, bi, d, k], want, atol=1e-7)
 
 
 @pytest.mark.parametrize("method", ["win_ratio", "poe", "bradley_terry"])

@@ -106,17 +106,21 @@ def test_other_bt_kwargs_take_the_python_path(monkeypatch):
     np.testing.assert_allclose(a.values, b.values, atol=1e-6)
 
 
-def test_warm_fit_equals_the_cold_fit_along_a_sequence():
-    rng = np.random.default_rng(11)
-    _, P = simulate(rng, 1, 9)
-    n = 9
+def _sequence(seed, n):
+    """One context of ``n`` candidates, every ordered pair in a random order, and an
+    empty warm fit's state: (rng, P, codes, W, theta, work, ok, cnt, scores)."""
+    rng = np.random.default_rng(seed)
+    _, P = simulate(rng, 1, n)
     codes = rng.permutation([i * n + j for i in range(n) for j in range(n) if i != j])
-    W = np.zeros((n, n))
-    theta = np.zeros(n)
-    work = make_work(n)
-    ok = np.ones(n, bool)
-    cnt = np.zeros(n)
-    scores = np.empty(n)
+    return (
+        rng, P, codes, np.zeros((n, n)), np.zeros(n), make_work(n), np.ones(n, bool),
+        np.zeros(n), np.empty(n),
+    )  # fmt: skip
+
+
+def test_warm_fit_equals_the_cold_fit_along_a_sequence():
+    n = 9
+    _, P, codes, W, theta, work, ok, cnt, scores = _sequence(11, n)
     for code in codes:
         i, j = divmod(int(code), n)
         W[i, j] += P[0, i, j]
@@ -352,18 +356,10 @@ def test_warm_weighted_fit_equals_the_cold_fit_of_the_replicated_comparisons():
     times (the rows written w times)."""
     from ranking.budget.bt_newton import add_comparison
 
-    rng = np.random.default_rng(12)
-    _, P = simulate(rng, 1, 7)
     n = 7
-    codes = rng.permutation([i * n + j for i in range(n) for j in range(n) if i != j])
+    rng, P, codes, W, theta, work, ok, cnt, scores = _sequence(12, n)
     w_of = rng.choice([1, 2, 3], size=(n, n))
-    W = np.zeros((n, n))
     W_rep = np.zeros((n, n))
-    theta = np.zeros(n)
-    work = make_work(n)
-    ok = np.ones(n, bool)
-    cnt = np.zeros(n)
-    scores = np.empty(n)
     for code in codes:
         i, j = divmod(int(code), n)
         y = P[0, i, j]
