@@ -20,22 +20,27 @@ from judge.backends.base import (  # noqa: E402
     LabelRequest,
 )
 from judge.backends.hf import HFBackend  # noqa: E402
+from tests.judge.tiny_models import CPU_FLOAT32  # noqa: E402
 from tests.judge.tiny_models import random_text as _text  # noqa: E402
+
+# Every backend here is checked against a CPU float32 computation (a direct forward pass,
+# another batch size, no sharing), so each pins device and dtype: "auto" would pick CUDA and
+# bf16 on a GPU machine. The same invariants on CUDA: tests/judge/test_hf_cuda.py.
 
 
 @pytest.fixture(scope="module")
 def llama(model_dirs):
-    return HFBackend(str(model_dirs["llama"]), batch_size=16)
+    return HFBackend(str(model_dirs["llama"]), batch_size=16, **CPU_FLOAT32)
 
 
 @pytest.fixture(scope="module")
 def llama_nochat(model_dirs):
-    return HFBackend(str(model_dirs["llama-nochat"]), batch_size=16)
+    return HFBackend(str(model_dirs["llama-nochat"]), batch_size=16, **CPU_FLOAT32)
 
 
 @pytest.fixture(scope="module")
 def t5(model_dirs):
-    return HFBackend(str(model_dirs["t5"]), batch_size=16)
+    return HFBackend(str(model_dirs["t5"]), batch_size=16, **CPU_FLOAT32)
 
 
 def _reset(backend):
@@ -111,11 +116,11 @@ def test_count_tokens(llama):
 
 def test_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(BackendError, match="cannot load .*no-such-org/no-such-model"):
-        HFBackend("no-such-org/no-such-model")
+        HFBackend("no-such-org/no-such-model", **CPU_FLOAT32)
     with pytest.raises(BackendError, match="no folder at that path"):
-        HFBackend(str(tmp_path / "nothing-here"))
+        HFBackend(str(tmp_path / "nothing-here"), **CPU_FLOAT32)
     with pytest.raises(BackendError, match="cannot load the configuration"):
-        HFBackend(str(tmp_path))  # a folder without config.json
+        HFBackend(str(tmp_path), **CPU_FLOAT32)  # a folder without config.json
 
 
 def test_not_a_language_model_is_a_clear_error(tmp_path):
@@ -123,16 +128,16 @@ def test_not_a_language_model_is_a_clear_error(tmp_path):
 
     ViTConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2).save_pretrained(tmp_path)
     with pytest.raises(BackendError, match="not a causal language model"):
-        HFBackend(str(tmp_path))
+        HFBackend(str(tmp_path), **CPU_FLOAT32)
 
 
 def test_bad_settings(model_dirs):
     with pytest.raises(ValueError, match="kind"):
-        HFBackend(str(model_dirs["llama"]), kind="encoder")
+        HFBackend(str(model_dirs["llama"]), kind="encoder", **CPU_FLOAT32)
     with pytest.raises(ValueError, match="dtype"):
-        HFBackend(str(model_dirs["llama"]), dtype="int3")
+        HFBackend(str(model_dirs["llama"]), device="cpu", dtype="int3")
     with pytest.raises(BackendError, match="no chat template"):
-        HFBackend(str(model_dirs["llama-nochat"]), use_chat_template=True)
+        HFBackend(str(model_dirs["llama-nochat"]), use_chat_template=True, **CPU_FLOAT32)
 
 
 def test_import_does_not_pull_torch():
@@ -237,7 +242,7 @@ def test_multi_token_label_fails_before_any_work(backend_name, request):
 
 
 def test_too_long_prompt_gets_error_result(model_dirs):
-    backend = HFBackend(str(model_dirs["llama"]), max_length=20)
+    backend = HFBackend(str(model_dirs["llama"]), max_length=20, **CPU_FLOAT32)
     res = backend.label_probs([LabelRequest(prompt="the cat " * 30), LabelRequest(prompt="hi")])
     assert res[0].error and "max_length=20" in res[0].error and res[0].probs == {}
     assert res[1].error is None and sum(res[1].probs.values()) == pytest.approx(1.0)
@@ -506,7 +511,7 @@ def test_sliding_window_cache_falls_back_to_no_sharing(tmp_path):
     tok = build_tokenizer("llama")
     config = MistralConfig(**llama_fields(tok), sliding_window=16)
     save_random(MistralForCausalLM, config, tok, tmp_path)
-    backend = HFBackend(str(tmp_path))
+    backend = HFBackend(str(tmp_path), **CPU_FLOAT32)
     reqs = pairwise_requests(n_contexts=1, n_candidates=3)
     shared = logprob_matrix(backend.label_probs(reqs))
     assert backend.stats["n_shared_requests"] == 0

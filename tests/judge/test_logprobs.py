@@ -14,12 +14,16 @@ pytest.importorskip("transformers")
 import judge  # noqa: E402
 from judge.backends.base import BackendError  # noqa: E402
 from judge.backends.hf import MIN_SHARED_TOKENS, HFBackend  # noqa: E402
+from tests.judge.tiny_models import CPU_FLOAT32  # noqa: E402
 from tests.judge.tiny_models import random_text as _text  # noqa: E402
+
+# The references here are CPU float32 forward passes, so every backend pins its device and
+# dtype ("auto" is CUDA + bf16 on a GPU machine); CUDA is checked in tests/judge/test_hf_cuda.py.
 
 
 @pytest.fixture(scope="module")
 def llama(model_dirs):
-    return HFBackend(str(model_dirs["llama"]), batch_size=4)
+    return HFBackend(str(model_dirs["llama"]), batch_size=4, **CPU_FLOAT32)
 
 
 @pytest.fixture(autouse=True)
@@ -126,7 +130,7 @@ def test_bfloat16_close_to_float32(model_dirs, llama):
 
 
 def test_errors_are_clear(model_dirs, llama):
-    t5 = HFBackend(str(model_dirs["t5"]))
+    t5 = HFBackend(str(model_dirs["t5"]), **CPU_FLOAT32)
     with pytest.raises(BackendError, match="causal"):
         judge.token_logprobs(t5, ["a text"])
     with pytest.raises(ValueError, match="one per text"):

@@ -414,7 +414,14 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
     from judge.backends.hf import HFBackend
 
     ds = tiny_dataset(2, 3)
-    backend = HFBackend(str(tiny_models[name]), answer_prefix=C2.answer_prefix, batch_size=4)
+    # both on CPU in float32: the reference check below is tight (device="auto" is bf16 on CUDA)
+    backend = HFBackend(
+        str(tiny_models[name]),
+        answer_prefix=C2.answer_prefix,
+        batch_size=4,
+        device="cpu",
+        dtype="float32",
+    )
     store = RunStore(tmp_path / "s.sqlite")
     result = run_c2(ds, backend=backend, store=store, chunk_size=5)
     df = result.table
@@ -422,7 +429,12 @@ def test_pairwise_with_transformers_backend(tiny_models, name, tmp_path):
     assert result.n_called == 12
     # one prompt at a time, whole prompt, no prefix sharing: the same probabilities
     ref = HFBackend(
-        str(tiny_models[name]), answer_prefix=C2.answer_prefix, share_prefix=False, batch_size=1
+        str(tiny_models[name]),
+        answer_prefix=C2.answer_prefix,
+        share_prefix=False,
+        batch_size=1,
+        device="cpu",
+        dtype="float32",
     )
     for row in df.itertuples():
         req = LabelRequest(

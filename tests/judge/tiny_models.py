@@ -28,6 +28,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+#: HFBackend settings of a CPU float32 reference. Tests comparing against one pin these: the
+#: backend's device="auto" / dtype="auto" pick CUDA and bfloat16 on a GPU machine.
+CPU_FLOAT32 = {"device": "cpu", "dtype": "float32"}
+
 SPECIAL_TOKENS = ["<pad>", "</s>", "<s>", "<unk>", "<|system|>", "<|user|>", "<|assistant|>"]
 
 #: A Zephyr-like chat template: role markers, end-of-turn ``</s>`` and a generation prompt.
