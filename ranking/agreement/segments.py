@@ -17,8 +17,6 @@ from ranking._core.jit import njit
 
 from .metrics import _run_bounds
 
-inline = njit(inline="always")
-
 # Fewest valid items a pooled (overall / system) correlation is reported for: with two
 # points every correlation is +-1, which says nothing.
 MIN_POOLED = 3
@@ -87,62 +85,17 @@ def _kendall_pairs_numpy(x, y, starts, lengths, which, out):
             out[2, segs] = (dy == 0.0).sum(axis=1)
 
 
-@inline
-def _merge_pass(key1, key2, src, dst, n, width):
-    """One bottom-up merge pass over src[:n] (indices into key1, key2) into dst: runs of
-    ``width`` merged in (key1, key2) order, stable. Returns the pairs it puts in order that
-    stood in strictly the wrong order (each element of a right run taken before those left
-    in its left run)."""
-    swaps = 0
-    for lo in range(0, n, 2 * width):
-        mid = min(lo + width, n)
-        hi = min(lo + 2 * width, n)
-        i = lo
-        j = mid
-        k = lo
-        while i < mid and j < hi:
-            a = src[i]
-            b = src[j]
-            if key1[b] < key1[a] or (key1[b] == key1[a] and key2[b] < key2[a]):
-                dst[k] = b
-                swaps += mid - i
-                j += 1
-            else:
-                dst[k] = a
-                i += 1
-            k += 1
-        while i < mid:
-            dst[k] = src[i]
-            i += 1
-            k += 1
-        while j < hi:
-            dst[k] = src[j]
-            j += 1
-            k += 1
-    return swaps
-
-
-@inline
-def _merge_sort(key1, key2, idx, tmp, n):
-    """Sorts idx[:n] (indices into key1, key2) in (key1, key2) order, stable, by bottom-up
-    merge passes through ``tmp``; returns the pairs that stood in strictly the wrong order
-    (the inversions)."""
-    swaps = 0
-    width = 1
-    while width < n:
-        swaps += _merge_pass(key1, key2, idx, tmp, n, width)
-        for k in range(n):
-            idx[k] = tmp[k]
-        width *= 2
-    return swaps
-
-
 @njit
 def _kendall_long(x, y, starts, ends, which, out, idx, tmp):  # pragma: no cover
     """Knight's O(n log n) count (1966, as scipy's) of the segments ``which``: (concordant -
     discordant, pairs tied in x, pairs tied in y) into out[:, s]. ``idx``, ``tmp`` (int64)
-    are scratch of the longest segment's length; the sorts are hand-written merges, so
-    nothing is allocated (or compiled) beyond this function."""
+    are scratch of the longest segment's length; nothing is allocated.
+
+    Two stable bottom-up merge sorts of ``idx``: first by (x, y), counting the pairs tied in
+    x and in (x, y); then by y, counting the pairs tied in y and the strict inversions of y
+    it removes, which are the discordant pairs (pairs tied in x stand in ascending y, pairs
+    tied in y are no inversions). One loop serves both sorts (``key`` is x, then y), so the
+    kernel compiles in one piece: no inlined helpers (~35 % less compile time)."""
     for w in range(which.shape[0]):
         s = which[w]
         a = starts[s]
@@ -151,37 +104,64 @@ def _kendall_long(x, y, starts, ends, which, out, idx, tmp):  # pragma: no cover
         ys = y[a : a + n]
         for k in range(n):
             idx[k] = k
-        _merge_sort(xs, ys, idx, tmp, n)  # by x, ties by y
-        tx = 0
-        txy = 0
-        run_x = 1
-        run_xy = 1
-        for k in range(1, n + 1):
-            same_x = k < n and xs[idx[k]] == xs[idx[k - 1]]
-            if same_x:
-                run_x += 1
-            else:
-                tx += run_x * (run_x - 1) // 2
-                run_x = 1
-            if same_x and ys[idx[k]] == ys[idx[k - 1]]:
-                run_xy += 1
-            else:
-                txy += run_xy * (run_xy - 1) // 2
-                run_xy = 1
-        # discordant pairs = strict inversions of y in this order, counted by sorting it by y
-        # (pairs tied in x are in ascending y, pairs tied in y are no inversions)
-        swaps = _merge_sort(ys, ys, idx, tmp, n)
-        ty = 0
-        run = 1
-        for k in range(1, n + 1):
-            if k < n and ys[idx[k]] == ys[idx[k - 1]]:
-                run += 1
-            else:
-                ty += run * (run - 1) // 2
-                run = 1
-        out[0, s] = n * (n - 1) // 2 - tx - ty + txy - 2 * swaps
+        tx = txy = 0
+        for sort in range(2):
+            key = xs if sort == 0 else ys
+            swaps = 0
+            width = 1
+            while width < n:
+                for lo in range(0, n, 2 * width):
+                    mid = min(lo + width, n)
+                    hi = min(lo + 2 * width, n)
+                    i = lo
+                    j = mid
+                    k = lo
+                    while i < mid and j < hi:
+                        p = idx[i]
+                        q = idx[j]
+                        if key[q] < key[p] or (key[q] == key[p] and ys[q] < ys[p]):
+                            tmp[k] = q
+                            swaps += mid - i
+                            j += 1
+                        else:
+                            tmp[k] = p
+                            i += 1
+                        k += 1
+                    while i < mid:
+                        tmp[k] = idx[i]
+                        i += 1
+                        k += 1
+                    while j < hi:
+                        tmp[k] = idx[j]
+                        j += 1
+                        k += 1
+                for k in range(n):
+                    idx[k] = tmp[k]
+                width *= 2
+            # pairs tied in the key, and in (key, y), from the runs of the sorted order
+            t_key = 0
+            t_both = 0
+            run_key = 1
+            run_both = 1
+            for k in range(1, n + 1):
+                same = k < n and key[idx[k]] == key[idx[k - 1]]
+                if same:
+                    run_key += 1
+                else:
+                    t_key += run_key * (run_key - 1) // 2
+                    run_key = 1
+                if same and ys[idx[k]] == ys[idx[k - 1]]:
+                    run_both += 1
+                else:
+                    t_both += run_both * (run_both - 1) // 2
+                    run_both = 1
+            if sort == 0:
+                tx = t_key
+                txy = t_both
+        # after the second sort: t_key = pairs tied in y, swaps = discordant pairs
+        out[0, s] = n * (n - 1) // 2 - tx - t_key + txy - 2 * swaps
         out[1, s] = tx
-        out[2, s] = ty
+        out[2, s] = t_key
 
 
 def _kendall_segments(x, y, starts, ends):
