@@ -20,8 +20,14 @@ from judge.backends.base import (  # noqa: E402
     LabelRequest,
 )
 from judge.backends.hf import HFBackend  # noqa: E402
+from tests.judge.hf_cases import (  # noqa: E402
+    for_kind,
+    gen_requests,
+    logprob_matrix,
+    pairwise_requests,
+    prob_matrix,
+)
 from tests.judge.tiny_models import CPU_FLOAT32  # noqa: E402
-from tests.judge.tiny_models import random_text as _text  # noqa: E402
 
 # Every backend here is checked against a CPU float32 computation (a direct forward pass,
 # another batch size, no sharing), so each pins device and dtype: "auto" would pick CUDA and
@@ -60,37 +66,6 @@ def _fresh_state(request):
     for name in ("llama", "llama_nochat", "t5"):
         if name in request.fixturenames:
             _reset(request.getfixturevalue(name))
-
-
-def pairwise_requests(n_contexts=2, n_candidates=5, random_state=0, split_in_word=False):
-    """All ordered pairs per context, prefix = context + first candidate (as the runner does)."""
-    rng = random.Random(random_state)
-    requests = []
-    for _ in range(n_contexts):
-        context = _text(rng, 30, 60)
-        candidates = [_text(rng, 2, 12) for _ in range(n_candidates)]
-        for i, a in enumerate(candidates):
-            for j, b in enumerate(candidates):
-                if i == j:
-                    continue
-                prefix = f"Passage:\n{context}\n\nSummary A: {a}"
-                prompt = (
-                    f"\n\nSummary B: {b}\n\nWhich Summary is more coherent, Summary A or Summary B?"
-                )
-                if split_in_word:
-                    # the prefix ends inside a word: its last token merges across the split
-                    prefix, prompt = prefix[:-2], prefix[-2:] + prompt
-                requests.append(LabelRequest(prompt=prompt, prefix=prefix))
-    return requests
-
-
-def logprob_matrix(results, labels=("A", "B")):
-    assert all(r.error is None for r in results), [r.error for r in results if r.error]
-    return np.array([[r.logprobs[lab] for lab in labels] for r in results])
-
-
-def prob_matrix(results, labels=("A", "B")):
-    return np.array([[r.probs[lab] for lab in labels] for r in results])
 
 
 # ---------------------------------------------------------------- loading and settings
@@ -259,10 +234,7 @@ def test_batch_sizes_and_shuffling_give_identical_results(backend_name, request)
     backend.share_prefix = False
     reqs = pairwise_requests(n_contexts=2, n_candidates=4, random_state=1)
     reqs += [LabelRequest(prompt="short"), LabelRequest(prompt="Summary")]
-    if backend.kind == "seq2seq":
-        reqs = [
-            LabelRequest(prompt=r.prompt, prefix=r.prefix, decoder_prefix="Summary") for r in reqs
-        ]
+    reqs = for_kind(reqs, backend.kind)
     by_size = {}
     for size in (1, 3, 16):
         backend.batch_size = size
@@ -383,10 +355,7 @@ class OOMAbove:
 def test_oom_halves_batch_and_results_match(backend_name, share, request):
     backend = _backend(request, backend_name)
     reqs = pairwise_requests(n_contexts=2, n_candidates=5, random_state=5)
-    if backend.kind == "seq2seq":
-        reqs = [
-            LabelRequest(prompt=r.prompt, prefix=r.prefix, decoder_prefix="Summary") for r in reqs
-        ]
+    reqs = for_kind(reqs, backend.kind)
     backend.share_prefix = share
     backend.batch_size = 1
     want = logprob_matrix(backend.label_probs(reqs))
@@ -419,19 +388,10 @@ def test_oom_at_batch_size_one_is_an_error_result(llama):
 
 
 # ---------------------------------------------------------------- generation
-def _gen_requests(n_prompts=3, samples=2, **decoding):
-    rng = random.Random(7)
-    prompts = [_text(rng, 2, 15) for _ in range(n_prompts)]
-    dec = Decoding(**{"temperature": 1.0, "top_p": 0.9, "max_new_tokens": 8, "seed": 0, **decoding})
-    return [
-        GenerateRequest(prompt=p, decoding=dec, sample=k) for p in prompts for k in range(samples)
-    ]
-
-
 @pytest.mark.parametrize("backend_name", ["llama", "t5"])
 def test_generate_reproducible_and_independent_of_batching(backend_name, request):
     backend = _backend(request, backend_name)
-    reqs = _gen_requests()
+    reqs = gen_requests()
     backend.batch_size = 1
     one = backend.generate(reqs)
     backend.batch_size = 16
@@ -442,14 +402,14 @@ def test_generate_reproducible_and_independent_of_batching(backend_name, request
     assert all(r.n_prompt_tokens > 0 for r in many)
     # random weights, so different sample indices give different answers
     assert len({r.text for r in many}) > len(reqs) // 2
-    reseeded = backend.generate(_gen_requests(seed=1))
+    reseeded = backend.generate(gen_requests(seed=1))
     assert [r.text for r in reseeded] != [r.text for r in many]
 
 
 @pytest.mark.parametrize("backend_name", ["llama", "t5"])
 def test_greedy_generation_matches_transformers_generate(backend_name, request):
     backend = _backend(request, backend_name)
-    reqs = _gen_requests(n_prompts=3, samples=1, temperature=0.0, max_new_tokens=6)
+    reqs = gen_requests(n_prompts=3, samples=1, temperature=0.0, max_new_tokens=6)
     res = backend.generate(reqs)
     tok = backend.tokenizer
     for req, r in zip(reqs, res, strict=True):
