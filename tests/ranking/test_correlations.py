@@ -51,6 +51,21 @@ def test_kendall_tau_c_is_selectable(panel):
     assert b.value != pytest.approx(c.value)
 
 
+@pytest.mark.parametrize("variant", ["b", "c"])
+def test_pooled_kendall_value_and_pvalue_are_scipys_public_function(variant):
+    # correlation() calls scipy's Kendall without its dispatch layer: the same numbers as
+    # the public stats.kendalltau, exactly, for the exact (small, untied) and asymptotic
+    # (tied or long) p-values
+    rng = np.random.default_rng(3)
+    for n in (3, 5, 10, 30, 40, 200, 960):
+        for tied in (False, True):
+            j = rng.integers(1, 6, n).astype(float) if tied else rng.normal(size=n)
+            h = rng.normal(size=n) + (j if n > 5 else 0.0)
+            res = correlation(j, h, unit="overall", method="kendall", variant=variant)
+            ref = stats.kendalltau(j, h, variant=variant)
+            assert (res.value, res.pvalue) == (float(ref.statistic), float(ref.pvalue))
+
+
 @pytest.mark.parametrize("unit", UNITS)
 def test_bootstrap_interval_is_percentile_of_context_resamples(panel, unit):
     j, h, ctx, sysl = panel
