@@ -57,17 +57,60 @@ def pick(table: pd.DataFrame, column: str, wanted, what: str) -> pd.DataFrame:
     DataError
         A wanted name does not appear in ``column`` (the message lists the names that do).
     """
-    wanted = as_list(wanted)
-    if wanted is None:
-        return table
-    known = set(table[column].astype(str).unique())
-    unknown = [w for w in wanted if w not in known]
-    if unknown:
-        raise DataError(
-            f"{what}: {column} {', '.join(map(repr, unknown))} not found; available: "
-            f"{', '.join(map(repr, sorted(known)))}"
-        )
-    return table[table[column].astype(str).isin(wanted)]
+    return pick_rows(table, {column: wanted}, what)
+
+
+def pick_rows(
+    table: pd.DataFrame, selection: dict, what: str, columns: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """The rows of ``table`` kept by every ``{column: wanted}`` of ``selection`` in turn, as
+    :func:`pick` one after the other would keep them, with one copy of the rows at the end.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A canonical table.
+    selection : dict of str to (str, iterable or None)
+        Column -> the names kept (None keeps every row), applied in order: a name is looked
+        for among the rows the earlier columns kept.
+    what : str
+        The table, for the message.
+    columns : sequence of str, optional
+        The columns returned; default all (big tables: copy only what is needed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows kept, in table order (``table`` itself when nothing is selected and every
+        column is wanted).
+
+    Raises
+    ------
+    DataError
+        A wanted name that does not appear in its column among the rows the earlier columns
+        kept (the message lists the names that do).
+    """
+    keep = None
+    for column, wanted in selection.items():
+        wanted = as_list(wanted)
+        if wanted is None:
+            continue
+        labels = table[column].astype(str)
+        hit = labels.isin(wanted).to_numpy()
+        sub = hit if keep is None else keep & hit
+        found = set(labels[sub].unique())
+        unknown = [w for w in wanted if w not in found]
+        if unknown:
+            known = labels if keep is None else labels[keep]
+            raise DataError(
+                f"{what}: {column} {', '.join(map(repr, unknown))} not found; available: "
+                f"{', '.join(map(repr, sorted(set(known.unique()))))}"
+            )
+        keep = sub
+    cols = list(columns) if columns is not None else None
+    if keep is None:
+        return table if cols is None else table[cols]
+    return table.loc[keep] if cols is None else table.loc[keep, cols]
 
 
 def table_frame(rows: list[dict], cols: list[str]) -> pd.DataFrame:

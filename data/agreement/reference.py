@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from data.agreement._tables import ITEM, as_list, pick
+from data.agreement._tables import ITEM, as_list, pick_rows
 from data.schema import DataError, Dataset
 
 _GROUP = re.compile(r"^(?P<group>.+?)[_\-]?\d+$")
@@ -103,8 +103,9 @@ def human_reference(ds: Dataset, annotators=None, attribute=None) -> pd.DataFram
         attribute that does not appear in the human scores.
     """
     names = reference_annotators(ds, annotators)
-    hs = pick(ds.human_scores, "annotator", names, f"{ds.name} human_scores")
-    hs = pick(hs, "attribute", attribute, f"{ds.name} human_scores")
+    chosen = {"annotator": names, "attribute": attribute}
+    columns = [*ITEM, "attribute", "score"]
+    hs = pick_rows(ds.human_scores, chosen, f"{ds.name} human_scores", columns)
     out = (
         hs.groupby([*ITEM, "attribute"], sort=False, observed=True)["score"]
         .agg(human="mean", n_annotators="count")
@@ -133,9 +134,12 @@ def select_ratings(ds: Dataset, judge=None, prompt_id=None, attribute=None) -> p
     DataError
         A chosen name that does not appear in its column.
     """
-    r = pick(ds.ratings, "judge", judge, f"{ds.name} ratings")
-    r = pick(r, "prompt_id", prompt_id, f"{ds.name} ratings")
-    return pick(r, "attribute", attribute, f"{ds.name} ratings")
+    return _ratings(ds, judge, prompt_id, attribute)
+
+
+def _ratings(ds: Dataset, judge, prompt_id, attribute, columns=None) -> pd.DataFrame:
+    chosen = {"judge": judge, "prompt_id": prompt_id, "attribute": attribute}
+    return pick_rows(ds.ratings, chosen, f"{ds.name} ratings", columns)
 
 
 def judge_scores(ds: Dataset, judge=None, prompt_id=None, attribute=None) -> pd.DataFrame:
@@ -157,8 +161,8 @@ def judge_scores(ds: Dataset, judge=None, prompt_id=None, attribute=None) -> pd.
     DataError
         A chosen name that does not appear in the ratings.
     """
-    r = select_ratings(ds, judge, prompt_id, attribute)
     keys = [*ITEM, "attribute", "judge", "prompt_id"]
+    r = _ratings(ds, judge, prompt_id, attribute, columns=[*keys, "score"])
     out = (
         r.groupby(keys, sort=False, observed=True)["score"]
         .agg(score="mean", n_samples="size", n_parsed="count")

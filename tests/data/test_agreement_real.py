@@ -21,6 +21,7 @@ from scipy import stats
 
 import data
 from data import agreement as da
+from data.agreement._tables import pick, pick_rows
 from tests._columns import RATING_COLUMNS
 from tests.data._benchmark_files import real
 
@@ -417,3 +418,25 @@ def test_tables_on_a_small_synthetic_set():
     want = ds.human_scores.pivot_table(index=ITEM, columns="annotator", values="score")
     want = want.reindex(pd.MultiIndex.from_frame(items))[["rater_2", "rater_1"]]
     np.testing.assert_array_equal(Y, want.to_numpy())
+
+
+def test_pick_rows_keeps_what_picks_one_after_another_keep():
+    # the chained selection of select_ratings / judge_scores: one copy of the rows at the end,
+    # and a name is looked for among the rows the earlier columns kept
+    t = pd.DataFrame(
+        {
+            "judge": ["J1", "J1", "J2", "J2", "J1"],
+            "prompt_id": ["p1", "p2", "p3", "p1", "p1"],
+            "attribute": ["a", "b", "a", "a", "b"],
+            "score": [1.0, 2.0, 3.0, 4.0, 5.0],
+        }
+    )
+    chosen = {"judge": "J1", "prompt_id": ["p1"], "attribute": None}
+    got = pick_rows(t, chosen, "t", columns=["judge", "score"])
+    want = pick(pick(t, "judge", "J1", "t"), "prompt_id", ["p1"], "t")[["judge", "score"]]
+    pd.testing.assert_frame_equal(got, want)
+    assert pick_rows(t, {"judge": None}, "t") is t
+    with pytest.raises(data.DataError, match="t: prompt_id 'p3' not found; available: 'p1', 'p2'$"):
+        pick_rows(t, {"judge": "J1", "prompt_id": "p3"}, "t")
+    with pytest.raises(data.DataError, match="t: judge 'J3' not found; available: 'J1', 'J2'$"):
+        pick_rows(t, {"judge": ["J1", "J3"], "prompt_id": "p3"}, "t")
