@@ -16,17 +16,14 @@ AVERAGE = "Average"
 SYSTEM_RATINGS_COLUMNS = ["system", "attribute", "mean", "sd", "half_width", "lower", "upper", "n"]
 
 
-def _interval(values: np.ndarray, confidence: float) -> tuple[float, float, float, int]:
-    """(mean, standard deviation, half-width of the t interval of the mean, n)."""
+def _moments(values: np.ndarray) -> tuple[float, float, int]:
+    """(mean, standard deviation, n) of the finite ``values``: NaN mean without any, NaN
+    standard deviation with fewer than two."""
     v = values[np.isfinite(values)]
     n = int(v.size)
     if n == 0:
-        return np.nan, np.nan, np.nan, 0
-    if n == 1:
-        return float(v[0]), np.nan, np.nan, 1
-    sd = float(v.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / np.sqrt(n))
-    return float(v.mean()), sd, half, n
+        return np.nan, np.nan, 0
+    return float(v.mean()), float(v.std(ddof=1)) if n > 1 else np.nan, n
 
 
 def system_ratings_table(
@@ -66,22 +63,20 @@ def system_ratings_table(
     scores = scores[scores["system"].notna()]
     present = set(scores["attribute"].astype(str))
     order = [a for a in ds.attributes if a in present]
-    rows = []
-    for system, g in scores.groupby("system", sort=False, observed=True):
-        attrs = g["attribute"].astype(str)
+    score = scores["score"].to_numpy(dtype=np.float64)
+    attrs = scores["attribute"].astype(str).to_numpy()
+    sys_codes, systems = pd.factorize(scores["system"])  # first-seen order
+    cells = []
+    for code, system in enumerate(systems):
+        rows = np.flatnonzero(sys_codes == code)
         for attribute in [*order, AVERAGE]:
-            x = g["score"] if attribute == AVERAGE else g.loc[attrs == attribute, "score"]
-            mean, sd, half, n = _interval(x.to_numpy(dtype=np.float64), confidence)
-            rows.append(
-                dict(
-                    system=str(system),
-                    attribute=attribute,
-                    mean=mean,
-                    sd=sd,
-                    half_width=half,
-                    lower=mean - half,
-                    upper=mean + half,
-                    n=n,
-                )
-            )
-    return pd.DataFrame(rows, columns=SYSTEM_RATINGS_COLUMNS)
+            x = rows if attribute == AVERAGE else rows[attrs[rows] == attribute]
+            cells.append((str(system), attribute, *_moments(score[x])))
+    out = pd.DataFrame(cells, columns=["system", "attribute", "mean", "sd", "n"])
+    n = out["n"].to_numpy()
+    # the t interval of the mean, where there is a standard deviation (two or more items)
+    t = stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1))
+    out["half_width"] = np.where(n > 1, t * out["sd"].to_numpy() / np.sqrt(n), np.nan)
+    out["lower"] = out["mean"] - out["half_width"]
+    out["upper"] = out["mean"] + out["half_width"]
+    return out[SYSTEM_RATINGS_COLUMNS]
