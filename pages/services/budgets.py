@@ -200,6 +200,15 @@ def needed_frame(
     return pd.DataFrame(rows)
 
 
+def _human_scores(ds: Dataset, attribute: str, judge: str):
+    """The human reference scores the budget curves correlate with; ValueError when the
+    dataset has none."""
+    ref = human_reference(ds, attribute, judge)
+    if ref is None:
+        raise ValueError("budget curves need a human reference; this dataset has none")
+    return ref.scores
+
+
 @cache_data(show_spinner=False, max_entries=64)
 def budget(
     ds: Dataset,
@@ -214,12 +223,10 @@ def budget(
 ):
     """Budget curves of one strategy on the judge's P against the human reference, raw and
     debiased (see :func:`compute_budget`; ``full``: every budget)."""
-    ref = human_reference(ds, attribute, judge)
-    if ref is None:
-        raise ValueError("budget curves need a human reference; this dataset has none")
+    scores = _human_scores(ds, attribute, judge)
     return compute_budget(
         pmatrix(ds, attribute, judge).P,
-        ref.scores,
+        scores,
         strategy,
         method=method,
         correlation=correlation,
@@ -250,15 +257,13 @@ def budget_as_set(
     Only soft rules (P changed, no threshold) are accepted: a threshold rule is what the
     "debiased" curve already does along the budget.
     """
-    ref = human_reference(ds, attribute, judge)
-    if ref is None:
-        raise ValueError("budget curves need a human reference; this dataset has none")
+    scores = _human_scores(ds, attribute, judge)
     P, tau = debiased_P(ds, attribute, judge, rule)
     if tau is not None:
         raise ValueError(f"budget_as_set takes a rule without a threshold; got {rule!r}")
     return compute_budget(
         P,
-        ref.scores,
+        scores,
         strategy,
         method=method,
         correlation=correlation,
