@@ -138,7 +138,8 @@ def _system_ties(ten: Dataset, judge: str) -> tuple[list[str], float]:
     from scipy.stats import kendalltau
 
     cand = ten.candidates[["context_id", "candidate_id", "system"]].astype(str)
-    r = ten.ratings[(ten.ratings["judge"] == judge) & (ten.ratings["prompt_id"] == EP1)]
+    keep = (ten.ratings["judge"] == judge) & (ten.ratings["prompt_id"] == EP1)
+    r = ten.ratings.loc[keep, ["context_id", "candidate_id", "attribute", "score"]]
     r = r.astype({"context_id": str, "candidate_id": str}).merge(
         cand, on=["context_id", "candidate_id"]
     )
@@ -151,11 +152,14 @@ def _system_ties(ten: Dataset, judge: str) -> tuple[list[str], float]:
         systems = sorted(set(rc["system"]) & set(hc["system"]))
         if len(systems) < 3:
             continue
-        llm = np.array([np.nanmean(rc.loc[rc["system"] == s, "score"].to_numpy()) for s in systems])
-        story = hc.groupby(["system", "context_id"], sort=False)["score"].apply(
-            lambda v: np.mean(v.to_numpy())
+        llm = np.array([np.nanmean(v) for v in _values_by(rc["score"], rc["system"], systems)])
+        # a story's mean over its annotators, then a system's mean over its stories
+        story = hc.groupby(["system", "context_id"], sort=False)
+        story_system = story["system"].first().to_numpy()
+        story_means = np.array(
+            [np.mean(v) for v in _values_by(hc["score"], story.ngroup(), range(story.ngroups))]
         )
-        hum = np.array([np.mean(story.loc[s].to_numpy()) for s in systems])
+        hum = np.array([np.mean(v) for v in _values_by(story_means, story_system, systems)])
         taus.append(float(kendalltau(llm, hum).statistic))
         for side, v in (("the LLM's", llm), ("the humans'", hum)):
             for i in range(len(v)):
@@ -167,6 +171,21 @@ def _system_ties(ten: Dataset, judge: str) -> tuple[list[str], float]:
                             f"({fmt(v[i], 4)}){kept}"
                         )
     return found, float(np.mean(taus)) if taus else np.nan
+
+
+def _values_by(values, labels, wanted) -> list[np.ndarray]:
+    """The ``values`` of each label in ``wanted``, in table order (what a boolean mask per
+    label gives, in one sort)."""
+    values = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(labels)
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    out = []
+    for w in wanted:
+        lo = np.searchsorted(sorted_labels, w, side="left")
+        hi = np.searchsorted(sorted_labels, w, side="right")
+        out.append(values[order[lo:hi]])
+    return out
 
 
 def _chatgpt_note(chat: pd.DataFrame, end: str) -> str:
