@@ -125,6 +125,17 @@ def _first_of_each(rows: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     return out
 
 
+def _note_unparsed(notes: list[str], mask, head: Callable[[int], str], what, texts, where):
+    """Where ``mask`` (the rows whose ``texts`` were not understood) has any row: the note
+    ``head(number of rows)``, then those rows grouped by text ("<what> 'text' not
+    understood"), added to ``notes``."""
+    if not mask.any():
+        return
+    bad = np.flatnonzero(mask)
+    notes.append(head(len(bad)))
+    notes.extend(grouped([f"{what} {texts.iloc[p]!r} not understood" for p in bad], bad, where))
+
+
 def pairwise_to_dataset(
     frame: pd.DataFrame,
     mapping: PairwiseMapping | None = None,
@@ -380,15 +391,18 @@ def pairwise_to_dataset(
     keep = ~same
 
     # ---- unparsed verdicts: kept, counted and grouped
-    if notes_given and (unparsed & keep).any():
-        bad = np.flatnonzero(unparsed & keep)
-        notes.append(
-            f"{source}: {len(bad)} of {n} verdict(s) in column '{cols['verdict']}' not "
-            "understood; kept as unparsed comparisons (no p_first, the text in 'raw'). "
-            "Change their reading in the verdict map, or see data.parsing for the forms read"
-        )
-        notes.extend(
-            grouped([f"verdict {verdict_text.iloc[p]!r} not understood" for p in bad], bad, where)
+    if notes_given:
+        _note_unparsed(
+            notes,
+            unparsed & keep,
+            lambda k: (
+                f"{source}: {k} of {n} verdict(s) in column '{cols['verdict']}' not "
+                "understood; kept as unparsed comparisons (no p_first, the text in 'raw'). "
+                "Change their reading in the verdict map, or see data.parsing for the forms read"
+            ),
+            "verdict",
+            verdict_text,
+            where,
         )
 
     # ---- the judge's comparisons
@@ -431,17 +445,18 @@ def pairwise_to_dataset(
             frame[cols["human_verdict"]], mapping.strength, mapping.verdict_map
         )
         present = ~h_read["missing"].to_numpy() & keep
-        if notes_given and (h_unparsed & keep).any():
-            bad = np.flatnonzero(h_unparsed & keep)
-            notes.append(
-                f"{source}: {len(bad)} human verdict(s) in column '{cols['human_verdict']}' "
-                "not understood; kept as unparsed comparisons. Change their reading in the "
-                "verdict map"
-            )
-            notes.extend(
-                grouped(
-                    [f"human verdict {h_text.iloc[p]!r} not understood" for p in bad], bad, where
-                )
+        if notes_given:
+            _note_unparsed(
+                notes,
+                h_unparsed & keep,
+                lambda k: (
+                    f"{source}: {k} human verdict(s) in column '{cols['human_verdict']}' "
+                    "not understood; kept as unparsed comparisons. Change their reading in the "
+                    "verdict map"
+                ),
+                "human verdict",
+                h_text,
+                where,
             )
         elif (h_unparsed & keep).any():
             problems.add_rows(
