@@ -75,6 +75,16 @@ def _units(ds: Dataset, items: pd.DataFrame, has_sys: bool):
     return ctx, (codes(sys_col) if sys_col.notna().all() else None)
 
 
+def _group_units(ds: Dataset, attribute, groups: dict[str, list[str]] | None):
+    """(group, annotators, attribute, rating matrix, context codes, system codes or None) per
+    group of two or more and attribute: :func:`_group_scores` with the items' units."""
+    has_sys = "system" in ds.candidates.columns
+    for gname, names, attr, g in _group_scores(ds, attribute, groups):
+        Y, items = rating_matrix(g, names)
+        ctx, sysc = _units(ds, items, has_sys)
+        yield gname, names, attr, Y, ctx, sysc
+
+
 def iaa_table(
     ds: Dataset,
     attribute=None,
@@ -182,11 +192,8 @@ def human_baseline_table(
         An attribute or annotator that does not appear in the human scores.
     """
     check_choice(reference, BASELINE_REFERENCES, "reference")
-    has_sys = "system" in ds.candidates.columns
     rows = []
-    for gname, names, attr, g in _group_scores(ds, attribute, groups):
-        Y, items = rating_matrix(g, names)
-        ctx, sysc = _units(ds, items, has_sys)
+    for gname, names, attr, Y, ctx, sysc in _group_units(ds, attribute, groups):
         for unit in units:
             base = dict(group=gname, attribute=attr, level=unit, method=method)
             base["reference"] = reference
@@ -268,11 +275,8 @@ def annotator_pairs_table(
     """
     check_choice(method, METHODS, "method")
     check_choice(unit, UNITS, "unit")
-    has_sys = "system" in ds.candidates.columns
     rows = []
-    for gname, names, attr, g in _group_scores(ds, attribute, groups):
-        Y, items = rating_matrix(g, names)
-        ctx, sysc = _units(ds, items, has_sys)
+    for gname, names, attr, Y, ctx, sysc in _group_units(ds, attribute, groups):
         for a in range(len(names)):
             for b in range(a + 1, len(names)):
                 base = dict(
