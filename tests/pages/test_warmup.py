@@ -39,6 +39,24 @@ def test_visit_runs_the_pages_kernels_without_error(capsys):
     ]
 
 
+def test_rankings_worker_compiles_the_long_kendall_kernel_before_the_bootstrap(monkeypatch):
+    # HANNA's Reproduce compiles only Knight's Kendall: it comes right after Rankings (about
+    # 8 s after start), before Rankings' bootstrap choices
+    calls = []
+    monkeypatch.setattr(warmup, "_long_kendall_kernel", lambda: calls.append("kendall"))
+    monkeypatch.setattr(warmup, "_bootstrap_kernels", lambda: calls.append("bootstrap"))
+    out = warmup.visit(["pages/rankings/page.py"])
+    assert isinstance(out["pages/rankings/page.py"], float), out
+    assert calls == ["kendall", "bootstrap"]
+
+
+def test_long_kendall_warmup_reaches_the_compiled_kernel():
+    from ranking.agreement import segments
+
+    warmup._long_kendall_kernel()
+    assert segments._kendall_long.signatures
+
+
 def test_visit_reports_a_broken_page_instead_of_raising(capsys):
     out = warmup.visit(["pages/no_such_page.py"])
     assert isinstance(out["pages/no_such_page.py"], str)
