@@ -17,6 +17,10 @@ Batch API, ``/v1/files`` and ``/v1/batches``: tests/judge/fake_batches.py):
   the kinds in ``FAULT_KINDS`` — 200 replies that are not JSON, ``text/plain``, invalid UTF-8,
   a JSON array, an error object, ``"choices": null`` or ``[]``, ``"message": null``, malformed
   logprobs, a truncated body, a hang-up, HTTP errors and slow replies;
+- ``style="vllm"``: replies shaped as vLLM's OpenAI server writes them (the extra fields
+  ``stop_reason``, ``token_ids``, ``prompt_logprobs``, ``kv_transfer_params``...; top logprobs
+  led by the answer token, clamped at -9999.0) and vLLM's ``logprob_token_ids`` honoured:
+  the log-probabilities of exactly those tokens (``VLLM_TOKEN_IDS``) plus the answer token;
 - it counts every call it got (``n_chat_calls``, ``prompts``, ``calls_by_prompt``) and the
   answers it sent (``n_answered``, ``answered_prompts``, ``answers_by_prompt``), without the
   backend's probes where the name says so.
@@ -107,6 +111,26 @@ def label_logprobs(prompt: str) -> dict[str, float]:
     total = sum(weights.values())
     for s, w in weights.items():
         out[str(s)] = math.log(0.04 * (1.0 - p_a) * w / total)
+    return out
+
+
+#: token ids of the fake vLLM model's vocabulary (the tokens of :func:`label_logprobs` and "B")
+VLLM_TOKEN_IDS = {
+    "A": 32,
+    "B": 33,
+    " A": 362,
+    " B": 426,
+    "Summary": 19791,
+    " tie": 18623,
+    **{str(s): 15 + s for s in range(1, 6)},
+}
+
+
+def vllm_token_logprobs(prompt: str) -> dict[str, float]:
+    """:func:`label_logprobs` plus "B" (no space), which is never among the top tokens, so
+    only ``logprob_token_ids`` can bring it back."""
+    out = label_logprobs(prompt)
+    out["B"] = math.log(1e-6)
     return out
 
 
@@ -328,7 +352,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fake.delay and PROBE_MARK not in prompt:
             time.sleep(fake.delay)
-        sent = self._send(200, fake._completion(body, prompt))
+        if fake.style == "vllm" and body.get("logprob_token_ids"):
+            unknown = [t for t in body["logprob_token_ids"] if t not in VLLM_TOKEN_IDS.values()]
+            if unknown:
+                self._error(400, f"logprob_token_ids {unknown} are outside the vocabulary")
+                return
+        completion = fake._completion(body, prompt)
+        if fake.style == "vllm":
+            completion = _as_vllm(completion, body, prompt)
+        sent = self._send(200, completion)
         with fake._lock:
             fake.n_answered += 1
             if sent and PROBE_MARK not in prompt:
@@ -356,6 +388,7 @@ class FakeOpenAI:
     support_n : False returns one choice whatever ``n`` says.
     stall_after : answer that many work requests, then hold the others until ``release()``.
     delay : seconds to wait before every answer (slow replies).
+    style : "openai", or "vllm" for replies shaped as vLLM's server writes them.
     """
 
     def __init__(
@@ -369,7 +402,11 @@ class FakeOpenAI:
         serve_models: bool = True,
         stall_after: int | None = None,
         delay: float = 0.0,
+        style: str = "openai",
     ):
+        if style not in ("openai", "vllm"):
+            raise ValueError(f"style must be 'openai' or 'vllm', got {style!r}")
+        self.style = style
         self.models = list(models)
         self.api_key = api_key
         self.offer_logprobs = offer_logprobs
@@ -607,6 +644,61 @@ class FakeOpenAI:
                 "total_tokens": n_prompt + n_completion,
             },
         }
+
+
+def _vllm_entry(token: str, lp: float) -> dict:
+    # vLLM clamps -inf to -9999.0 and sends the UTF-8 bytes of the decoded token
+    return {"token": token, "logprob": max(lp, -9999.0), "bytes": list(token.encode())}
+
+
+def _as_vllm(completion: dict, body: dict, prompt: str) -> dict:
+    """``completion`` in the shape of vLLM's ChatCompletionResponse (non-streaming).
+
+    Fields as in vllm/entrypoints/openai/chat_completion/protocol.py; top logprobs as its
+    serving code builds them: the answer token first, then the top ``top_logprobs`` by rank,
+    or, with ``logprob_token_ids``, exactly those tokens (after the answer token).
+    """
+    out = dict(completion)
+    choices = []
+    for choice in completion["choices"]:
+        choice = dict(choice)
+        message = {
+            **choice["message"],
+            "annotations": None,
+            "audio": None,
+            "function_call": None,
+            "tool_calls": [],
+            "reasoning": None,
+        }
+        if choice["logprobs"] is not None:
+            lps = vllm_token_logprobs(prompt)
+            answer = max(lps, key=lps.get)
+            message["content"] = answer
+            ranked = sorted(lps, key=lambda t: -lps[t])
+            by_id = {i: t for t, i in VLLM_TOKEN_IDS.items()}
+            wanted = body.get("logprob_token_ids")
+            if wanted:
+                listed = [answer] + [by_id[i] for i in wanted if by_id[i] != answer]
+            else:
+                k = int(body.get("top_logprobs") or 0)
+                listed = ([answer] + [t for t in ranked if t != answer])[:k]
+            top = [_vllm_entry(t, lps[t]) for t in listed]
+            choice["logprobs"] = {
+                "content": [{**_vllm_entry(answer, lps[answer]), "top_logprobs": top}]
+            }
+        choice["message"] = message
+        choice.update(stop_reason=None, token_ids=None)
+        choices.append(choice)
+    out["choices"] = choices
+    out["usage"] = {**completion["usage"], "prompt_tokens_details": None}
+    out.update(
+        service_tier=None,
+        system_fingerprint=None,
+        prompt_logprobs=None,
+        prompt_token_ids=None,
+        kv_transfer_params=None,
+    )
+    return out
 
 
 def _check_kind(kind: str) -> None:

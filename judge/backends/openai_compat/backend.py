@@ -8,7 +8,7 @@ import logging
 import os
 import random
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from judge.backends.base import (
     BackendError,
@@ -42,6 +42,9 @@ logger = logging.getLogger("judge.backends.openai_compat")
 
 PROBE_PROMPT = "Reply with the single letter A. (judgescope-probe)"
 _PROBE_ATTEMPTS = 3  # malformed replies to the one-token probe before check() gives up
+#: request fields vLLM accepts that the ``openai`` client does not know: sent in ``extra_body``
+#: by live calls, top-level in batch files (vLLM's ChatCompletionRequest reads both the same)
+VLLM_FIELDS = ("logprob_token_ids",)
 # Error texts start with a code: "refusal", "content_filter", "empty" and "no-label" are
 # answers the model really gave (kept, not asked again); "http-NNN", "timeout",
 # "connection", "bad-response" (a reply that is no chat completion), "no-choices",
@@ -81,6 +84,14 @@ class OpenAIBackend(ChatClient):
         sample when the server returns fewer choices than asked.
     system : str, optional
         System message sent with every request that does not bring its own.
+    label_token_ids : mapping of str to int, optional
+        vLLM servers only: the served tokenizer's token id of each label word as the answer's
+        first token (e.g. ``{"A": 32, "B": 33}``). Label requests then also send vLLM's
+        ``logprob_token_ids`` (the ids of that request's labels), and the server returns the
+        log-probabilities of exactly those tokens (plus the answer token) instead of the top
+        ``top_logprobs``: no label is missing from the list. A server that does not know the
+        field ignores it and the top ``top_logprobs`` are read as usual. Part of
+        :meth:`describe` (answers are stored apart from top-k ones).
     random_state : int, optional
         Seeds the backoff jitter (tests).
     """
@@ -100,6 +111,7 @@ class OpenAIBackend(ChatClient):
         top_logprobs: int = 20,
         use_n: bool | str = "auto",
         system: str | None = None,
+        label_token_ids: Mapping[str, int] | None = None,
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
         random_state: int | None = None,
@@ -126,6 +138,7 @@ class OpenAIBackend(ChatClient):
         self.top_logprobs = int(top_logprobs)
         self.use_n = use_n
         self.system = system
+        self.label_token_ids = _check_label_token_ids(label_token_ids)
         self.backoff_base = float(backoff_base)
         self.backoff_max = float(backoff_max)
         self._rng = random.Random(random_state)
@@ -160,8 +173,12 @@ class OpenAIBackend(ChatClient):
 
     # -- interface -----------------------------------------------------------------------
     def describe(self) -> dict:
-        """Identity for cache keys: kind, model and endpoint (never the key, never timeouts)."""
-        return openai_describe(self.model, self.base_url)
+        """Identity for cache keys: kind, model and endpoint (never the key, never timeouts),
+        and the label token ids when answers are restricted to them."""
+        described = openai_describe(self.model, self.base_url)
+        if self.label_token_ids:
+            described["label_token_ids"] = dict(sorted(self.label_token_ids.items()))
+        return described
 
     def count_tokens(self, text: str) -> int:
         """Approximate token count (about 4 characters a token for English BPE vocabularies)."""
@@ -317,6 +334,9 @@ class OpenAIBackend(ChatClient):
                 f"{self.base_url} gives no logprobs for {self.model!r} (or they are switched "
                 "off), so label probabilities cannot be read; sample answers instead"
             )
+        if self.label_token_ids:
+            for i, req in enumerate(requests):  # every label has an id, before any call
+                self._label_ids(req, f"request {i}")
         units = [([i], req) for i, req in enumerate(requests)]
         failed = lambda error: OpenAILabelResult(error=error)  # noqa: E731
         yield from self._run_units(units, self._label_unit, cancel, sink, failed)
@@ -347,9 +367,31 @@ class OpenAIBackend(ChatClient):
         failed = lambda error: GenerateResult(None, error)  # noqa: E731
         yield from self._run_units(units, self._generate_unit, cancel, sink, failed)
 
-    def _label_unit(self, req: LabelRequest, stop=None) -> OpenAILabelResult:
+    def label_params(self, req: LabelRequest) -> dict:
+        """The request body for ``req``'s label probabilities (live calls and batch files):
+        one token, logprobs with ``top_logprobs``; with ``label_token_ids`` also vLLM's
+        ``logprob_token_ids`` (the ids of the request's labels)."""
         params = self._base_params(req.prefix + req.prompt, req.system)
         params.update({self._token_param: 1, "logprobs": True, "top_logprobs": self.top_logprobs})
+        if self.label_token_ids:
+            params["logprob_token_ids"] = self._label_ids(req)
+        return params
+
+    def _label_ids(self, req: LabelRequest, where: str = "a request") -> list[int]:
+        ids = self.label_token_ids or {}
+        missing = [lab for lab in req.labels if lab not in ids]
+        if missing:
+            raise BackendError(
+                f"{where}: label(s) {missing} have no token id in label_token_ids "
+                f"({sorted(ids)}); add them or leave label_token_ids out"
+            )
+        return [ids[lab] for lab in req.labels]
+
+    def _label_unit(self, req: LabelRequest, stop=None) -> OpenAILabelResult:
+        params = self.label_params(req)
+        extra = {k: params.pop(k) for k in VLLM_FIELDS if k in params}
+        if extra:
+            params["extra_body"] = extra
         result, error = self._call(params, lambda resp: self._label_result(resp, req), stop)
         return OpenAILabelResult(error=error) if error is not None else result
 
@@ -412,4 +454,21 @@ class OpenAIBackend(ChatClient):
         return out
 
 
-__all__ = ["PROBE_PROMPT", "OpenAIBackend", "OpenAILabelResult"]
+def _check_label_token_ids(ids) -> dict[str, int] | None:
+    """``ids`` as a dict of label word to token id, or None; ValueError naming a bad entry."""
+    if ids is None:
+        return None
+    if not isinstance(ids, Mapping) or not ids:
+        raise ValueError(
+            "label_token_ids must be a non-empty mapping of label word to token id, e.g. "
+            f"{{'A': 32, 'B': 33}}; got {ids!r}"
+        )
+    for label, tid in ids.items():
+        if not isinstance(label, str) or not label:
+            raise ValueError(f"label_token_ids: label {label!r} is not a non-empty string")
+        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+            raise ValueError(f"label_token_ids: token id {tid!r} of {label!r} is not an int >= 0")
+    return dict(ids)
+
+
+__all__ = ["PROBE_PROMPT", "VLLM_FIELDS", "OpenAIBackend", "OpenAILabelResult"]

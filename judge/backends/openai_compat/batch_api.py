@@ -30,10 +30,7 @@ TERMINAL = ("completed", "failed", "expired", "cancelled")
 def request_body(backend, req) -> dict:
     """The chat-completions body a live run of ``backend`` sends for ``req``."""
     if isinstance(req, LabelRequest):
-        params = backend._base_params(req.prefix + req.prompt, req.system)
-        params.update({backend._token_param: 1, "logprobs": True})
-        params["top_logprobs"] = backend.top_logprobs
-        return params
+        return backend.label_params(req)
     if isinstance(req, GenerateRequest):
         return backend._sampling_params(req, 1)
     raise TypeError(f"not a judge request: {type(req).__name__}")
