@@ -39,16 +39,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The pages whose first visit compiles numba kernels, split over the workers; each worker
-#: visits its pages in this order. Comparison budgets compiles the most (about 20 s of its
-#: curves' kernels, which pay: issue 26) and opens first in one worker; its page waits for
-#: that worker rather than compiling beside it (:func:`pending`). Rankings, whose kernels
-#: are now mostly numpy, opens first in the other, then Leaderboard, which shares its
-#: Bradley–Terry and Elo kernels, then the lighter pages.
+#: The pages whose first visit compiles numba kernels, split over the workers, and kernel
+#: steps (:data:`KERNEL_STEPS`); each worker takes its items in this order. Comparison budgets
+#: compiles the most (about 20 s of its curves' kernels, which pay: issue 26) and opens first
+#: in one worker; its page waits for that worker rather than compiling beside it
+#: (:func:`pending`). Before it, Knight's Kendall (2 s, before the app opens): no demo page
+#: needs it, but it is all HANNA's Reproduce compiles. Rankings, whose kernels are now mostly
+#: numpy, opens first in the other, then its bootstrap choices, then Leaderboard, which shares
+#: its Bradley–Terry and Elo kernels, then the lighter pages.
 WORKERS = (
-    ("pages/budgets/page.py", "pages/judge_bias/page.py"),
+    ("kernel:long-kendall", "pages/budgets/page.py", "pages/judge_bias/page.py"),
     (
         "pages/rankings/page.py",
+        "kernel:bootstrap",
         "pages/leaderboard/page.py",
         "pages/position_bias/page.py",
         "pages/agreement/page.py",
@@ -188,36 +191,33 @@ def _read(proc: subprocess.Popen) -> None:
 
 def visit(pages, timeout: float = 600.0, after=None) -> dict:
     """Open ``pages`` (paths like ``pages/rankings/page.py``) one after another on the demo, in
-    this process; return {page: seconds or error message}. Prints ``done <page> <s>`` or
-    ``failed <page> <message>`` per page as it goes (read by :func:`start`'s supervisor).
-    ``after``: called with each page once it is reported."""
+    this process, and run the kernel steps among them (:data:`KERNEL_STEPS`, e.g.
+    ``kernel:bootstrap``); return {page or step: seconds or error message}. Prints ``done
+    <page> <s>`` or ``failed <page> <message>`` per item as it goes (read by :func:`start`'s
+    supervisor). The app opens at the first page, so kernel steps before it run at once.
+    ``after``: called with each item once it is reported."""
     from streamlit.testing.v1 import AppTest
 
     out: dict = {}
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
-    try:
-        at.run()
-    except Exception as err:  # noqa: BLE001 - reported, never raised into the server
-        for page in pages:
-            out[page] = f"the app did not open: {err}"
-            print(f"failed {page} {out[page]}", flush=True)
-        return out
+    at = None
     for page in pages:
         t0 = time.perf_counter()
         try:
-            at.switch_page(page).run()
-            errors = [str(e.value).splitlines()[0][:200] for e in at.exception]
-        except Exception as err:  # noqa: BLE001
+            if page in KERNEL_STEPS:
+                KERNEL_STEPS[page]()
+                errors = []
+            else:
+                if at is None:
+                    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+                    at.run()
+                at.switch_page(page).run()
+                errors = [str(e.value).splitlines()[0][:200] for e in at.exception]
+        except Exception as err:  # noqa: BLE001 - reported, never raised into the server
             errors = [f"{type(err).__name__}: {err}"]
         if errors:
             out[page] = errors[0]
             print(f"failed {page} {errors[0]}", flush=True)
         else:
-            if page == "pages/rankings/page.py":
-                # big benchmarks' pooled Kendall (Reproduce on HANNA compiles nothing else),
-                # then the bootstrap choices of Rankings (it opens on Fisher intervals)
-                _long_kendall_kernel()
-                _bootstrap_kernels()
             out[page] = time.perf_counter() - t0
             print(f"done {page} {out[page]:.2f}", flush=True)
         if after is not None:
@@ -254,6 +254,13 @@ def _long_kendall_kernel() -> None:
     rng = np.random.default_rng(0)
     x, y = rng.random(1500), rng.random(1500)
     _kendall_segments(x, y, np.array([0]), np.array([1500]))
+
+
+#: Worker steps that compile kernels no demo page reaches (or reaches late), by name.
+KERNEL_STEPS = {
+    "kernel:long-kendall": _long_kendall_kernel,
+    "kernel:bootstrap": _bootstrap_kernels,
+}
 
 
 def compile_parallel() -> float:
@@ -294,9 +301,10 @@ def main(argv: list[str]) -> None:
         except (AttributeError, OSError):  # no os.nice (Windows) or not allowed: same priority
             pass
 
-    if targets[0] not in WAITED_FOR:
+    pages = [t for t in targets if t not in KERNEL_STEPS]
+    if not pages or pages[0] not in WAITED_FOR:
         lower()
-    visit(targets, after=lower)
+    visit(targets, after=lambda item: None if item in KERNEL_STEPS else lower())
     if parallel:
         compile_parallel()
     sys.stdout.flush()

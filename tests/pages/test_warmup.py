@@ -21,8 +21,10 @@ def fresh(monkeypatch):
 
 
 def test_every_worker_page_is_a_page_of_the_app():
-    pages = [p for group in warmup.WORKERS for p in group]
-    assert len(pages) == len(set(pages))
+    items = [p for group in warmup.WORKERS for p in group]
+    assert len(items) == len(set(items))
+    pages = [p for p in items if p not in warmup.KERNEL_STEPS]
+    assert len(pages) < len(items)  # and every other item is a kernel step
     for page in pages:
         assert page in page_scripts(), page
         assert (warmup.ROOT / page).is_file()
@@ -39,15 +41,20 @@ def test_visit_runs_the_pages_kernels_without_error(capsys):
     ]
 
 
-def test_rankings_worker_compiles_the_long_kendall_kernel_before_the_bootstrap(monkeypatch):
-    # HANNA's Reproduce compiles only Knight's Kendall: it comes right after Rankings (about
-    # 8 s after start), before Rankings' bootstrap choices
+def test_kernel_steps_run_in_order_before_the_app_opens(monkeypatch, capsys):
     calls = []
-    monkeypatch.setattr(warmup, "_long_kendall_kernel", lambda: calls.append("kendall"))
-    monkeypatch.setattr(warmup, "_bootstrap_kernels", lambda: calls.append("bootstrap"))
-    out = warmup.visit(["pages/rankings/page.py"])
-    assert isinstance(out["pages/rankings/page.py"], float), out
-    assert calls == ["kendall", "bootstrap"]
+
+    def broken():
+        raise ValueError("no compiler")
+
+    steps = {"kernel:a": lambda: calls.append("a"), "kernel:b": broken}
+    monkeypatch.setattr(warmup, "KERNEL_STEPS", steps)
+    out = warmup.visit(["kernel:a", "kernel:b"])
+    assert calls == ["a"] and isinstance(out["kernel:a"], float)
+    assert out["kernel:b"] == "ValueError: no compiler"  # reported, never raised
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("done kernel:a ")
+    assert printed[1] == "failed kernel:b ValueError: no compiler"
 
 
 def test_long_kendall_warmup_reaches_the_compiled_kernel():
@@ -64,8 +71,14 @@ def test_visit_reports_a_broken_page_instead_of_raising(capsys):
 
 
 def test_budgets_is_compiled_first_beside_rankings():
-    assert warmup.WORKERS[0][0] == "pages/budgets/page.py"
-    assert warmup.WORKERS[1][:2] == ("pages/rankings/page.py", "pages/leaderboard/page.py")
+    # Knight's Kendall before Budgets (2 s): HANNA's Reproduce, opened 10 s after start,
+    # needs nothing else; Rankings then its bootstrap choices then Leaderboard in the other
+    assert warmup.WORKERS[0][:2] == ("kernel:long-kendall", "pages/budgets/page.py")
+    assert warmup.WORKERS[1][:3] == (
+        "pages/rankings/page.py",
+        "kernel:bootstrap",
+        "pages/leaderboard/page.py",
+    )
 
 
 def test_pending_until_the_page_is_reported(fresh):
@@ -142,8 +155,9 @@ def test_a_worker_opens_a_waited_for_page_at_normal_priority_then_lowers_it(monk
 
     monkeypatch.setattr(warmup, "visit", fake_visit)
     monkeypatch.setenv(warmup.WORKER_ENV, "1")
-    warmup.main(["pages/budgets/page.py", "pages/judge_bias/page.py"])
+    warmup.main(["kernel:long-kendall", "pages/budgets/page.py", "pages/judge_bias/page.py"])
     assert events == [
+        ("visit", "kernel:long-kendall"),  # a kernel step first keeps the priority too
         ("visit", "pages/budgets/page.py"),
         ("nice", warmup.NICE),
         ("visit", "pages/judge_bias/page.py"),
