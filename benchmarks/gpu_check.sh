@@ -9,7 +9,8 @@
 # $OUT when set, else /tmp/gpu_check). Installs nothing (a GPU machine may have no network):
 # runs with $PYTHON if set, else the repo's .venv if its torch works (and, outside --smoke,
 # sees CUDA), else python3. --smoke: tiny models on CPU in about a minute, to check the script;
-# the CUDA-only parts say "skipped: no CUDA". About 3-4 minutes on an H200 (budget: 6).
+# the CUDA-only parts say "skipped: no CUDA". About 3-4 minutes on an H200 (budget: 6; the
+# steps are cut at 200 s and 360 s, so the whole stays inside a 10-minute device command).
 # Knobs: N_CONTEXTS (10), BATCH_SIZES (32,128), MATMUL_N (8192).
 set -u -o pipefail
 
@@ -55,7 +56,7 @@ else
     tests=(tests/judge/test_hf_cuda.py tests/judge/test_hf_backend.py tests/judge/test_logprobs.py)
 fi
 echo; echo "== tests: ${tests[*]}"
-timeout 300 "$PY" -m pytest -q -p no:cacheprovider --confcutdir=tests/judge -rs "${tests[@]}" \
+timeout 200 "$PY" -m pytest -q -p no:cacheprovider --confcutdir=tests/judge -rs "${tests[@]}" \
     2>&1 | tee "$DEST/tests.log"
 test_rc=${PIPESTATUS[0]}
 [ "$test_rc" = 0 ] || { echo "!! tests exited with $test_rc (see $DEST/tests.log)"; status=1; }
@@ -69,7 +70,7 @@ else
 fi
 echo; echo "== throughput: ${job[*]}"
 rm -f "$DEST/gpu_figures.json"
-timeout 420 "$PY" benchmarks/gpu_throughput.py "${job[@]}" --reference --profile \
+timeout 360 "$PY" benchmarks/gpu_throughput.py "${job[@]}" --reference --profile \
     --json "$DEST/gpu_figures.json" 2>&1 | tee "$DEST/throughput.log"
 bench_rc=${PIPESTATUS[0]}
 [ "$bench_rc" = 0 ] || { echo "!! gpu_throughput.py exited with $bench_rc (see $DEST/throughput.log)"; status=1; }
