@@ -19,7 +19,7 @@ DEST=""
 for arg in "$@"; do
     case "$arg" in
         --smoke) SMOKE=1 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         -*) echo "unknown option $arg (use --smoke, or give an output folder)" >&2; exit 2 ;;
         *) DEST="$arg" ;;
     esac
