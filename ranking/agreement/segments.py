@@ -318,16 +318,15 @@ def _snap_ties(M, rtol=1e-9):
     of their run. NaN stays NaN.
     """
     A = np.atleast_2d(np.asarray(M, dtype=np.float64))
+    rows = np.arange(A.shape[0])[:, None]
     order = np.argsort(A, axis=1, kind="stable")
-    S = np.take_along_axis(A, order, axis=1)
+    S = A[rows, order]
     with np.errstate(invalid="ignore"):
         scale = np.maximum(1.0, np.nanmax(np.abs(A), axis=1, initial=0.0))
         close = np.diff(S, axis=1) <= rtol * scale[:, None]
-    start = np.ones(S.shape, dtype=bool)
-    start[:, 1:] = ~close
-    pos = np.where(start, np.arange(S.shape[1])[None, :], 0)
+    pos = np.arange(S.shape[1]) * np.ones_like(order)
+    pos[:, 1:][close] = 0
     first = np.maximum.accumulate(pos, axis=1)
-    snapped = np.take_along_axis(S, first, axis=1)
     out = np.empty_like(A)
-    np.put_along_axis(out, order, snapped, axis=1)
+    out[rows, order] = S[rows, first]
     return out.reshape(np.shape(M))
