@@ -83,15 +83,22 @@ def table_1(ds: Dataset, every: Dataset, ten: Dataset) -> list[dict]:
     return out
 
 
-def _mean_rating(ds: Dataset, judge: str) -> float:
-    s = judge_scores(ds, judge=judge)["score"]
-    return float(s.mean()) if len(s) else np.nan
+def _mean_ratings(ds: Dataset, judges: list[str]) -> dict[str, float]:
+    """Each judge's mean item score (its samples' mean per item), from one selection: the
+    same items in the same order as one judge's own ``judge_scores``, so the same sums."""
+    scores = judge_scores(ds, judge=judges)
+    by = scores.groupby("judge", sort=False, observed=True)["score"]
+    means = {str(j): float(s.mean()) for j, s in by}
+    return {j: means.get(j, np.nan) for j in judges}
 
 
 def table_3(every: Dataset) -> list[dict]:
     """Table 3: mean rating per LLM and Eval-Prompt, over every story and criterion."""
     out = []
     n_stories = len(every.candidates)
+    means = _mean_ratings(
+        every, [judge_name(llm, p) for llm in pub.HANNA_LLMS for p in pub.HANNA_EVAL_PROMPTS]
+    )
     for llm in pub.HANNA_LLMS:
         for k, p in enumerate(pub.HANNA_EVAL_PROMPTS, start=1):
             j = judge_name(llm, p)
@@ -106,7 +113,7 @@ def table_3(every: Dataset) -> list[dict]:
                     "Table 3",
                     f"{llm} mean rating, Eval-Prompt {k} (all criteria and stories)",
                     pub.TABLE3[llm][k - 1],
-                    _mean_rating(every, j),
+                    means[j],
                     note=note,
                     page="prompts",
                     settings=_link(judge=j),
