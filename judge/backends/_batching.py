@@ -79,14 +79,56 @@ def run_batched(
     batch_size : int
         The batch size in force at the end (callers keep it for the next call).
     """
+    results, batch_size, _ = run_budgeted(
+        lengths,
+        fn,
+        batch_size=batch_size,
+        error_result=error_result,
+        progress=progress,
+        on_oom=on_oom,
+    )
+    return results, batch_size
+
+
+def run_budgeted(
+    lengths: Sequence[int],
+    fn: Callable[[list[int]], Sequence[Any]],
+    *,
+    batch_size: int,
+    error_result: Callable[[str], Any],
+    max_tokens: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_oom: Callable[[int, int], None] | None = None,
+) -> tuple[list[Any], int, int | None]:
+    """:func:`run_batched` with an optional token budget per call as well as a row limit.
+
+    A batch takes items longest first while it has at most ``batch_size`` items and its
+    padded size, items x the longest ``lengths`` among them (its first), stays within
+    ``max_tokens`` (a batch always takes at least one item). Short items thus fill large
+    batches and long ones make small batches.
+
+    On out-of-memory, with a token budget, a batch of 2 or more items but fewer than
+    ``batch_size`` (the budget or the items ran out) sets the budget to half the padded
+    tokens that failed; otherwise the row limit is halved as in :func:`run_batched`. Reduced
+    limits are kept for the remaining batches, and an item that fails at batch size 1 gets
+    ``error_result``. ``on_oom(old, new)`` is called for either limit. Returns
+    ``(results, batch_size, max_tokens)`` with the limits in force at the end.
+    """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    if max_tokens is not None and max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
     n_items = len(lengths)
     order = length_order(lengths)
     results: list[Any] = [None] * n_items
     pos = 0
     while pos < n_items:
-        idx = order[pos : pos + batch_size]
+        end, widest = pos + 1, lengths[order[pos]]  # longest first: the batch's width
+        while end < n_items and end - pos < batch_size:
+            if max_tokens is not None and (end - pos + 1) * widest > max_tokens:
+                break
+            end += 1
+        idx = order[pos:end]
         oom_message = None
         try:
             out = list(fn(idx))
@@ -97,6 +139,14 @@ def run_batched(
         if oom_message is not None:
             # retry outside the except block so the traceback's tensors can be freed
             free_memory()
+            if max_tokens is not None and 1 < len(idx) < batch_size:
+                # the budget bound the batch, or the items ran out: the retry gets half the
+                # padded tokens that failed
+                new_tokens = max(1, min(max_tokens, len(idx) * widest) // 2)
+                if on_oom is not None:
+                    on_oom(max_tokens, new_tokens)
+                max_tokens = new_tokens
+                continue
             if batch_size > 1:
                 new_size = max(1, batch_size // 2)
                 if on_oom is not None:
@@ -111,4 +161,4 @@ def run_batched(
         pos += len(idx)
         if progress is not None:
             progress(len(idx))
-    return results, batch_size
+    return results, batch_size, max_tokens

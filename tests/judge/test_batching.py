@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from judge.backends._batching import is_oom, length_order, run_batched
+from judge.backends._batching import is_oom, length_order, run_batched, run_budgeted
 
 
 class FakeOOM(RuntimeError):
@@ -150,3 +150,96 @@ def test_split_range_builds_the_prefix_tree():
     assert leaves == [3] and children == [(0, 3, 2 * M + 2)]
     # below the threshold nothing more is split off
     assert _split_range(0, 3, 2 * M + 2, lcp) == ([0, 1, 2], [])
+
+
+# ---------------------------------------------------------------- token budget
+def _padded(idx, sizes):
+    return len(idx) * max(sizes[i] for i in idx)
+
+
+@pytest.mark.parametrize("max_tokens", [1, 40, 100, 1000])
+def test_token_budget_bounds_every_batch_and_fills_short_ones(max_tokens):
+    rng = random.Random(max_tokens)
+    lengths = [rng.randint(1, 50) for _ in range(60)]
+    calls = []
+    out, final, tokens = run_budgeted(
+        lengths,
+        _echo_runner(lengths, calls=calls),
+        batch_size=64,
+        max_tokens=max_tokens,
+        error_result=str,
+    )
+    assert out == [("done", i, n) for i, n in enumerate(lengths)]
+    assert (final, tokens) == (64, max_tokens)
+    assert sorted(i for c in calls for i in c) == list(range(len(lengths)))
+    for c in calls:
+        # within the budget, or a single item larger than it
+        assert len(c) == 1 or _padded(c, lengths) <= max_tokens
+    if max_tokens == 100:
+        # short items make larger batches than long ones
+        sizes = {max(lengths[i] for i in c): len(c) for c in calls}
+        assert sizes[min(sizes)] > sizes[max(sizes)]
+
+
+def test_oom_halves_the_token_budget_when_it_bound_the_batch():
+    lengths = [10] * 40
+    calls, backoffs = [], []
+
+    def fn(idx):
+        calls.append(list(idx))
+        if _padded(idx, lengths) > 60:
+            raise FakeOOM("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return [("done", i) for i in idx]
+
+    out, final, tokens = run_budgeted(
+        lengths,
+        fn,
+        batch_size=32,
+        max_tokens=200,
+        error_result=str,
+        on_oom=lambda old, new: backoffs.append((old, new)),
+    )
+    assert out == [("done", i) for i in range(40)]
+    assert backoffs == [(200, 100), (100, 50)]  # the row limit never bound, so it stays
+    assert (final, tokens) == (32, 50)
+    assert [len(c) for c in calls[:3]] == [20, 10, 5]
+    assert all(len(c) <= 5 for c in calls[2:])
+
+
+def test_oom_halves_rows_when_they_bound_the_batch_and_lone_item_fails():
+    lengths = [10, 10, 10, 10, 300]
+    calls = []
+    out, final, tokens = run_budgeted(
+        lengths,
+        _echo_runner(lengths, max_ok=2, fail_alone={4}, calls=calls),
+        batch_size=4,
+        max_tokens=5000,
+        error_result=lambda msg: ("error", msg),
+    )
+    # 4 rows x 300 tokens are within the budget: the rows bound the batch and are halved,
+    # down to the 300-token item alone, which fails at batch size 1
+    assert out[4][0] == "error" and "batch size 1" in out[4][1]
+    assert out[:4] == [("done", i, 10) for i in range(4)]
+    assert (final, tokens) == (1, 5000)
+    assert [len(c) for c in calls[:3]] == [4, 2, 1]
+
+
+def test_token_budget_must_be_positive():
+    with pytest.raises(ValueError, match="max_tokens"):
+        run_budgeted([1], lambda idx: [0], batch_size=1, max_tokens=0, error_result=str)
+
+
+def test_oom_on_a_last_batch_below_both_limits_halves_its_padded_tokens():
+    lengths = [10] * 6  # 60 padded tokens: below the budget and the row limit
+    backoffs = []
+    out, final, tokens = run_budgeted(
+        lengths,
+        _echo_runner(lengths, max_ok=2),
+        batch_size=64,
+        max_tokens=1000,
+        error_result=str,
+        on_oom=lambda old, new: backoffs.append((old, new)),
+    )
+    assert out == [("done", i, 10) for i in range(6)]
+    assert backoffs == [(1000, 30), (30, 15)]  # 6 -> 3 -> 1 rows per call
+    assert (final, tokens) == (64, 15)

@@ -117,6 +117,7 @@ def on_cuda(model_dirs, _cuda_backends):
         backend = _cuda_backends[key]
         assert backend.device.type == "cuda" and str(backend.dtype) == f"torch.{dtype}"
         backend.batch_size, backend.share_prefix = 16, True
+        backend.batch_tokens = None
         backend.stats.clear()
         return backend
 
@@ -161,6 +162,26 @@ def test_cuda_shared_prefix_equals_no_sharing(dtype, split_in_word, on_cuda, cpu
         assert backend.stats["n_shared_requests"] == 3 * 20
         assert_same_results(shared, plain, dtype, f"shared vs unshared, {dtype}, batch {size}")
     assert_same_results(shared, _reference(cpu_ref, "llama", reqs), dtype, "shared vs CPU")
+
+
+@cuda_only
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["llama", "t5"])
+def test_cuda_token_budget_equals_row_batches(name, dtype, on_cuda, cpu_ref):
+    """Batches bounded by padded tokens (batch_tokens), prefix caches gathered from several
+    rows into one pass: the results of row-limited batches, and of the CPU float32 reference."""
+    backend = on_cuda(name, dtype)
+    reqs = for_kind(pairwise_requests(n_contexts=3, n_candidates=6, random_state=3), backend.kind)
+    rows = backend.label_probs(reqs)
+    for budget in (64, 4096):
+        backend.stats.clear()
+        backend.batch_size, backend.batch_tokens = 256, budget
+        got = backend.label_probs(reqs)
+        assert backend.stats["n_oom_backoffs"] == 0 and backend.batch_tokens == budget
+        if backend.kind == "causal":
+            assert backend.stats["n_shared_requests"] == len(reqs)
+        assert_same_results(got, rows, dtype, f"{name} {dtype} budget {budget} vs rows")
+    assert_same_results(got, _reference(cpu_ref, name, reqs), dtype, f"{name} budget vs CPU")
 
 
 # ---------------------------------------------------------------- (d) batch sizes, order

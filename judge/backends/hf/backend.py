@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from judge.backends._batching import run_batched
+from judge.backends._batching import run_budgeted
 from judge.backends.base import BackendError, LabelRequest, LabelResult, Progress
 from judge.backends.hf import loading
 from judge.backends.hf.generation import Generation
@@ -43,6 +43,12 @@ class HFBackend(PrefixSharing, Generation):
     batch_size : int
         Largest number of prompts per forward pass; halved on out-of-memory (and the reduced
         size kept for later calls).
+    batch_tokens : int, optional
+        Largest number of padded tokens per label-probability pass (rows x the longest
+        sequence run in it: the whole prompt, or the part run on a cached prefix). Short
+        sequences then fill large batches and long ones make small ones; ``batch_size``
+        still caps the rows (and so the prefix copies of a pass on a cache). Halved on
+        out-of-memory when it is what limited the failed batch. None: rows only.
     use_chat_template : {"auto", True, False}
         Causal models only: wrap prompts in the tokenizer's chat template ("auto": when the
         tokenizer has one).
@@ -74,6 +80,7 @@ class HFBackend(PrefixSharing, Generation):
         device: str = "auto",
         dtype: Any = "auto",
         batch_size: int = 16,
+        batch_tokens: int | None = None,
         use_chat_template: bool | str = "auto",
         share_prefix: bool = True,
         max_length: int | None = None,
@@ -96,7 +103,14 @@ class HFBackend(PrefixSharing, Generation):
         model = loading.load_model(self.name, config, kind, self.dtype, self.device)
         tokenizer = loading.load_tokenizer(self.name)
         self._setup(
-            model, tokenizer, batch_size, use_chat_template, share_prefix, max_length, answer_prefix
+            model,
+            tokenizer,
+            batch_size,
+            use_chat_template,
+            share_prefix,
+            max_length,
+            answer_prefix,
+            batch_tokens,
         )
 
     @classmethod
@@ -107,6 +121,7 @@ class HFBackend(PrefixSharing, Generation):
         *,
         name: str | None = None,
         batch_size: int = 16,
+        batch_tokens: int | None = None,
         use_chat_template: bool | str = "auto",
         share_prefix: bool = True,
         max_length: int | None = None,
@@ -128,7 +143,14 @@ class HFBackend(PrefixSharing, Generation):
         self.kind = "seq2seq" if getattr(model.config, "is_encoder_decoder", False) else "causal"
         model.eval()
         self._setup(
-            model, tokenizer, batch_size, use_chat_template, share_prefix, max_length, answer_prefix
+            model,
+            tokenizer,
+            batch_size,
+            use_chat_template,
+            share_prefix,
+            max_length,
+            answer_prefix,
+            batch_tokens,
         )
         return self
 
@@ -141,9 +163,15 @@ class HFBackend(PrefixSharing, Generation):
         share_prefix,
         max_length,
         answer_prefix,
+        batch_tokens=None,
     ) -> None:
+        if batch_tokens is not None and int(batch_tokens) < 1:
+            raise ValueError(
+                f"batch_tokens must be a positive number of tokens, got {batch_tokens}"
+            )
         self.model, self.tokenizer = model, tokenizer
         self.batch_size = int(batch_size)
+        self.batch_tokens = None if batch_tokens is None else int(batch_tokens)
         self.share_prefix = bool(share_prefix)
         self.max_length = None if max_length is None else int(max_length)
         self.answer_prefix = answer_prefix
@@ -400,10 +428,11 @@ class HFBackend(PrefixSharing, Generation):
         def fn(batch_idx):
             return batch_fn([prepared[indices[j]] for j in batch_idx])
 
-        out, self.batch_size = run_batched(
+        out, self.batch_size, self.batch_tokens = run_budgeted(
             [len(prepared[i].ids) for i in indices],
             fn,
             batch_size=self.batch_size,
+            max_tokens=self.batch_tokens,
             error_result=lambda msg: LabelResult(error=msg),
             progress=progress,
             on_oom=self._count_oom,
@@ -450,4 +479,5 @@ class HFBackend(PrefixSharing, Generation):
         self.stats["n_encoder_tokens"] += sum(len(item.ids) for item in batch)
         self.stats["n_decoder_tokens"] += sum(len(item.dec) for item in batch)
         self.stats["n_tokens_computed"] += sum(len(item.ids) + len(item.dec) for item in batch)
+        self.stats["n_tokens_padded"] += enc.numel() + dec.numel()
         return self._label_result(logits.float().log_softmax(-1), batch)

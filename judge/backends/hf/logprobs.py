@@ -22,7 +22,7 @@ import numpy as np
 
 from judge.backends._batching import run_batched
 from judge.backends.base import BackendError, Progress
-from judge.backends.hf.prefix_cache import MIN_SHARED_TOKENS, _fresh_cache
+from judge.backends.hf.prefix_cache import MIN_SHARED_TOKENS
 
 
 def head_tokens(backend) -> list[int]:
@@ -167,15 +167,15 @@ def _run_prefix_chunk(backend, chunk, text_ids, out, batch_size, progress) -> in
             batch = [group[j] for j in idx]
             seqs = [text_ids[i] for i, _, _ in batch]
             ids, new_mask = backend._pad(seqs, left=True)
-            layers, past_mask = past.take([row for _, row, _ in batch], torch)
-            mask = torch.cat([past_mask, new_mask], dim=1)
             t_new = ids.shape[1]
+            cache, past_mask = past.prefilled([row for _, row, _ in batch], t_new, torch)
+            mask = torch.cat([past_mask, new_mask], dim=1)
             position_ids = (mask.cumsum(-1) - 1).clamp_(min=0)[:, -t_new:]
             logits = backend.model(
                 input_ids=ids,
                 attention_mask=mask,
                 position_ids=position_ids,
-                past_key_values=_fresh_cache(layers),
+                past_key_values=cache,
                 use_cache=True,
             ).logits
             backend.stats["n_forward"] += 1

@@ -8,7 +8,8 @@ parent's key/value cache, and each request's remaining tokens on top of its deep
 16-candidate context thus costs one context pass, 16 short first-candidate passes and 240
 short continuations instead of 240 full prompts, whether the runner's prefix is the context
 alone or the context and the first candidate. Nodes, and the continuations, are batched
-across siblings.
+across siblings: at most ``batch_size`` rows a pass and, with ``batch_tokens``, at most that
+many padded tokens, so short continuations fill large passes.
 
 What is shared is found on the *full* tokenisations, so the tokens fed with sharing are
 exactly those fed without it (a prefix that ends inside a BPE merge simply shares a little
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.backends._batching import run_batched
+from judge.backends._batching import run_budgeted
 from judge.backends.base import LabelResult
 from judge.backends.hf.prepared import Prepared
 
@@ -36,7 +37,7 @@ class _Past:
     """Key/value tensors of some rows plus the attention mask that goes with them.
 
     Kept as plain tensors (not a transformers Cache) because forward mutates the Cache it is
-    given; every forward gets a fresh ``DynamicCache`` built from these.
+    given; every forward gets a fresh cache built from these (:meth:`prefilled`).
     """
 
     layers: list[tuple[Any, Any]]  # per layer (keys, values): (n_rows, n_kv_heads, L, head_dim)
@@ -46,21 +47,92 @@ class _Past:
     def n_rows(self) -> int:
         return int(self.mask.shape[0])
 
-    def take(self, rows: Sequence[int], torch):
-        """Layers and mask for a batch whose row b continues past row ``rows[b]``."""
-        n = len(rows)
-        if self.n_rows == 1 or len(set(rows)) == 1:
-            # a view: DynamicLayer.update concatenates (one copy), so the stored tensors stay
-            # untouched; index_select would add a second copy
-            r = rows[0] if self.n_rows > 1 else 0
-            layers = [
-                (k[r : r + 1].expand(n, -1, -1, -1), v[r : r + 1].expand(n, -1, -1, -1))
-                for k, v in self.layers
-            ]
-            return layers, self.mask[r : r + 1].expand(n, -1)
-        idx = torch.as_tensor(list(rows), device=self.mask.device)
-        layers = [(k.index_select(0, idx), v.index_select(0, idx)) for k, v in self.layers]
-        return layers, self.mask.index_select(0, idx)
+    def prefilled(self, rows: Sequence[int], t_new: int, torch):
+        """A cache for a batch whose row b continues ``t_new`` tokens past row ``rows[b]``.
+
+        Returns ``(cache, past mask (B, L))``. Each layer's keys and values are allocated
+        once at their final length (L + ``t_new``) with the past rows copied in, and forward
+        writes the new tokens' keys and values after them (:class:`_PrefilledLayer`): one copy
+        of the prefix per batch row, whether the rows repeat one node row (a broadcast copy)
+        or gather several (``index_select`` straight into the buffer). A transformers
+        ``DynamicCache`` would gather (or broadcast) and then concatenate: two copies for
+        gathered rows. The copy itself stays: attention reads each row's keys and values as
+        one (n_kv_heads, L + t_new, head_dim) block, and the stored rows are never written.
+        """
+        n, length = len(rows), int(self.mask.shape[1])
+        same = self.n_rows == 1 or all(r == rows[0] for r in rows)
+        first = rows[0] if self.n_rows > 1 else 0
+        idx = None if same else torch.as_tensor(list(rows), device=self.mask.device)
+        layers = []
+        for k, v in self.layers:
+            bufs = []
+            for t in (k, v):
+                buf = t.new_empty((n, t.shape[1], length + t_new, t.shape[3]))
+                if idx is None:
+                    buf[:, :, :length] = t[first : first + 1]
+                else:
+                    torch.index_select(t, 0, idx, out=buf[:, :, :length])
+                bufs.append(buf)
+            layers.append((bufs[0], bufs[1], length))
+        mask = self.mask[first : first + 1].expand(n, -1) if idx is None else self.mask[idx]
+        return _cache_of(layers, length), mask
+
+
+def _prefilled_layer_class():
+    """:class:`_PrefilledLayer`, defined on first use so importing this module needs no torch."""
+    global _PrefilledLayer
+    if _PrefilledLayer is None:
+        from transformers.cache_utils import DynamicLayer
+
+        class PrefilledLayer(DynamicLayer):
+            """A DynamicLayer whose tensors already have room for the tokens of one forward.
+
+            ``keys``/``values`` are (B, n_kv_heads, past + t_new, head_dim) with the first
+            ``past`` positions filled; ``update`` writes the new positions in place and returns
+            the whole tensors, and the layer then holds past + t_new tokens like a DynamicLayer.
+            """
+
+            def __init__(self, keys, values, n_past: int):
+                super().__init__()
+                self.dtype, self.device = keys.dtype, keys.device
+                self.keys, self.values = keys, values
+                self.is_initialized = True
+                self._n_filled = int(n_past)
+
+            def update(self, key_states, value_states, *args, **kwargs):
+                end = self._n_filled + key_states.shape[-2]
+                if end > self.keys.shape[-2]:  # not the forward it was sized for
+                    raise RuntimeError(
+                        f"prefilled cache has room for {self.keys.shape[-2]} positions, "
+                        f"asked for {end}"
+                    )
+                self.keys[:, :, self._n_filled : end] = key_states
+                self.values[:, :, self._n_filled : end] = value_states
+                self._n_filled = end
+                return self.keys[:, :, :end], self.values[:, :, :end]
+
+            def get_seq_length(self) -> int:
+                return self._n_filled
+
+        _PrefilledLayer = PrefilledLayer
+    return _PrefilledLayer
+
+
+_PrefilledLayer: Any = None
+
+
+def _cache_of(layers, n_past: int):
+    """A DynamicCache over prefilled layers, given as ``(keys, values, n_past)``."""
+    from transformers import DynamicCache
+
+    cls = _prefilled_layer_class()
+    cache = DynamicCache()
+    cache.layers = [cls(*x) for x in layers]
+    if cache.get_seq_length() != n_past:  # a transformers change would show here
+        return DynamicCache(
+            ddp_cache_data=[(x.keys[:, :, :n_past], x.values[:, :, :n_past]) for x in cache.layers]
+        )
+    return cache
 
 
 class _NotShareable(Exception):
@@ -71,7 +143,7 @@ class PrefixSharing:
     """Causal forward passes, optionally on a cached prefix, and the prefix-tree runner.
 
     A mixin of :class:`judge.backends.hf.HFBackend`; it uses the backend's model, tokenizer,
-    ``stats``, ``batch_size``, ``share_prefix`` and its helpers ``_pad``, ``_label_result``
+    ``stats``, ``batch_size``, ``batch_tokens``, ``share_prefix`` and its helpers ``_pad``, ``_label_result``
     and ``_count_oom``.
     """
 
@@ -88,9 +160,10 @@ class PrefixSharing:
         cache = None
         mask = new_mask
         if past is not None:
-            layers, past_mask = past.take(list(rows) if rows is not None else [0] * n, torch)
+            cache, past_mask = past.prefilled(
+                list(rows) if rows is not None else [0] * n, t_new, torch
+            )
             mask = torch.cat([past_mask, new_mask], dim=1)
-            cache = _fresh_cache(layers)
         # positions from the mask, so left padding and holes do not shift the real tokens
         position_ids = (mask.cumsum(-1) - 1).clamp_(min=0)[:, -t_new:]
         out = self.model(
@@ -103,6 +176,7 @@ class PrefixSharing:
         )
         self.stats["n_forward"] += 1
         self.stats["n_tokens_computed"] += sum(len(s) for s in seqs)
+        self.stats["n_tokens_padded"] += n * t_new
         lp = out.logits[:, -1, :].float().log_softmax(-1)
         new_past = self._past_from(out.past_key_values, mask) if want_cache else None
         return lp, new_past
@@ -111,7 +185,8 @@ class PrefixSharing:
         from transformers.cache_utils import DynamicLayer
 
         layers = getattr(cache, "layers", None)
-        if layers is None or any(type(layer) is not DynamicLayer for layer in layers):
+        ok = (DynamicLayer, _prefilled_layer_class())
+        if layers is None or any(type(layer) not in ok for layer in layers):
             raise _NotShareable(type(cache).__name__)
         return _Past([(layer.keys, layer.values) for layer in layers], mask)
 
@@ -148,6 +223,7 @@ class PrefixSharing:
                 self._shareable = False
             self.stats["n_forward"] -= 1
             self.stats["n_tokens_computed"] -= 2
+            self.stats["n_tokens_padded"] -= 2
         return self._shareable
 
     def _check_boundary(self, item: Prepared) -> None:
@@ -205,10 +281,11 @@ class PrefixSharing:
                 self.stats["n_shared_nodes"] += len(idx)
                 return [(past, b) for b in range(len(idx))]
 
-            sources, self.batch_size = run_batched(
+            sources, self.batch_size, self.batch_tokens = run_budgeted(
                 [len(e) for e in exts],
                 ext_fn,
                 batch_size=self.batch_size,
+                max_tokens=self.batch_tokens,
                 error_result=lambda msg: msg,
                 on_oom=self._count_oom,
             )
@@ -234,18 +311,15 @@ class PrefixSharing:
     def _run_leaves(self, items, prepared, results, progress) -> None:
         """Each request's remaining tokens on top of its node's cache row, batched.
 
-        A node row with at least half a batch of requests runs on its own: its prefix is then
-        broadcast (one copy when forward appends to it) instead of gathered from several rows
-        (two copies). Smaller rows are pooled so batches stay full.
+        Requests on the rows of one node pass pool together, longest remainder first, so a
+        batch pads little and may span many rows: every batch row gets one copy of its
+        prefix whichever rows a batch gathers (:meth:`_Past.prefilled`). Batches hold at most
+        ``batch_size`` rows and, with ``batch_tokens``, at most that many padded tokens
+        (rows x longest remainder), so short remainders fill large batches.
         """
-        pools: dict[tuple, tuple[_Past, list]] = {}
-        by_row: dict[tuple, list] = {}
+        pools: dict[int, tuple[_Past, list]] = {}
         for i, (past, row), depth in items:
-            by_row.setdefault((id(past), row), []).append((i, past, row, depth))
-        for (past_id, row), members in by_row.items():
-            key = (past_id, row) if len(members) >= max(2, self.batch_size // 2) else (past_id,)
-            past = members[0][1]
-            pools.setdefault(key, (past, []))[1].extend((i, r, d) for i, _, r, d in members)
+            pools.setdefault(id(past), (past, []))[1].append((i, row, depth))
         for past, group in pools.values():
 
             def fn(idx, past=past, group=group):
@@ -258,47 +332,17 @@ class PrefixSharing:
                 self.stats["n_shared_requests"] += len(batch)
                 return self._label_result(lp, [prepared[i] for i, _, _ in batch])
 
-            # pooled rows: batches follow rows (longest first within a row), so a batch
-            # spans as few rows as possible
-            n_max = max(len(prepared[i].ids) for i, _, _ in group) + 1
-            out, self.batch_size = run_batched(
-                [
-                    (past.n_rows - row) * n_max + len(prepared[i].ids) - depth
-                    for i, row, depth in group
-                ],
+            out, self.batch_size, self.batch_tokens = run_budgeted(
+                [len(prepared[i].ids) - depth for i, _, depth in group],
                 fn,
                 batch_size=self.batch_size,
+                max_tokens=self.batch_tokens,
                 error_result=lambda msg: LabelResult(error=msg),
                 progress=progress,
                 on_oom=self._count_oom,
             )
             for (i, _, _), res in zip(group, out, strict=True):
                 results[i] = res
-
-
-def _fresh_cache(layers):
-    """A DynamicCache holding ``layers`` (key, value) as they are, without copying them.
-
-    ``DynamicCache(ddp_cache_data=...)`` concatenates each tensor onto an empty one, which
-    materialises an expanded (batch-broadcast) prefix once more before forward concatenates
-    it again with the new tokens; on CPU that copy cost as much as a tenth of the run. Here
-    each layer is initialised on the tensors directly, so forward's own concatenation is the
-    only copy and the stored prefix is never written to.
-    """
-    from transformers import DynamicCache
-    from transformers.cache_utils import DynamicLayer
-
-    cache = DynamicCache()
-    fresh = []
-    for keys, values in layers:
-        layer = DynamicLayer()
-        layer.lazy_initialization(keys, values)
-        layer.keys, layer.values = keys, values
-        fresh.append(layer)
-    cache.layers = fresh
-    if cache.get_seq_length() != layers[0][0].shape[-2]:  # a transformers change would show here
-        return DynamicCache(ddp_cache_data=layers)
-    return cache
 
 
 def _lcp2(a: list[int], b: list[int]) -> int:
