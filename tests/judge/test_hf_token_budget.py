@@ -162,3 +162,20 @@ def test_prefilled_cache_gathers_rows_like_a_plain_cache(backends):
     # the stored rows were not written to by the passes on top of them
     for (k, v), (k0, v0) in zip(past.layers, before, strict=True):
         assert torch.equal(k, k0) and torch.equal(v, v0)
+
+
+def test_nodes_and_requests_of_several_contexts_share_passes(backends):
+    """The tree runs level-wise: first-candidate nodes of all contexts of a root pass run in
+    one pass, and their requests pool across contexts (the recursion per node needed one
+    node pass and one request pass per context: 8 passes here, 4 now)."""
+    backend = backends["llama"]
+    reqs = pairwise_requests(n_contexts=3, n_candidates=4, random_state=2)
+    want = _run(backend, reqs, batch_size=1, share=False)
+    backend._probe_shareable()
+    rec = Recording(backend.model)
+    got = _run(backend, reqs, batch_size=64, model=rec)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    assert backend.stats["n_shared_requests"] == len(reqs) == 36
+    assert backend.stats["n_forward"] <= 5
+    # one pass held the requests of more than one context (12 each)
+    assert max(rows for rows, _ in rec.passes) > 12

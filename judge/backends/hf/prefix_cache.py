@@ -258,55 +258,65 @@ class PrefixSharing:
             min(_lcp2(a, b), len(a) - 1, len(b) - 1) for a, b in zip(seqs, seqs[1:], strict=False)
         ]
         leaves, children = _split_range(0, len(order), 0, lcp)
-        self._solve_children(children, None, 0, order, lcp, prepared, results, progress)
+        nodes = [(start, end, stem, None) for start, end, stem in children]
+        self._solve_children(nodes, order, lcp, prepared, results, progress)
         return [order[k] for k in leaves]
 
-    def _solve_children(self, children, parent, depth, order, lcp, prepared, results, progress):
-        """Run the nodes ``children`` (ranges sharing ``depth`` tokens cached in ``parent``)."""
-        pos = 0
-        while pos < len(children):
-            # at most batch_size node caches alive per tree level
-            chunk = children[pos : pos + self.batch_size]
-            pos += len(chunk)
-            exts = [prepared[order[s]].ids[depth:stem] for s, _, stem in chunk]
-            parent_row = [0] if parent is None else [parent[1]]
+    def _solve_children(self, nodes, order, lcp, prepared, results, progress):
+        """Run the prefix-tree ``nodes``, then their requests and their children, level-wise.
 
-            def ext_fn(idx, exts=exts, parent_row=parent_row):
-                _, past = self._forward(
-                    [exts[j] for j in idx],
-                    past=None if parent is None else parent[0],
-                    rows=parent_row * len(idx),
-                    want_cache=True,
-                )
-                self.stats["n_shared_nodes"] += len(idx)
-                return [(past, b) for b in range(len(idx))]
+        ``nodes`` are ``(start, end, stem, parent)`` with ``parent`` None (the root) or
+        ``(past, row, depth)``: the cache row holding the ``depth`` tokens the node continues.
+        Nodes on one parent pass run together whatever node they continue (``batch_size`` at
+        a time: at most that many node caches alive per tree level), so the first-candidate
+        nodes of several contexts share passes, and so do their requests, which pool across
+        the nodes of one pass (:meth:`_run_leaves`).
+        """
+        by_parent: dict[int, list] = {}
+        for node in nodes:
+            by_parent.setdefault(id(node[3][0]) if node[3] else 0, []).append(node)
+        for group in by_parent.values():
+            parent_past = group[0][3][0] if group[0][3] else None
+            for pos in range(0, len(group), self.batch_size):
+                chunk = group[pos : pos + self.batch_size]
+                exts = [
+                    prepared[order[s]].ids[(p[2] if p else 0) : stem] for s, _, stem, p in chunk
+                ]
+                rows = [p[1] if p else 0 for _, _, _, p in chunk]
 
-            sources, self.batch_size, self.batch_tokens = run_budgeted(
-                [len(e) for e in exts],
-                ext_fn,
-                batch_size=self.batch_size,
-                max_tokens=self.batch_tokens,
-                error_result=lambda msg: msg,
-                on_oom=self._count_oom,
-            )
-            leaf_items, deeper = [], []
-            for (start, end, stem), src in zip(chunk, sources, strict=True):
-                if isinstance(src, str):
-                    failed = [order[k] for k in range(start, end)]
-                    for i in failed:
-                        results[i] = LabelResult(error=f"shared prefix ({stem} tokens): {src}")
-                    if progress is not None:
-                        progress(len(failed))
-                    continue
-                leaves, grandchildren = _split_range(start, end, stem, lcp)
-                leaf_items += [(order[k], src, stem) for k in leaves]
-                if grandchildren:
-                    deeper.append((grandchildren, src, stem))
-            self._run_leaves(leaf_items, prepared, results, progress)
-            for grandchildren, src, stem in deeper:
-                self._solve_children(
-                    grandchildren, src, stem, order, lcp, prepared, results, progress
+                def ext_fn(idx, exts=exts, rows=rows, parent_past=parent_past):
+                    _, past = self._forward(
+                        [exts[j] for j in idx],
+                        past=parent_past,
+                        rows=[rows[j] for j in idx],
+                        want_cache=True,
+                    )
+                    self.stats["n_shared_nodes"] += len(idx)
+                    return [(past, b) for b in range(len(idx))]
+
+                sources, self.batch_size, self.batch_tokens = run_budgeted(
+                    [len(e) for e in exts],
+                    ext_fn,
+                    batch_size=self.batch_size,
+                    max_tokens=self.batch_tokens,
+                    error_result=lambda msg: msg,
+                    on_oom=self._count_oom,
                 )
+                leaf_items, deeper = [], []
+                for (start, end, stem, _), src in zip(chunk, sources, strict=True):
+                    if isinstance(src, str):
+                        failed = [order[k] for k in range(start, end)]
+                        for i in failed:
+                            results[i] = LabelResult(error=f"shared prefix ({stem} tokens): {src}")
+                        if progress is not None:
+                            progress(len(failed))
+                        continue
+                    leaves, grandchildren = _split_range(start, end, stem, lcp)
+                    leaf_items += [(order[k], src, stem) for k in leaves]
+                    deeper += [(s, e, st, (src[0], src[1], stem)) for s, e, st in grandchildren]
+                self._run_leaves(leaf_items, prepared, results, progress)
+                if deeper:
+                    self._solve_children(deeper, order, lcp, prepared, results, progress)
 
     def _run_leaves(self, items, prepared, results, progress) -> None:
         """Each request's remaining tokens on top of its node's cache row, batched.
