@@ -179,3 +179,28 @@ def test_nodes_and_requests_of_several_contexts_share_passes(backends):
     assert backend.stats["n_forward"] <= 5
     # one pass held the requests of more than one context (12 each)
     assert max(rows for rows, _ in rec.passes) > 12
+
+
+def test_label_result_checks_and_normalises_rows_by_label_set(backends):
+    """Rows are handled as blocks of equal label tokens: broken rows (NaN, all -inf) get an
+    error, a -inf label is a legitimate zero, and each row keeps its own labels."""
+    from judge.backends.hf.prepared import Prepared
+
+    def item(label_ids, labels):
+        return Prepared(
+            ids=[1], dec=None, label_ids=label_ids, labels=labels, text="", prefix_end=None
+        )
+
+    lp = torch.log_softmax(torch.arange(40, dtype=torch.float32).reshape(4, 10) / 7, dim=1)
+    lp[0, 3] = float("nan")
+    lp[1, 3] = lp[1, 4] = float("-inf")
+    lp[2, 3] = float("-inf")
+    batch = [item((3, 4), ("A", "B"))] * 3 + [item((5, 6, 7), ("1", "2", "3"))]
+    out = backends["llama"]._label_result(lp, batch)
+    assert "invalid label log-probabilities" in out[0].error and out[0].probs == {}
+    assert "invalid label log-probabilities" in out[1].error
+    assert out[2].error is None and out[2].probs == {"A": 0.0, "B": 1.0}
+    assert out[2].logprobs == {"A": float("-inf"), "B": pytest.approx(float(lp[2, 4]))}
+    want = torch.softmax(lp[3, 5:8].double(), 0).tolist()
+    assert list(out[3].probs) == ["1", "2", "3"]
+    assert list(out[3].probs.values()) == pytest.approx(want, abs=1e-12)

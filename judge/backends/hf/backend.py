@@ -400,25 +400,34 @@ class HFBackend(PrefixSharing, Generation):
         return results  # type: ignore[return-value]
 
     def _label_result(self, lp_rows, batch: list[Prepared]) -> list[LabelResult]:
-        """Pick the label columns of a (B, V) log-prob tensor and normalise them."""
+        """Pick the label columns of a (B, V) log-prob tensor and normalise them.
+
+        Rows with the same label tokens (usually the whole batch) are checked and normalised
+        as one block, with one device-to-host copy per batch and no per-row tensor calls.
+        """
         torch = self._torch
         columns = sorted({i for item in batch for i in item.label_ids})
         pos = {c: j for j, c in enumerate(columns)}
         picked = lp_rows[:, torch.as_tensor(columns, device=lp_rows.device)].double().cpu()
-        out = []
+        by_labels: dict[tuple[int, ...], list[int]] = {}
         for b, item in enumerate(batch):
-            lps = picked[b, [pos[c] for c in item.label_ids]]
+            by_labels.setdefault(item.label_ids, []).append(b)
+        out: list[LabelResult] = [None] * len(batch)  # type: ignore[list-item]
+        for label_ids, rows in by_labels.items():
+            lps = picked[rows][:, [pos[c] for c in label_ids]]
             # -inf for some labels is a legitimate zero; NaN or all -inf is a broken model output
-            if bool(torch.isnan(lps).any()) or not bool(torch.isfinite(lps).any()):
-                out.append(LabelResult(error=f"invalid label log-probabilities {lps.tolist()}"))
-                continue
-            probs = torch.softmax(lps, dim=0)
-            out.append(
-                LabelResult(
-                    probs=dict(zip(item.labels, probs.tolist(), strict=True)),
-                    logprobs=dict(zip(item.labels, lps.tolist(), strict=True)),
-                )
-            )
+            bad = (torch.isnan(lps).any(1) | ~torch.isfinite(lps).any(1)).tolist()
+            probs = torch.softmax(lps, dim=1).tolist()
+            values = lps.tolist()
+            for r, b in enumerate(rows):
+                labels = batch[b].labels
+                if bad[r]:
+                    out[b] = LabelResult(error=f"invalid label log-probabilities {values[r]}")
+                else:
+                    out[b] = LabelResult(
+                        probs=dict(zip(labels, probs[r], strict=True)),
+                        logprobs=dict(zip(labels, values[r], strict=True)),
+                    )
         return out
 
     def _run_plain(self, prepared, indices, results, progress, batch_fn) -> None:
