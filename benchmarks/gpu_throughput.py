@@ -23,6 +23,8 @@ Extra measurements, each per model and batch size (``--batch-sizes 32,128``):
 - ``--profile``: torch.profiler over the first context's pairs: share of GPU kernel time in
   GEMM, attention and other kernels, and GPU busy time as a share of wall time (CUDA only);
 - ``--matmul N``: an N x N x N matmul in the benchmark dtype, TFLOP/s (the card's ceiling);
+- ``--batch-tokens N``: the backend's token budget per pass (``HFBackend.batch_tokens``), the
+  batch sizes then capping the rows;
 - ``--json PATH``: every figure as JSON, for ``benchmarks/gpu_report.py`` (one table).
 
     .venv/bin/python benchmarks/gpu_throughput.py                  # on a GPU machine
@@ -336,7 +338,7 @@ def run_arch(arch, args, device, dtype) -> list[dict]:
 
     # one at a time (batch 1, no sharing) on a few pairs: the same for every batch size
     baseline = reqs[: args.baseline_pairs]
-    backend.batch_size, backend.share_prefix = 1, False
+    backend.batch_size, backend.batch_tokens, backend.share_prefix = 1, None, False
     backend.label_probs(baseline[:2])
     sync()
     t1 = time.perf_counter()
@@ -347,13 +349,14 @@ def run_arch(arch, args, device, dtype) -> list[dict]:
 
     peak = peak_tflops(device)
     rows = []
+    backend.batch_tokens = args.batch_tokens
     for batch in args.batch_sizes:
         backend.batch_size = batch
         backend.label_probs(reqs[:n_per_context])  # warm-up on the first context, not timed
         sync()
         if device.type == "cuda":
             torch.cuda.reset_peak_memory_stats(device)
-        backend.batch_size = batch
+        backend.batch_size, backend.batch_tokens = batch, args.batch_tokens
         backend.stats.clear()
         t0 = time.perf_counter()
         results = backend.label_probs(reqs)
@@ -365,6 +368,7 @@ def run_arch(arch, args, device, dtype) -> list[dict]:
         row = {
             "model": arch,
             "batch": batch,
+            "batch_tokens": args.batch_tokens,
             "n_params": n_params,
             "n_comparisons": len(reqs),
             "prompt_tokens": n_tok,
@@ -373,6 +377,7 @@ def run_arch(arch, args, device, dtype) -> list[dict]:
             "n_errors": sum(r.error is not None for r in results),
             "tokens_run": stats.get("n_tokens_computed", 0),
             "tokens_per_comparison": stats.get("n_tokens_computed", 0) / len(reqs),
+            "tokens_padded": stats.get("n_tokens_padded", 0),
             "n_forward": stats.get("n_forward", 0),
             "n_oom_backoffs": stats.get("n_oom_backoffs", 0),
             "final_batch_size": backend.batch_size,
@@ -413,8 +418,10 @@ def _print_row(row: dict, peak, device) -> None:
     )
     print(
         f"   tokens run {row['tokens_run']} ({row['tokens_per_comparison']:.0f} per comparison, "
-        f"{row['n_forward']} forward passes, {row['n_oom_backoffs']} OOM backoffs, final batch "
-        f"size {row['final_batch_size']}); est. {row['tflops']:.2f} TFLOP/s"
+        f"{row['tokens_padded']} with padding, {row['n_forward']} forward passes, "
+        f"{row['n_oom_backoffs']} OOM backoffs, final batch size {row['final_batch_size']}"
+        + (f", token budget {row['batch_tokens']}" if row.get("batch_tokens") else "")
+        + f"); est. {row['tflops']:.2f} TFLOP/s"
         + (f" = {row['share_of_peak']:.1%} of {peak:.0f} bf16 peak" if peak else "")
     )
     if row.get("peak_memory_gib") is not None:
@@ -484,6 +491,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         type=_sizes,
         default=[32],
         help="comma-separated batch sizes, each timed on the same model (e.g. 32,128)",
+    )
+    parser.add_argument(
+        "--batch-tokens",
+        type=int,
+        default=None,
+        help="HFBackend batch_tokens: padded tokens per pass, with the batch sizes as row caps",
     )
     parser.add_argument("--baseline-pairs", type=int, default=48)
     parser.add_argument("--device", default="auto")
