@@ -204,3 +204,26 @@ def test_label_result_checks_and_normalises_rows_by_label_set(backends):
     want = torch.softmax(lp[3, 5:8].double(), 0).tolist()
     assert list(out[3].probs) == ["1", "2", "3"]
     assert list(out[3].probs.values()) == pytest.approx(want, abs=1e-12)
+
+
+def test_to_device_pins_and_does_not_block_on_cuda_only():
+    from types import SimpleNamespace
+
+    from judge.backends.hf.loading import to_device
+
+    calls = []
+
+    class Fake:
+        def pin_memory(self):
+            calls.append("pin")
+            return self
+
+        def to(self, device, non_blocking=False):
+            calls.append((device.type, non_blocking))
+            return self
+
+    to_device(Fake(), SimpleNamespace(type="cuda"))
+    assert calls == ["pin", ("cuda", True)]
+    calls.clear()
+    t = to_device(torch.arange(3), torch.device("cpu"))
+    assert t.device.type == "cpu" and t.tolist() == [0, 1, 2]

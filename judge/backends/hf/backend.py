@@ -408,7 +408,8 @@ class HFBackend(PrefixSharing, Generation):
         torch = self._torch
         columns = sorted({i for item in batch for i in item.label_ids})
         pos = {c: j for j, c in enumerate(columns)}
-        picked = lp_rows[:, torch.as_tensor(columns, device=lp_rows.device)].double().cpu()
+        cols = loading.to_device(torch.as_tensor(columns), lp_rows.device)
+        picked = lp_rows[:, cols].double().cpu()
         by_labels: dict[tuple[int, ...], list[int]] = {}
         for b, item in enumerate(batch):
             by_labels.setdefault(item.label_ids, []).append(b)
@@ -467,7 +468,7 @@ class HFBackend(PrefixSharing, Generation):
             cols = slice(width - len(s), width) if left else slice(0, len(s))
             ids[b, cols] = torch.as_tensor(s)
             mask[b, cols] = 1
-        return ids.to(self.device), mask.to(self.device)
+        return loading.to_device(ids, self.device), loading.to_device(mask, self.device)
 
     def _seq2seq_batch(self, batch: list[Prepared]) -> list[LabelResult]:
         torch = self._torch
@@ -482,7 +483,8 @@ class HFBackend(PrefixSharing, Generation):
             decoder_attention_mask=dec_mask,
             use_cache=False,
         )
-        last = torch.as_tensor([len(item.dec) - 1 for item in batch], device=out.logits.device)
+        last = torch.as_tensor([len(item.dec) - 1 for item in batch])
+        last = loading.to_device(last, out.logits.device)
         logits = out.logits[torch.arange(len(batch), device=last.device), last]
         self.stats["n_forward"] += 1
         self.stats["n_encoder_tokens"] += sum(len(item.ids) for item in batch)

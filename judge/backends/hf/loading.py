@@ -41,6 +41,15 @@ def pick_device(torch, device: str) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def to_device(tensor, device):
+    """A new CPU ``tensor`` on ``device``. On CUDA it goes through pinned memory without
+    blocking: a plain copy from pageable memory waits for every kernel already queued, so a
+    copy per pass would leave the GPU idle while Python prepares the next one."""
+    if device.type != "cuda":
+        return tensor.to(device)
+    return tensor.pin_memory().to(device, non_blocking=True)
+
+
 def pick_dtype(torch, dtype, device):
     """A torch dtype: given, named (see ``_DTYPES``), or "auto" (bf16/fp16 on GPU, fp32 on CPU)."""
     if isinstance(dtype, torch.dtype):

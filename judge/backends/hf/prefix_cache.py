@@ -26,6 +26,7 @@ from typing import Any
 
 from judge.backends._batching import run_budgeted
 from judge.backends.base import LabelResult
+from judge.backends.hf.loading import to_device
 from judge.backends.hf.prepared import Prepared
 
 #: a prefix-tree node must share at least this many more tokens than its parent
@@ -62,7 +63,7 @@ class _Past:
         n, length = len(rows), int(self.mask.shape[1])
         same = self.n_rows == 1 or all(r == rows[0] for r in rows)
         first = rows[0] if self.n_rows > 1 else 0
-        idx = None if same else torch.as_tensor(list(rows), device=self.mask.device)
+        idx = None if same else to_device(torch.as_tensor(list(rows)), self.mask.device)
         layers = []
         for k, v in self.layers:
             bufs = []
