@@ -196,7 +196,10 @@ def test_label_result_checks_and_normalises_rows_by_label_set(backends):
     lp[1, 3] = lp[1, 4] = float("-inf")
     lp[2, 3] = float("-inf")
     batch = [item((3, 4), ("A", "B"))] * 3 + [item((5, 6, 7), ("1", "2", "3"))]
-    out = backends["llama"]._label_result(lp, batch)
+    pending = backends["llama"]._label_result(lp, batch)
+    # kept on the device, read once per batch after the last pass
+    assert [p.row for p in pending] == [0, 1, 2, 3] and len({id(p.batch) for p in pending}) == 1
+    out = pending[0].batch.read(torch)
     assert "invalid label log-probabilities" in out[0].error and out[0].probs == {}
     assert "invalid label log-probabilities" in out[1].error
     assert out[2].error is None and out[2].probs == {"A": 0.0, "B": 1.0}

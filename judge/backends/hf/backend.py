@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from judge.backends._batching import run_budgeted
 from judge.backends.base import BackendError, LabelRequest, LabelResult, Progress
@@ -397,39 +397,24 @@ class HFBackend(PrefixSharing, Generation):
                 if shared:
                     plain += self._run_shared(shared, prepared, results, progress)
                 self._run_plain(prepared, plain, results, progress, self._causal_batch)
+        # passes queue on the device without waiting; their label columns are read here
+        read: dict[int, list[LabelResult]] = {}
+        for i, res in enumerate(results):
+            if isinstance(res, _Pending):
+                if id(res.batch) not in read:
+                    read[id(res.batch)] = res.batch.read(self._torch)
+                results[i] = read[id(res.batch)][res.row]
         return results  # type: ignore[return-value]
 
-    def _label_result(self, lp_rows, batch: list[Prepared]) -> list[LabelResult]:
-        """Pick the label columns of a (B, V) log-prob tensor and normalise them.
-
-        Rows with the same label tokens (usually the whole batch) are checked and normalised
-        as one block, with one device-to-host copy per batch and no per-row tensor calls.
-        """
+    def _label_result(self, lp_rows, batch: list[Prepared]) -> list[_Pending]:
+        """The label columns of a (B, V) log-prob tensor, kept on the device until
+        :meth:`label_probs` reads them all after the last pass (:class:`_PendingLabels`):
+        reading them per pass would make every pass wait for the device."""
         torch = self._torch
         columns = sorted({i for item in batch for i in item.label_ids})
-        pos = {c: j for j, c in enumerate(columns)}
         cols = loading.to_device(torch.as_tensor(columns), lp_rows.device)
-        picked = lp_rows[:, cols].double().cpu()
-        by_labels: dict[tuple[int, ...], list[int]] = {}
-        for b, item in enumerate(batch):
-            by_labels.setdefault(item.label_ids, []).append(b)
-        out: list[LabelResult] = [None] * len(batch)  # type: ignore[list-item]
-        for label_ids, rows in by_labels.items():
-            lps = picked[rows][:, [pos[c] for c in label_ids]]
-            # -inf for some labels is a legitimate zero; NaN or all -inf is a broken model output
-            bad = (torch.isnan(lps).any(1) | ~torch.isfinite(lps).any(1)).tolist()
-            probs = torch.softmax(lps, dim=1).tolist()
-            values = lps.tolist()
-            for r, b in enumerate(rows):
-                labels = batch[b].labels
-                if bad[r]:
-                    out[b] = LabelResult(error=f"invalid label log-probabilities {values[r]}")
-                else:
-                    out[b] = LabelResult(
-                        probs=dict(zip(labels, probs[r], strict=True)),
-                        logprobs=dict(zip(labels, values[r], strict=True)),
-                    )
-        return out
+        pending = _PendingLabels(lp_rows[:, cols].double(), columns, batch)
+        return [_Pending(pending, b) for b in range(len(batch))]
 
     def _run_plain(self, prepared, indices, results, progress, batch_fn) -> None:
         if not indices:
@@ -492,3 +477,43 @@ class HFBackend(PrefixSharing, Generation):
         self.stats["n_tokens_computed"] += sum(len(item.ids) + len(item.dec) for item in batch)
         self.stats["n_tokens_padded"] += enc.numel() + dec.numel()
         return self._label_result(logits.float().log_softmax(-1), batch)
+
+
+class _PendingLabels:
+    """One batch's label log-probabilities (B, label columns) still on the device."""
+
+    def __init__(self, picked, columns: list[int], batch: list[Prepared]):
+        self.picked, self.columns, self.batch = picked, columns, batch
+
+    def read(self, torch) -> list[LabelResult]:
+        """Copy to the host, check and normalise: rows with the same label tokens (usually
+        the whole batch) as one block, no per-row tensor calls."""
+        picked = self.picked.cpu()
+        pos = {c: j for j, c in enumerate(self.columns)}
+        by_labels: dict[tuple[int, ...], list[int]] = {}
+        for b, item in enumerate(self.batch):
+            by_labels.setdefault(item.label_ids, []).append(b)
+        out: list[LabelResult] = [None] * len(self.batch)  # type: ignore[list-item]
+        for label_ids, rows in by_labels.items():
+            lps = picked[rows][:, [pos[c] for c in label_ids]]
+            # -inf for some labels is a legitimate zero; NaN or all -inf is a broken model output
+            bad = (torch.isnan(lps).any(1) | ~torch.isfinite(lps).any(1)).tolist()
+            probs = torch.softmax(lps, dim=1).tolist()
+            values = lps.tolist()
+            for r, b in enumerate(rows):
+                labels = self.batch[b].labels
+                if bad[r]:
+                    out[b] = LabelResult(error=f"invalid label log-probabilities {values[r]}")
+                else:
+                    out[b] = LabelResult(
+                        probs=dict(zip(labels, probs[r], strict=True)),
+                        logprobs=dict(zip(labels, values[r], strict=True)),
+                    )
+        return out
+
+
+class _Pending(NamedTuple):
+    """Row ``row`` of a :class:`_PendingLabels`: a label result not read yet."""
+
+    batch: _PendingLabels
+    row: int
