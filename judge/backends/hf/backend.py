@@ -423,17 +423,24 @@ class HFBackend(PrefixSharing, Generation):
         def fn(batch_idx):
             return batch_fn([prepared[indices[j]] for j in batch_idx])
 
+        out = self._budgeted([len(prepared[i].ids) for i in indices], fn, progress=progress)
+        for i, res in zip(indices, out, strict=True):
+            results[i] = res
+
+    def _budgeted(self, lengths, fn, progress=None, error_result=None) -> list:
+        """:func:`run_budgeted` under this backend's row and token limits, which keep any
+        out-of-memory back-off for the passes after it; an item that fails alone gets
+        ``error_result(message)`` (default: a :class:`LabelResult` with the error)."""
         out, self.batch_size, self.batch_tokens = run_budgeted(
-            [len(prepared[i].ids) for i in indices],
+            lengths,
             fn,
             batch_size=self.batch_size,
             max_tokens=self.batch_tokens,
-            error_result=lambda msg: LabelResult(error=msg),
+            error_result=error_result or (lambda msg: LabelResult(error=msg)),
             progress=progress,
             on_oom=self._count_oom,
         )
-        for i, res in zip(indices, out, strict=True):
-            results[i] = res
+        return out
 
     def _count_oom(self, old: int, new: int) -> None:
         self.stats["n_oom_backoffs"] += 1

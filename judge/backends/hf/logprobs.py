@@ -166,22 +166,10 @@ def _run_prefix_chunk(backend, chunk, text_ids, out, batch_size, progress) -> in
         def fn(idx, past=past, group=group):
             batch = [group[j] for j in idx]
             seqs = [text_ids[i] for i, _, _ in batch]
-            ids, new_mask = backend._pad(seqs, left=True)
+            out, ids, _ = backend._cached_pass(seqs, past, [row for _, row, _ in batch], True)
             t_new = ids.shape[1]
-            cache, past_mask = past.prefilled([row for _, row, _ in batch], t_new, torch)
-            mask = torch.cat([past_mask, new_mask], dim=1)
-            position_ids = (mask.cumsum(-1) - 1).clamp_(min=0)[:, -t_new:]
-            logits = backend.model(
-                input_ids=ids,
-                attention_mask=mask,
-                position_ids=position_ids,
-                past_key_values=cache,
-                use_cache=True,
-            ).logits
-            backend.stats["n_forward"] += 1
-            backend.stats["n_tokens_computed"] += sum(len(s) for s in seqs)
             backend.stats["n_shared_requests"] += len(batch)
-            lp = _token_logprobs(torch, logits[:, :-1], ids[:, 1:])
+            lp = _token_logprobs(torch, out.logits[:, :-1], ids[:, 1:])
             rows = []
             for b, (i, _, last) in enumerate(batch):
                 m = len(text_ids[i])

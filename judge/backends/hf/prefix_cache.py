@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.backends._batching import run_budgeted
 from judge.backends.base import LabelResult
 from judge.backends.hf.loading import to_device
 from judge.backends.hf.prepared import Prepared
@@ -154,6 +153,17 @@ class PrefixSharing:
 
         Returns ``(logprobs (B, V) float32, _Past of the whole sequences or None)``.
         """
+        out, _, mask = self._cached_pass(seqs, past, rows, want_cache, **self._keep_last)
+        lp = out.logits[:, -1, :].float().log_softmax(-1)
+        new_past = self._past_from(out.past_key_values, mask) if want_cache else None
+        return lp, new_past
+
+    def _cached_pass(self, seqs, past: _Past | None, rows, want_cache: bool, **kwargs):
+        """One model pass of left-padded ``seqs``, each on top of its ``rows`` of ``past``
+        (default row 0; none without ``past``); ``kwargs`` go to the model.
+
+        Returns ``(model output, input ids (B, T), attention mask over past + new)``.
+        """
         torch = self._torch
         n = len(seqs)
         ids, new_mask = self._pad(seqs, left=True)
@@ -173,14 +183,12 @@ class PrefixSharing:
             position_ids=position_ids,
             past_key_values=cache,
             use_cache=bool(want_cache or cache is not None),
-            **self._keep_last,
+            **kwargs,
         )
         self.stats["n_forward"] += 1
         self.stats["n_tokens_computed"] += sum(len(s) for s in seqs)
         self.stats["n_tokens_padded"] += n * t_new
-        lp = out.logits[:, -1, :].float().log_softmax(-1)
-        new_past = self._past_from(out.past_key_values, mask) if want_cache else None
-        return lp, new_past
+        return out, ids, mask
 
     def _past_from(self, cache, mask) -> _Past:
         from transformers.cache_utils import DynamicLayer
@@ -295,13 +303,8 @@ class PrefixSharing:
                     self.stats["n_shared_nodes"] += len(idx)
                     return [(past, b) for b in range(len(idx))]
 
-                sources, self.batch_size, self.batch_tokens = run_budgeted(
-                    [len(e) for e in exts],
-                    ext_fn,
-                    batch_size=self.batch_size,
-                    max_tokens=self.batch_tokens,
-                    error_result=lambda msg: msg,
-                    on_oom=self._count_oom,
+                sources = self._budgeted(
+                    [len(e) for e in exts], ext_fn, error_result=lambda msg: msg
                 )
                 leaf_items, deeper = [], []
                 for (start, end, stem, _), src in zip(chunk, sources, strict=True):
@@ -343,14 +346,8 @@ class PrefixSharing:
                 self.stats["n_shared_requests"] += len(batch)
                 return self._label_result(lp, [prepared[i] for i, _, _ in batch])
 
-            out, self.batch_size, self.batch_tokens = run_budgeted(
-                [len(prepared[i].ids) - depth for i, _, depth in group],
-                fn,
-                batch_size=self.batch_size,
-                max_tokens=self.batch_tokens,
-                error_result=lambda msg: LabelResult(error=msg),
-                progress=progress,
-                on_oom=self._count_oom,
+            out = self._budgeted(
+                [len(prepared[i].ids) - depth for i, _, depth in group], fn, progress=progress
             )
             for (i, _, _), res in zip(group, out, strict=True):
                 results[i] = res
